@@ -1,0 +1,164 @@
+"""The `bodoge` command line (CONTRACT.md). Each command is a thin shell over plain modules.
+
+Every failure a user can cause (a missing file, a bad URL, an unknown user) ends in one
+line on stderr and a non-zero exit; set BODOGE_DEBUG=1 to see a traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+# implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+Handler = Callable[[argparse.Namespace], int | None]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `bodoge` script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        print("bodoge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the one place that turns errors into one line
+        if os.environ.get("BODOGE_DEBUG"):
+            raise
+        print(f"bodoge: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its message, or its type where it has none."""
+    text = str(exc).strip().splitlines()
+    known = type(exc).__module__.split(".")[0] in {"scrapers", "warehouse", "models", "samplesite", "bodoge", "pipelines"}
+    message = text[0] if text else type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"no such file: {exc.filename}"
+    return message if known or isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {message}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bodoge", description="The bodoge-pipeline data platform.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for register in _COMMANDS:
+        register(sub)
+    return parser
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def _add_data_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
+
+
+def _register_parse(sub: Any) -> None:
+    p = sub.add_parser("parse", help="parse one saved page or URL and print its items as JSON lines")
+    p.add_argument("source", metavar="PATH_OR_URL")
+    p.add_argument(
+        "--kind",
+        default="auto",
+        choices=["auto", "catalog", "game", "post", "members", "collection", "space", "bgg-thing", "bgg-collection"],
+    )
+    p.set_defaults(handler=cmd_parse)
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from bodoge.fetch import read_source
+    from scrapers.items import item_to_dict
+    from scrapers.parse import parse_document
+
+    body, url = read_source(args.source)
+    for item in parse_document(body, url=url, kind=args.kind):
+        sys.stdout.write(json.dumps(item_to_dict(item), ensure_ascii=False) + "\n")
+    return 0
+
+
+def _register_crawl(sub: Any) -> None:
+    p = sub.add_parser("crawl", help="crawl a site into the warehouse's raw tables")
+    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL), e.g. https://bodoge.hoobby.net")
+    _add_data_dir(p)
+    p.add_argument("--sections", default="games,posts,members,cafes", help="any of games,posts,members,cafes")
+    p.add_argument("--users", help="comma-separated member ids to crawl instead of the directory")
+    p.add_argument("--max-pages", type=int, help="stop after this many pages (a trial on the real site)")
+    p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
+    p.set_defaults(handler=cmd_crawl)
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_base_url, resolve_paths
+    from scrapers.crawl import CrawlError, run_crawl
+
+    base_url = resolve_base_url(args.base_url)
+    if not base_url:
+        raise CrawlError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    result = run_crawl(
+        base_url=base_url,
+        warehouse=paths.warehouse,
+        sections=[s for s in args.sections.split(",") if s],
+        users=[u for u in args.users.split(",") if u] if args.users else None,
+        max_pages=args.max_pages,
+        http_cache_dir=paths.http_cache if args.http_cache else None,
+    )
+    written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
+    print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
+    return 0
+
+
+def _register_site(sub: Any) -> None:
+    p = sub.add_parser("site", help="the bundled sample site: serve it, or write its ground truth")
+    site_sub = p.add_subparsers(dest="site_command", required=True, metavar="ACTION")
+    for name, helptext in (("serve", "serve the sample site on 127.0.0.1"), ("truth", "write its ground truth")):
+        sp = site_sub.add_parser(name, help=helptext)
+        sp.add_argument("--games", type=int, default=2000)
+        sp.add_argument("--users", type=int, default=5000)
+        sp.add_argument("--seed", type=int, default=0)
+        sp.add_argument("--no-faults", action="store_true", help="no planted broken pages or transient errors")
+        if name == "serve":
+            sp.add_argument("--port", type=int, default=8765)
+            sp.set_defaults(handler=cmd_site_serve)
+        else:
+            sp.add_argument("--out", required=True, help="folder for the Parquet files")
+            sp.set_defaults(handler=cmd_site_truth)
+
+
+def cmd_site_serve(args: argparse.Namespace) -> int:
+    from samplesite.generator import generate_site
+    from samplesite.server import serve_forever
+
+    site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
+    print(f"sample site ({args.games:,} games, {args.users:,} members, seed {args.seed}) on http://127.0.0.1:{args.port}")
+    serve_forever(site, port=args.port)
+    return 0
+
+
+def cmd_site_truth(args: argparse.Namespace) -> int:
+    from samplesite.generator import generate_site
+    from samplesite.truth import write_truth
+
+    site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
+    for name, path in write_truth(site, Path(args.out)).items():
+        print(f"{name}: {path}")
+    return 0
+
+
+_COMMANDS: list[Callable[[Any], None]] = [_register_parse, _register_crawl, _register_site]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Where things live: settings from flags, then the environment, then defaults (CONTRACT.md).
+
+- `BODOGE_DATA_DIR` (default `./data`): the warehouse, exports, caches.
+- `BODOGE_WAREHOUSE` (default `$BODOGE_DATA_DIR/warehouse.duckdb`).
+- `BODOGE_BASE_URL`: the site to crawl (the real site's address, or the sample site's).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REAL_SITE_URL = "https://bodoge.hoobby.net"
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """The data directory and everything placed in it."""
+
+    data_dir: Path
+    warehouse: Path
+
+    @property
+    def exports(self) -> Path:
+        return self.data_dir / "exports"
+
+    @property
+    def http_cache(self) -> Path:
+        return self.data_dir / "httpcache"
+
+    @property
+    def models(self) -> Path:
+        return self.data_dir / "models"
+
+
+def resolve_paths(*, data_dir: str | Path | None = None, warehouse: str | Path | None = None) -> Paths:
+    """Flags win over the environment, the environment over defaults."""
+    data = Path(data_dir or os.environ.get("BODOGE_DATA_DIR") or "data")
+    if warehouse is None:
+        env_wh = os.environ.get("BODOGE_WAREHOUSE")
+        # An explicit --data-dir keeps the warehouse inside it unless a flag says otherwise.
+        warehouse = data / "warehouse.duckdb" if data_dir is not None or not env_wh else env_wh
+    return Paths(data_dir=data.resolve(), warehouse=Path(warehouse).resolve())
+
+
+def resolve_base_url(base_url: str | None = None) -> str | None:
+    """The site to crawl: the flag, else BODOGE_BASE_URL."""
+    return base_url or os.environ.get("BODOGE_BASE_URL") or None

@@ -1,0 +1,156 @@
+"""Typed items: one keyword-only dataclass per entity the site shows.
+
+Field names are the `marts` column names (CONTRACT.md), so an item printed by
+`bodoge parse`, a row in a raw table and a column in a mart all say the same thing.
+Every item carries its `kind` as a class-level constant; the warehouse routes an
+item to its raw table by that kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(kw_only=True, slots=True)
+class GameSummary:
+    """A catalogue row: what `/games?page=N` shows of one game."""
+
+    kind: ClassVar[str] = "game_summary"
+    game_id: str
+    name_ja: str | None
+    name_en: str | None
+    min_players: int | None
+    max_players: int | None
+    min_minutes: int | None
+    max_minutes: int | None
+    min_age: int | None
+    year: int | None
+
+
+@dataclass(kw_only=True, slots=True)
+class CafeGame:
+    """One game a board game cafe offers (a row of `/spaces/<slug>/games`)."""
+
+    kind: ClassVar[str] = "cafe_game"
+    space_slug: str
+    space_name: str | None
+    game_id: str
+    name_ja: str | None
+    name_en: str | None
+    min_players: int | None
+    max_players: int | None
+    min_minutes: int | None
+    max_minutes: int | None
+    min_age: int | None
+    year: int | None
+
+
+@dataclass(kw_only=True, slots=True)
+class Game:
+    """A game page: specs, the four interest counters, credits and overview."""
+
+    kind: ClassVar[str] = "game"
+    game_id: str
+    name_ja: str | None
+    name_en: str | None
+    min_players: int | None
+    max_players: int | None
+    min_minutes: int | None
+    max_minutes: int | None
+    min_age: int | None
+    year: int | None
+    n_watching: int | None
+    n_played: int | None
+    n_favorite: int | None
+    n_have: int | None
+    designers: list[str] = field(default_factory=list)
+    mechanics: list[str] = field(default_factory=list)
+    themes: list[str] = field(default_factory=list)
+    overview: str | None = None
+    url: str | None = None
+
+
+@dataclass(kw_only=True, slots=True)
+class Post:
+    """A rule/instruction (`rule`) or review (`review`) post about one game."""
+
+    kind: ClassVar[str] = "post"
+    post_id: str
+    game_id: str | None
+    post_kind: str
+    author_user_id: str | None
+    title: str | None
+    body: str | None
+    published_at: str | None
+
+
+@dataclass(kw_only=True, slots=True)
+class Member:
+    """A row of the member directory."""
+
+    kind: ClassVar[str] = "member"
+    user_id: str
+    name: str | None
+
+
+@dataclass(kw_only=True, slots=True)
+class CollectionEntry:
+    """One card of a member's マイボードゲーム: the four statuses and a star rating.
+
+    `rating` is None where the site shows 0 stars (unrated or hidden).
+    """
+
+    kind: ClassVar[str] = "collection_entry"
+    user_id: str
+    game_id: str
+    have: bool
+    played: bool
+    favorite: bool
+    watching: bool
+    rating: int | None
+    updated_at: str | None
+
+
+@dataclass(kw_only=True, slots=True)
+class ListingCrawl:
+    """The outcome of crawling one whole paginated listing, emitted after its last page.
+
+    `listing` is `collection` (key: the member's user_id) or `space` (key: the cafe's
+    slug). Why: only a *complete* crawl may replace what the warehouse holds for that
+    listing (an entry the member removed disappears), and a private collection must
+    erase every trace of the member. `status` is `public`, `empty`, `private` or
+    `incomplete`. Never printed by `bodoge parse`; the warehouse consumes it.
+    """
+
+    kind: ClassVar[str] = "listing_crawl"
+    listing: str
+    key: str
+    status: str
+    n_entries: int
+    n_pages: int
+
+
+@dataclass(kw_only=True, slots=True)
+class Quarantined:
+    """A page that could not be parsed or fetched: kept for a human, never silently dropped."""
+
+    kind: ClassVar[str] = "quarantine"
+    url: str
+    reason: str
+    body_sha256: str | None
+    http_status: int | None
+
+
+Item = GameSummary | CafeGame | Game | Post | Member | CollectionEntry | ListingCrawl | Quarantined
+
+ITEM_TYPES: dict[str, type] = {
+    cls.kind: cls
+    for cls in (GameSummary, CafeGame, Game, Post, Member, CollectionEntry, ListingCrawl, Quarantined)
+}
+
+
+def item_to_dict(item: Any) -> dict[str, Any]:
+    """The item as a JSON-ready dict with its `kind` first (the shape `bodoge parse` prints)."""
+    return {"kind": item.kind, **dataclasses.asdict(item)}

@@ -1,0 +1,244 @@
+"""The site spider: selects and follows links; all parsing lives in `scrapers.pages`.
+
+Sections (any subset, comma separated):
+- `games`: the catalogue (`/games?page=N`) and every game page;
+- `posts`: rule and review posts linked from game pages (needs `games`);
+- `members`: the member directory (`/friends?page=N`), and the collection of every
+  member found there or as a post author, or of the members given as `users`;
+- `cafes`: the cafe index (`/spaces`) and every cafe's games, plus cafes linked from
+  game pages.
+
+A paginated listing (a collection, a cafe's games) is walked page after page; after
+its last page the spider yields a `ListingCrawl` saying whether it was complete, empty
+or private, so that the warehouse can replace that listing safely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import scrapy
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from scrapers import pages
+from scrapers.items import ListingCrawl, Quarantined
+
+ALL_SECTIONS = ("games", "posts", "members", "cafes")
+_FRIEND = re.compile(r"/friends/(\d+)")
+_SPACE = re.compile(r"/spaces/([^/?#]+)")
+
+
+class SiteSpider(scrapy.Spider):
+    """Crawls one site (a base URL) section by section, never leaving its host."""
+
+    name = "site"
+
+    def __init__(
+        self,
+        base_url: str = "",
+        sections: str | list[str] = ",".join(ALL_SECTIONS),
+        users: str | list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if not base_url:
+            raise ValueError("base_url is required")
+        self.base_url = base_url.rstrip("/")
+        self.sections = set(_as_list(sections))
+        unknown = self.sections - set(ALL_SECTIONS)
+        if unknown:
+            raise ValueError(f"unknown sections: {', '.join(sorted(unknown))}")
+        self.users = _as_list(users) if users else []
+        host = urlsplit(self.base_url).hostname or ""
+        self.allowed_domains = [host]
+        self.ok_urls: set[str] = set()
+
+    # -- start ------------------------------------------------------------------------
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        if "games" in self.sections:
+            yield self._get("/games", self.parse_catalog)
+        if "members" in self.sections:
+            if self.users:
+                for user_id in self.users:
+                    yield self._collection_request(user_id)
+            else:
+                yield self._get("/friends", self.parse_directory)
+        if "cafes" in self.sections:
+            yield self._get("/spaces", self.parse_space_index)
+
+    # -- games and posts --------------------------------------------------------------
+    def parse_catalog(self, response: Response) -> Iterator[Any]:
+        yield from self._items(response, pages.catalog_items)
+        for url in pages.game_links(response.selector, response.url):
+            yield response.follow(url, self.parse_game, errback=self.on_error)
+        yield from self._next(response, self.parse_catalog)
+
+    def parse_game(self, response: Response) -> Iterator[Any]:
+        try:
+            game = pages.game_item(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, str(exc))
+            return
+        self.ok_urls.add(response.url)
+        yield game
+        if "posts" in self.sections:
+            for url in pages.post_links(response.selector, response.url):
+                yield response.follow(url, self.parse_post, errback=self.on_error)
+        if "cafes" in self.sections:
+            yield from self._space_requests(response)
+
+    def parse_post(self, response: Response) -> Iterator[Any]:
+        try:
+            post = pages.post_item(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, str(exc))
+            return
+        self.ok_urls.add(response.url)
+        yield post
+        if "members" in self.sections:
+            for url in pages.author_links(response.selector, response.url):
+                match = _FRIEND.search(url)
+                if match:
+                    yield self._collection_request(match.group(1))
+
+    # -- members and collections ------------------------------------------------------
+    def parse_directory(self, response: Response) -> Iterator[Any]:
+        yield from self._items(response, pages.member_items)
+        for url in pages.member_links(response.selector, response.url):
+            match = _FRIEND.search(url)
+            if match:
+                yield self._collection_request(match.group(1))
+        yield from self._next(response, self.parse_directory)
+
+    def parse_collection(self, response: Response) -> Iterator[Any]:
+        meta = response.meta
+        user_id, page, seen = meta["listing_key"], meta["listing_page"], meta["listing_seen"]
+        if pages.is_login_page(response.selector):
+            yield ListingCrawl(listing="collection", key=user_id, status="private", n_entries=0, n_pages=page)
+            return
+        try:
+            entries = pages.collection_items(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, str(exc))
+            yield ListingCrawl(listing="collection", key=user_id, status="incomplete", n_entries=seen, n_pages=page)
+            return
+        self.ok_urls.add(response.url)
+        yield from entries
+        yield from self._listing_next(response, "collection", user_id, page, seen + len(entries), self.parse_collection)
+
+    # -- cafes ------------------------------------------------------------------------
+    def parse_space_index(self, response: Response) -> Iterator[Any]:
+        yield from self._space_requests(response)
+        yield from self._next(response, self.parse_space_index)
+
+    def parse_space_games(self, response: Response) -> Iterator[Any]:
+        meta = response.meta
+        slug, page, seen = meta["listing_key"], meta["listing_page"], meta["listing_seen"]
+        try:
+            rows = pages.space_items(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, str(exc))
+            yield ListingCrawl(listing="space", key=slug, status="incomplete", n_entries=seen, n_pages=page)
+            return
+        self.ok_urls.add(response.url)
+        yield from rows
+        yield from self._listing_next(response, "space", slug, page, seen + len(rows), self.parse_space_games)
+
+    # -- errors -----------------------------------------------------------------------
+    def on_error(self, failure: Failure) -> Iterator[Any]:
+        """A page that could not be fetched is quarantined; a listing it belonged to is incomplete."""
+        request = failure.request  # type: ignore[attr-defined]
+        if failure.check(scrapy.exceptions.IgnoreRequest) and not hasattr(failure.value, "response"):
+            self.crawler.stats.inc_value("bodoge/ignored")  # robots.txt or offsite: by design
+            return
+        response = getattr(failure.value, "response", None)
+        status = response.status if response is not None else None
+        reason = f"http {status}" if status else f"fetch failed: {failure.type.__name__}"
+        yield Quarantined(
+            url=request.url,
+            reason=reason,
+            body_sha256=hashlib.sha256(response.body).hexdigest() if response is not None else None,
+            http_status=status,
+        )
+        listing = request.meta.get("listing")
+        if listing:
+            yield ListingCrawl(
+                listing=listing,
+                key=request.meta["listing_key"],
+                status="incomplete",
+                n_entries=request.meta["listing_seen"],
+                n_pages=request.meta["listing_page"],
+            )
+
+    # -- helpers ----------------------------------------------------------------------
+    def _get(self, path: str, callback: Any) -> scrapy.Request:
+        return scrapy.Request(urljoin(self.base_url + "/", path.lstrip("/")), callback, errback=self.on_error)
+
+    def _collection_request(self, user_id: str) -> scrapy.Request:
+        return self._listing_request(
+            f"{self.base_url}/friends/{user_id}/boardgames", "collection", user_id, self.parse_collection
+        )
+
+    def _space_games_request(self, url: str) -> scrapy.Request | None:
+        match = _SPACE.search(urlsplit(url).path)
+        if match is None:
+            return None
+        slug = match.group(1)
+        return self._listing_request(f"{self.base_url}/spaces/{slug}/games", "space", slug, self.parse_space_games)
+
+    def _space_requests(self, response: Response) -> Iterator[scrapy.Request]:
+        for url in pages.space_links(response.selector, response.url):
+            request = self._space_games_request(url)
+            if request is not None:
+                yield request
+
+    def _listing_request(self, url: str, listing: str, key: str, callback: Any, page: int = 1, seen: int = 0) -> scrapy.Request:
+        return scrapy.Request(
+            url,
+            callback,
+            errback=self.on_error,
+            meta={"listing": listing, "listing_key": key, "listing_page": page, "listing_seen": seen},
+        )
+
+    def _listing_next(self, response: Response, listing: str, key: str, page: int, seen: int, callback: Any) -> Iterator[Any]:
+        empty_page = pages.is_empty_listing(response.selector)
+        next_url = None if empty_page else pages.next_page_url(response.selector, response.url)
+        if next_url:
+            yield self._listing_request(next_url, listing, key, callback, page + 1, seen)
+        else:
+            status = "public" if seen else "empty"
+            yield ListingCrawl(listing=listing, key=key, status=status, n_entries=seen, n_pages=page)
+
+    def _next(self, response: Response, callback: Any) -> Iterator[scrapy.Request]:
+        next_url = pages.next_page_url(response.selector, response.url)
+        if next_url:
+            yield response.follow(next_url, callback, errback=self.on_error)
+
+    def _items(self, response: Response, parse: Any) -> Iterator[Any]:
+        try:
+            items = parse(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, str(exc))
+            return
+        self.ok_urls.add(response.url)
+        yield from items
+
+    def _quarantine(self, response: Response, reason: str) -> Quarantined:
+        self.logger.warning("quarantined %s: %s", response.url, reason)
+        return Quarantined(
+            url=response.url,
+            reason=reason,
+            body_sha256=hashlib.sha256(response.body).hexdigest(),
+            http_status=response.status,
+        )
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]

@@ -1,0 +1,266 @@
+"""The raw layer: crawled items land here in batches, exactly once per natural key.
+
+Why this shape:
+- Items arrive as dicts; each batch becomes one Polars frame with an explicit schema and
+  is upserted with a single `INSERT OR REPLACE ... SELECT` (never row by row).
+- Every row carries the `run_id` and `fetched_at` of the crawl that last saw it, so a
+  re-run replaces rather than duplicates, and staging can tell fresh from stale.
+- A *complete* crawl of a listing (a member's collection, a cafe's games) deletes the
+  entries that listing no longer shows; an incomplete one deletes nothing, so a server
+  error mid-crawl never loses data.
+- A private member leaves no trace: their entries, directory row and listing record are
+  deleted and their posts lose the author id, in this batch and for the rest of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from warehouse.db import run_sql_file, sql_files
+
+log = logging.getLogger("bodoge.warehouse")
+
+
+@dataclass(frozen=True, slots=True)
+class RawTable:
+    """Where one item kind lands: table name, its natural key and its column types."""
+
+    name: str
+    key: tuple[str, ...]
+    schema: dict[str, pl.DataType]
+
+
+_SPEC = {
+    "min_players": pl.Int32, "max_players": pl.Int32, "min_minutes": pl.Int32,
+    "max_minutes": pl.Int32, "min_age": pl.Int32, "year": pl.Int32,
+}
+_COUNTERS = {"n_watching": pl.Int32, "n_played": pl.Int32, "n_favorite": pl.Int32, "n_have": pl.Int32}
+_NAMES = {"name_ja": pl.String, "name_en": pl.String}
+_STATUSES = {"have": pl.Boolean, "played": pl.Boolean, "favorite": pl.Boolean, "watching": pl.Boolean}
+
+RAW_TABLES: dict[str, RawTable] = {
+    "game_summary": RawTable("raw.game_summaries", ("game_id",), {"game_id": pl.String, **_NAMES, **_SPEC}),
+    "game": RawTable(
+        "raw.games",
+        ("game_id",),
+        {
+            "game_id": pl.String, **_NAMES, **_SPEC, **_COUNTERS,
+            "designers": pl.List(pl.String), "mechanics": pl.List(pl.String),
+            "themes": pl.List(pl.String), "overview": pl.String, "url": pl.String,
+        },
+    ),
+    "post": RawTable(
+        "raw.posts",
+        ("post_id",),
+        {
+            "post_id": pl.String, "game_id": pl.String, "post_kind": pl.String,
+            "author_user_id": pl.String, "title": pl.String, "body": pl.String,
+            "published_at": pl.String,
+        },
+    ),
+    "member": RawTable("raw.members", ("user_id",), {"user_id": pl.String, "name": pl.String}),
+    "collection_entry": RawTable(
+        "raw.collection_entries",
+        ("user_id", "game_id"),
+        {"user_id": pl.String, "game_id": pl.String, **_STATUSES, "rating": pl.Int32, "updated_at": pl.String},
+    ),
+    "cafe_game": RawTable(
+        "raw.cafe_games",
+        ("space_slug", "game_id"),
+        {"space_slug": pl.String, "game_id": pl.String, "space_name": pl.String, **_NAMES, **_SPEC},
+    ),
+    "listing_crawl": RawTable(
+        "raw.listing_crawls",
+        ("listing", "key"),
+        {"listing": pl.String, "key": pl.String, "status": pl.String, "n_entries": pl.Int32, "n_pages": pl.Int32},
+    ),
+    "quarantine": RawTable(
+        "raw.quarantine",
+        ("url",),
+        {"url": pl.String, "reason": pl.String, "http_status": pl.Int32, "body_sha256": pl.String},
+    ),
+}
+
+# Data tables first, listing outcomes last: a listing's deletions must see its entries.
+_WRITE_ORDER = [k for k in RAW_TABLES if k != "listing_crawl"] + ["listing_crawl"]
+_LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
+
+
+def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the `raw` schema and every raw table (one SQL file per table); idempotent."""
+    con.execute("CREATE SCHEMA IF NOT EXISTS raw")
+    for path in sql_files("raw"):
+        run_sql_file(con, path)
+
+
+def frame_for(kind: str, rows: list[dict[str, Any]], *, run_id: str, fetched_at: datetime) -> pl.DataFrame:
+    """Rows of one kind as a typed frame, one row per natural key (the last one wins)."""
+    table = RAW_TABLES[kind]
+    frame = pl.DataFrame(
+        [{col: row.get(col) for col in table.schema} for row in rows], schema=table.schema, orient="row"
+    )
+    frame = frame.unique(subset=list(table.key), keep="last", maintain_order=True)
+    return frame.with_columns(
+        pl.lit(run_id).alias("run_id"),
+        pl.lit(fetched_at).cast(pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )
+
+
+class RawWriter:
+    """Buffers items by kind and writes them to the raw tables in transactional batches."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, run_id: str, batch_size: int = 2000) -> None:
+        self.con = con
+        self.run_id = run_id
+        self.batch_size = batch_size
+        self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._buffered = 0
+        self.private_users: set[str] = set()
+        self.written: dict[str, int] = defaultdict(int)
+        ensure_raw_schema(con)
+
+    # -- runs -------------------------------------------------------------------------
+    def start_run(self, *, base_url: str) -> None:
+        """Record the run as running (re-running the same run id replaces its record)."""
+        self.con.execute(
+            "INSERT OR REPLACE INTO raw.crawl_runs VALUES (?, ?, ?, NULL, 'running', NULL)",
+            [self.run_id, base_url, _now()],
+        )
+
+    def finish_run(self, *, status: str, stats: dict[str, Any]) -> None:
+        """Close the run record with its outcome and stats."""
+        self.con.execute(
+            "UPDATE raw.crawl_runs SET finished_at = ?, status = ?, stats = ? WHERE run_id = ?",
+            [_now(), status, json.dumps(stats, default=str, ensure_ascii=False), self.run_id],
+        )
+
+    # -- items ------------------------------------------------------------------------
+    def add(self, kind: str, row: dict[str, Any]) -> None:
+        """Buffer one item (as a dict of its fields); flushes when the batch is full."""
+        if kind not in RAW_TABLES:
+            raise ValueError(f"unknown item kind {kind!r}")
+        if kind == "listing_crawl" and row["listing"] == "collection" and row["status"] == "private":
+            self.private_users.add(row["key"])
+        self._buffers[kind].append(row)
+        self._buffered += 1
+        if self._buffered >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> dict[str, int]:
+        """Write everything buffered in one transaction; returns rows written per kind."""
+        if not self._buffered:
+            return {}
+        fetched_at = _now()
+        counts: dict[str, int] = {}
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            for kind in _WRITE_ORDER:
+                rows = self._buffers.get(kind)
+                if not rows:
+                    continue
+                frame = self._scrub(kind, frame_for(kind, rows, run_id=self.run_id, fetched_at=fetched_at))
+                if frame.height:
+                    self._upsert(RAW_TABLES[kind].name, frame)
+                    if kind == "game":
+                        self._record_counters(frame)
+                    if kind == "listing_crawl":
+                        self._apply_listing_outcomes(frame)
+                counts[kind] = frame.height
+            self._purge_private()
+            self.con.execute("COMMIT")
+        except Exception:
+            self.con.execute("ROLLBACK")
+            raise
+        for kind, n in counts.items():
+            self.written[kind] += n
+        self._buffers.clear()
+        self._buffered = 0
+        return counts
+
+    def clear_quarantine(self, urls: set[str]) -> int:
+        """Forget quarantined URLs that parsed cleanly in this run (the page was fixed)."""
+        if not urls:
+            return 0
+        self.con.register("ok_urls", pl.DataFrame({"url": sorted(urls)}).to_arrow())
+        try:
+            n = self.con.execute(
+                "DELETE FROM raw.quarantine WHERE run_id <> ? AND url IN (SELECT url FROM ok_urls)", [self.run_id]
+            ).fetchone()
+        finally:
+            self.con.unregister("ok_urls")
+        return int(n[0]) if n else 0
+
+    # -- internals --------------------------------------------------------------------
+    def _scrub(self, kind: str, frame: pl.DataFrame) -> pl.DataFrame:
+        """Drop or blank what would leave a trace of a private member."""
+        private = list(self.private_users)
+        if not private:
+            return frame
+        if kind in ("member", "collection_entry"):
+            return frame.filter(~pl.col("user_id").is_in(private))
+        if kind == "post":
+            return frame.with_columns(
+                pl.when(pl.col("author_user_id").is_in(private)).then(None)
+                .otherwise(pl.col("author_user_id")).alias("author_user_id")
+            )
+        if kind == "listing_crawl":
+            return frame.filter(~((pl.col("listing") == "collection") & pl.col("key").is_in(private)))
+        return frame
+
+    def _upsert(self, table: str, frame: pl.DataFrame) -> None:
+        self.con.register("batch", frame.to_arrow())
+        try:
+            self.con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT * FROM batch")
+        finally:
+            self.con.unregister("batch")
+
+    def _record_counters(self, games: pl.DataFrame) -> None:
+        counters = games.select("game_id", "run_id", *_COUNTERS, "fetched_at")
+        self._upsert("raw.game_counters", counters)
+
+    def _apply_listing_outcomes(self, crawls: pl.DataFrame) -> None:
+        """A complete listing crawl removes the entries it no longer shows."""
+        complete = crawls.filter(pl.col("status").is_in(["public", "empty"]))
+        for listing, (table, key_col) in _LISTING_TABLE.items():
+            keys = complete.filter(pl.col("listing") == listing).select(pl.col("key"))
+            if keys.height == 0:
+                continue
+            self.con.register("done", keys.to_arrow())
+            try:
+                self.con.execute(
+                    f"DELETE FROM {table} WHERE {key_col} IN (SELECT key FROM done) AND run_id <> ?",
+                    [self.run_id],
+                )
+            finally:
+                self.con.unregister("done")
+
+    def _purge_private(self) -> None:
+        if not self.private_users:
+            return
+        private = pl.DataFrame({"user_id": sorted(self.private_users)})
+        self.con.register("private_users", private.to_arrow())
+        try:
+            self.con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
+            self.con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
+            self.con.execute(
+                "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
+                "AND key IN (SELECT user_id FROM private_users)"
+            )
+            self.con.execute(
+                "UPDATE raw.posts SET author_user_id = NULL "
+                "WHERE author_user_id IN (SELECT user_id FROM private_users)"
+            )
+        finally:
+            self.con.unregister("private_users")
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
