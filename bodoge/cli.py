@@ -157,7 +157,97 @@ def cmd_site_truth(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS: list[Callable[[Any], None]] = [_register_parse, _register_crawl, _register_site]
+def _register_collection(sub: Any) -> None:
+    p = sub.add_parser("collection", help="a member's collection, filtered and sorted")
+    p.add_argument("user_id", metavar="USER_ID")
+    p.add_argument("--status", choices=["have", "played", "favorite", "watching"])
+    p.add_argument("--players", help="only games playable with N players (min <= N <= max)")
+    p.add_argument("--sort", default="updated", choices=["players", "time", "age", "year", "name", "updated"])
+    p.add_argument("--reverse", action="store_true", help="reverse the order (missing values stay last)")
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    _add_data_dir(p)
+    p.set_defaults(handler=cmd_collection)
+
+
+def cmd_collection(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from bodoge.display import collection_table, print_table
+    from warehouse.db import connect
+    from warehouse.views import collection, parse_count
+
+    players = parse_count(args.players) if args.players is not None else None
+    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
+    try:
+        rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
+    finally:
+        con.close()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, default=str))
+    else:
+        print_table(collection_table(args.user_id, rows))
+    return 0
+
+
+def _register_cafes(sub: Any) -> None:
+    p = sub.add_parser("cafes", help="cafes offering the member's watching and favourite games, best first")
+    p.add_argument("user_id", metavar="USER_ID")
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
+    _add_data_dir(p)
+    p.set_defaults(handler=cmd_cafes)
+
+
+def cmd_cafes(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from bodoge.display import game_name
+    from warehouse.db import connect
+    from warehouse.views import cafes_for
+
+    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
+    try:
+        cafes = cafes_for(con, args.user_id)
+    finally:
+        con.close()
+    if args.json:
+        print(json.dumps(cafes, ensure_ascii=False, default=str))
+        return 0
+    if not cafes:
+        print(f"No cafe offers any of {args.user_id}'s watching or favourite games.")
+    for cafe in cafes:
+        print(f"{cafe['space_name'] or cafe['space_slug']} ({cafe['space_slug']}): {cafe['n_games']} games "
+              f"({cafe['n_favorite']} お気に入り, {cafe['n_watching']} 興味あり)")
+        for game in cafe["games"]:
+            mark = "★" if game["favorite"] else "・"
+            print(f"  {mark} {game_name(game)}")
+    return 0
+
+
+def _register_build(sub: Any) -> None:
+    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
+    _add_data_dir(p)
+    p.set_defaults(handler=cmd_build)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from warehouse.build import build_all
+    from warehouse.db import connect
+    from warehouse.quality import run_checks
+
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    con = connect(paths.warehouse)
+    try:
+        for name, n in build_all(con).items():
+            print(f"marts.{name}: {n:,} rows")
+        for result in run_checks(con):
+            print(result.line())
+    finally:
+        con.close()
+    return 0
+
+
+_COMMANDS: list[Callable[[Any], None]] = [
+    _register_parse, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
+]
 
 
 if __name__ == "__main__":

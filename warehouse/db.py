@@ -41,3 +41,13 @@ def sql_files(folder: str) -> list[Path]:
 def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Execute one SQL file (it may hold several statements)."""
     con.execute(path.read_text(encoding="utf-8"))
+
+
+def scalar(con: duckdb.DuckDBPyConnection, query: str, params: list | dict | None = None) -> object:
+    """The first value of a query's first row, or None.
+
+    Why fetchall: DuckDB 2.0 keeps a result open until it is read to the end, and an open
+    result blocks the next `con.sql(...)` on the same connection.
+    """
+    rows = con.execute(query, params or []).fetchall()
+    return rows[0][0] if rows else None

@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import run_sql_file, sql_files
+from warehouse.db import run_sql_file, scalar, sql_files
 
 log = logging.getLogger("bodoge.warehouse")
 
@@ -191,12 +191,14 @@ class RawWriter:
             return 0
         self.con.register("ok_urls", pl.DataFrame({"url": sorted(urls)}).to_arrow())
         try:
-            n = self.con.execute(
-                "DELETE FROM raw.quarantine WHERE run_id <> ? AND url IN (SELECT url FROM ok_urls)", [self.run_id]
-            ).fetchone()
+            n = scalar(
+                self.con,
+                "DELETE FROM raw.quarantine WHERE run_id <> ? AND url IN (SELECT url FROM ok_urls)",
+                [self.run_id],
+            )
         finally:
             self.con.unregister("ok_urls")
-        return int(n[0]) if n else 0
+        return int(n or 0)
 
     # -- internals --------------------------------------------------------------------
     def _scrub(self, kind: str, frame: pl.DataFrame) -> pl.DataFrame:

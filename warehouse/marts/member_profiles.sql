@@ -1,0 +1,66 @@
+-- marts.member_profiles: what each member's collection looks like: size, status mix,
+-- the player counts and play times of what they own, their favourite mechanics/themes.
+CREATE OR REPLACE TABLE marts.member_profiles AS
+WITH entries AS (
+    SELECT c.*, g.min_players, g.max_players, g.min_minutes, g.max_minutes,
+           g.mechanics, g.themes, g.players_implausible
+    FROM marts.collections c
+    LEFT JOIN marts.games g USING (game_id)
+),
+stats AS (
+    SELECT
+        user_id,
+        count(*) AS n_games,
+        count(*) FILTER (WHERE have) AS n_have,
+        count(*) FILTER (WHERE played) AS n_played,
+        count(*) FILTER (WHERE favorite) AS n_favorite,
+        count(*) FILTER (WHERE watching) AS n_watching,
+        count(rating) AS n_ratings,
+        avg(rating)::DOUBLE AS avg_rating,
+        count(*) FILTER (WHERE have AND min_players <= 2 AND max_players >= 2) AS owned_for_2,
+        count(*) FILTER (WHERE have AND min_players <= 4 AND max_players >= 4) AS owned_for_4,
+        count(*) FILTER (WHERE have AND min_players <= 6 AND max_players >= 6) AS owned_for_6,
+        count(*) FILTER (WHERE have AND min_players = 1) AS owned_solo,
+        median(max_minutes) FILTER (WHERE have) AS owned_median_minutes,
+        median(max_players) FILTER (WHERE have AND NOT players_implausible) AS owned_median_max_players,
+        max(updated_at) AS last_updated_at
+    FROM entries
+    GROUP BY user_id
+),
+liked AS (
+    -- favourite or well-rated (4+) games stand for taste
+    SELECT user_id, mechanics, themes FROM entries WHERE favorite OR rating >= 4
+),
+mech AS (
+    SELECT user_id, list(mechanic ORDER BY n DESC, mechanic)[1:3] AS top_mechanics
+    FROM (
+        SELECT user_id, mechanic, count(*) AS n
+        FROM (SELECT user_id, unnest(mechanics) AS mechanic FROM liked)
+        GROUP BY ALL
+    )
+    GROUP BY user_id
+),
+theme AS (
+    SELECT user_id, list(theme ORDER BY n DESC, theme)[1:3] AS top_themes
+    FROM (
+        SELECT user_id, theme, count(*) AS n
+        FROM (SELECT user_id, unnest(themes) AS theme FROM liked)
+        GROUP BY ALL
+    )
+    GROUP BY user_id
+)
+SELECT
+    m.user_id, m.name,
+    coalesce(s.n_games, 0) AS n_games, coalesce(s.n_have, 0) AS n_have,
+    coalesce(s.n_played, 0) AS n_played, coalesce(s.n_favorite, 0) AS n_favorite,
+    coalesce(s.n_watching, 0) AS n_watching, s.n_ratings, s.avg_rating,
+    s.owned_solo, s.owned_for_2, s.owned_for_4, s.owned_for_6,
+    s.owned_median_minutes, s.owned_median_max_players,
+    coalesce(mech.top_mechanics, []) AS top_mechanics,
+    coalesce(theme.top_themes, []) AS top_themes,
+    s.last_updated_at
+FROM marts.members m
+LEFT JOIN stats s USING (user_id)
+LEFT JOIN mech USING (user_id)
+LEFT JOIN theme USING (user_id)
+ORDER BY m.user_id;

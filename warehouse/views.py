@@ -1,0 +1,132 @@
+"""Member-facing views over the marts: a sorted, filtered collection, and cafes to visit.
+
+Every value a user types reaches SQL as a bound parameter, never as SQL text; the sort
+key is chosen from a fixed table of ORDER BY clauses.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import duckdb
+
+from warehouse.db import scalar
+
+STATUSES = ("have", "played", "favorite", "watching")
+
+# Missing values sort last in either direction; ties break by name, then id.
+_SORTS = {
+    "players": "g.min_players {d} NULLS LAST, g.max_players {d} NULLS LAST",
+    "time": "g.min_minutes {d} NULLS LAST, g.max_minutes {d} NULLS LAST",
+    "age": "g.min_age {d} NULLS LAST",
+    "year": "g.year {d} NULLS LAST",
+    "name": "coalesce(g.name_ja, g.name_en, c.game_id) {d}",
+    "updated": "c.updated_at {d} NULLS LAST",
+}
+SORT_KEYS = tuple(_SORTS)
+_DEFAULT_DESC = {"updated"}  # newest first, as on the site
+
+
+class UnknownUserError(Exception):
+    """The warehouse holds no public member with this id."""
+
+
+def parse_count(text: str | int) -> int:
+    """A player count typed by a person: `4`, `４`, `4人` → 4; anything else is a ValueError."""
+    if isinstance(text, int):
+        value = text
+    else:
+        match = re.fullmatch(r"\s*(\d+)\s*人?\s*", unicodedata.normalize("NFKC", text))
+        if not match:
+            raise ValueError(f"not a player count: {text!r}")
+        value = int(match.group(1))
+    if value < 1:
+        raise ValueError(f"a player count is at least 1, not {value}")
+    return value
+
+
+def ensure_member(con: duckdb.DuckDBPyConnection, user_id: str) -> None:
+    """Raise UnknownUserError unless the member is known (a public member, possibly empty)."""
+    found = scalar(
+        con,
+        "SELECT 1 FROM marts.members WHERE user_id = ? UNION ALL "
+        "SELECT 1 FROM marts.collections WHERE user_id = ? LIMIT 1",
+        [user_id, user_id],
+    )
+    if found is None:
+        raise UnknownUserError(f"unknown user {user_id!r}: no public member with that id in the warehouse")
+
+
+def collection(
+    con: duckdb.DuckDBPyConnection,
+    user_id: str,
+    *,
+    status: str | None = None,
+    players: int | None = None,
+    sort: str = "updated",
+    reverse: bool = False,
+) -> list[dict[str, Any]]:
+    """The member's games with their specs, filtered by status and "playable with N players".
+
+    Playable with N means min_players <= N <= max_players (a single value is both ends);
+    a game with no published player count is not shown when filtering by players.
+    """
+    if status is not None and status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}: choose one of {', '.join(STATUSES)}")
+    if sort not in _SORTS:
+        raise ValueError(f"unknown sort {sort!r}: choose one of {', '.join(SORT_KEYS)}")
+    ensure_member(con, user_id)
+    descending = (sort in _DEFAULT_DESC) != reverse
+    order = _SORTS[sort].format(d="DESC" if descending else "ASC")
+    where = ["c.user_id = $user"]
+    params: dict[str, Any] = {"user": user_id}
+    if status:
+        where.append(f"c.{status}")  # status is one of four fixed column names
+    if players is not None:
+        where.append("g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)")
+        params["players"] = players
+    query = f"""
+        SELECT c.game_id, g.name_ja, g.name_en, g.min_players, g.max_players,
+               g.min_minutes, g.max_minutes, g.min_age, g.year,
+               c.have, c.played, c.favorite, c.watching, c.rating, c.updated_at
+        FROM marts.collections c
+        LEFT JOIN marts.games g USING (game_id)
+        WHERE {' AND '.join(where)}
+        ORDER BY {order}, coalesce(g.name_ja, g.name_en, c.game_id), c.game_id
+    """
+    rows = con.sql(query, params=params).pl().to_dicts()
+    for row in rows:
+        if row["updated_at"] is not None:
+            row["updated_at"] = row["updated_at"].isoformat()
+    return rows
+
+
+def cafes_for(con: duckdb.DuckDBPyConnection, user_id: str) -> list[dict[str, Any]]:
+    """For each cafe, the member's watching and favourite games it offers, best cafes first.
+
+    Best = most of the member's wanted games on offer, favourites weighing as much as
+    watched games; ties by cafe name. Cafes offering none of them are left out.
+    """
+    ensure_member(con, user_id)
+    query = """
+        WITH wants AS (
+            SELECT game_id, favorite, watching FROM marts.collections
+            WHERE user_id = ? AND (watching OR favorite)
+        )
+        SELECT cg.space_slug, any_value(cg.space_name) AS space_name,
+               count(*) AS n_games,
+               count(*) FILTER (WHERE w.favorite) AS n_favorite,
+               count(*) FILTER (WHERE w.watching) AS n_watching,
+               list({
+                   'game_id': w.game_id, 'name_ja': g.name_ja, 'name_en': g.name_en,
+                   'favorite': w.favorite, 'watching': w.watching
+               } ORDER BY w.favorite DESC, coalesce(g.name_ja, g.name_en, w.game_id)) AS games
+        FROM marts.cafe_games cg
+        JOIN wants w USING (game_id)
+        LEFT JOIN marts.games g USING (game_id)
+        GROUP BY cg.space_slug
+        ORDER BY n_games DESC, n_favorite DESC, space_name, cg.space_slug
+    """
+    return con.sql(query, params=[user_id]).pl().to_dicts()
