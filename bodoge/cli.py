@@ -245,8 +245,52 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _register_run(sub: Any) -> None:
+    p = sub.add_parser("run", help="the nightly job once: crawl → warehouse → models → recommendations → export")
+    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.jobs import run_nightly
+    from bodoge.summary import print_summary
+
+    base_url = resolve_base_url(args.base_url)
+    if not base_url:
+        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    paths = resolve_paths(data_dir=args.data_dir)
+    summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+    print_summary(paths, summary)
+    return 0
+
+
+def _register_demo(sub: Any) -> None:
+    p = sub.add_parser("demo", help="generate and serve the sample site, run the whole nightly job on it")
+    p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
+    p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--data-dir", help="where the warehouse and exports go (default ./data)")
+    p.set_defaults(handler=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from bodoge.demo import run_demo
+    from bodoge.summary import print_summary
+
+    if args.games < 20 or args.users < 20:
+        raise ValueError("the sample site needs at least 20 games and 20 members")
+    paths = resolve_paths(data_dir=args.data_dir)
+    summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
+    print_summary(paths, summary, demo_seconds=info["seconds"])
+    return 0
+
+
 _COMMANDS: list[Callable[[Any], None]] = [
-    _register_parse, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
+    _register_demo, _register_run, _register_parse, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
 ]
 
 

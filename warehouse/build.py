@@ -17,19 +17,35 @@ from warehouse.raw import ensure_raw_schema
 
 log = logging.getLogger("bodoge.warehouse")
 
-STAGING = [
-    "stg_games", "stg_game_summaries", "stg_collections", "stg_members",
-    "stg_posts", "stg_cafe_games", "stg_game_counters",
-]
-# Order matters: later marts read earlier ones.
-MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "member_profiles", "cafe_coverage"]
+# What each staging view and mart reads ("schema.table"), in build order: the orchestrator
+# draws its asset graph from this, and a build runs the files in this order.
+STAGING_DEPS: dict[str, list[str]] = {
+    "stg_games": ["raw.games"],
+    "stg_game_summaries": ["raw.game_summaries"],
+    "stg_collections": ["raw.collection_entries"],
+    "stg_members": ["raw.members", "raw.listing_crawls"],
+    "stg_posts": ["raw.posts"],
+    "stg_cafe_games": ["raw.cafe_games"],
+    "stg_game_counters": ["raw.game_counters", "raw.crawl_runs"],
+}
+MART_DEPS: dict[str, list[str]] = {
+    "games": ["staging.stg_games", "staging.stg_game_summaries"],
+    "collections": ["staging.stg_collections"],
+    "cafe_games": ["staging.stg_cafe_games"],
+    "members": ["staging.stg_members", "marts.collections"],
+    "game_popularity": ["marts.games", "marts.collections", "staging.stg_game_counters"],
+    "member_profiles": ["marts.members", "marts.collections", "marts.games"],
+    "cafe_coverage": ["marts.cafe_games", "marts.collections"],
+}
+STAGING = list(STAGING_DEPS)
+MARTS = list(MART_DEPS)
 
 
-def build_staging(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the staging views over the raw tables."""
+def build_staging(con: duckdb.DuckDBPyConnection, views: list[str] | None = None) -> None:
+    """(Re)create staging views over the raw tables (all of them by default)."""
     ensure_raw_schema(con)
     con.execute("CREATE SCHEMA IF NOT EXISTS staging")
-    for name in STAGING:
+    for name in views or STAGING:
         run_sql_file(con, SQL_DIR / "staging" / f"{name}.sql")
 
 

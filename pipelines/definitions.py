@@ -1,0 +1,10 @@
+"""The Dagster entry point: everything lives in `pipelines/defs/`, loaded by folder."""
+
+from pathlib import Path
+
+import dagster as dg
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    return dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
