@@ -1,0 +1,143 @@
+"""A real HTTP server for a generated sample site, on 127.0.0.1.
+
+Why a real server (not a mocked transport): the spiders must be exercised exactly as
+on the real site — sockets, robots.txt, status codes, retries, concurrency. Pages are
+rendered on demand by `render.render`; this module adds the per-instance transient
+faults (a URL's first request answers 503 or 429, see faults.py) and a request log so
+tests can check politeness (e.g. that /login was never fetched).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from samplesite.faults import FirstRequestFaults
+from samplesite.model import Site
+from samplesite.render import HTML, Response, error_page, render
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stalls
+    server_version = "bodoge-samplesite/1.0"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet by design
+        return
+
+    def _respond(self, with_body: bool) -> None:
+        owner = self.server.owner
+        target = self.path
+        resp = render(owner.site, target, crawl_delay=owner.crawl_delay)
+        # transient faults only hit pages that exist (a 404 or a broken post stays as it is)
+        fault = owner.faults.check(target) if resp.status == 200 else None
+        if fault is not None:
+            resp = Response(fault, HTML, error_page(fault).encode("utf-8"),
+                            {"Retry-After": "1"} if fault == 429 else {})
+        owner._record(self.command, target, resp.status)
+        self.send_response(resp.status)
+        self.send_header("Content-Type", resp.content_type)
+        self.send_header("Content-Length", str(len(resp.body)))
+        for k, v in resp.headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if with_body:
+            self.wfile.write(resp.body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._respond(True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._respond(False)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128  # the default 5 drops SYNs under a concurrent crawl (1 s stalls)
+    owner: "SampleSiteServer"
+
+
+class SampleSiteServer:
+    """Serve `site` over HTTP in a background thread.
+
+    >>> with SampleSiteServer(site) as srv:      # doctest: +SKIP
+    ...     urllib.request.urlopen(srv.base_url + "/games?page=2")
+
+    port=0 picks a free ephemeral port. `transient_faults` defaults to `site.faults`;
+    `crawl_delay` adds a Crawl-delay line to robots.txt. `requests` is the log of
+    (method, target, status) answered so far.
+    """
+
+    def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *,
+                 crawl_delay: float | None = None, transient_faults: bool | None = None) -> None:
+        self.site = site
+        self.host = host
+        self.port = port
+        self.crawl_delay = crawl_delay
+        enabled = site.faults if transient_faults is None else transient_faults
+        self.faults = FirstRequestFaults(site, enabled)
+        self.requests: list[tuple[str, str, int]] = []
+        self._log_lock = threading.Lock()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def _record(self, method: str, target: str, status: int) -> None:
+        with self._log_lock:
+            self.requests.append((method, target, status))
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("server not started")
+        return f"http://{self.host}:{self._httpd.server_address[1]}"
+
+    def start(self) -> str:
+        """Bind, serve in a daemon thread, and return the base URL (no trailing slash)."""
+        if self._httpd is not None:
+            return self.base_url
+        httpd = _Server((self.host, self.port), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="samplesite-server", daemon=True)
+        self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; safe to call twice."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "SampleSiteServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_forever(site: Site, host: str = "127.0.0.1", port: int = 8765, *,
+                  crawl_delay: float | None = None) -> None:
+    """Serve in the foreground until interrupted (the `python -m samplesite serve` command)."""
+    server = SampleSiteServer(site, host, port, crawl_delay=crawl_delay)
+    url = server.start()
+    print(f"sample site: {url}  ({site.n_games} games, {site.n_users} members, seed {site.seed}, "
+          f"faults {'on' if site.faults else 'off'}); Ctrl-C to stop", file=sys.stderr, flush=True)
+    try:
+        while True:
+            threading.Event().wait(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
