@@ -1,0 +1,150 @@
+"""The export bundle: complete, checksummed, atomically published; the push: idempotent, retried."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from warehouse.db import connect
+from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
+from warehouse.push import PushError, push_bundle
+
+
+def make_warehouse(path: Path, run_id: str) -> None:
+    con = connect(path)
+    recs = pl.DataFrame({
+        "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
+        "model": ["ease"] * 3, "run_id": [run_id] * 3, "reason": ["プロポリスが好きなあなたに"] * 3,
+    })
+    similar = pl.DataFrame({"game_id": ["a", "a", "b"], "rank": [1, 2, 1], "similar_game_id": ["b", "c", "a"],
+                            "score": [0.8, 0.1, 0.8], "run_id": [run_id] * 3})
+    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
+    con.register("r", recs.to_arrow())
+    con.register("s", similar.to_arrow())
+    con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
+    con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
+    con.close()
+
+
+def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
+    wh = tmp_path / "wh.duckdb"
+    exports = tmp_path / "exports"
+    for run in ("run-1", "run-2"):
+        make_warehouse(wh, run)
+        con = connect(wh)
+        bundle = export_bundle(con, exports)
+        con.close()
+        assert latest_bundle(exports) == bundle.path == exports / run
+    assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-1", "run-2"]  # no temp folders left
+    manifest = verify_bundle(exports / "run-2")
+    assert manifest["run_id"] == "run-2" and manifest["model"] == "ease"
+    assert manifest["counts"] == {"users": 2, "recommendations": 3, "games": 2, "similar_games": 3}
+    lines = [json.loads(x) for x in (exports / "run-2" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines[0] == {"user_id": "1", "items": [
+        {"game_id": "a", "score": 0.9, "reason": "プロポリスが好きなあなたに"},
+        {"game_id": "b", "score": 0.5, "reason": "プロポリスが好きなあなたに"}]}
+    similar = (exports / "run-2" / "similar_games.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(similar[0]) == {"game_id": "a", "items": [{"game_id": "b", "score": 0.8}, {"game_id": "c", "score": 0.1}]}
+
+
+def test_tampered_bundle_fails_verification(tmp_path: Path) -> None:
+    make_warehouse(tmp_path / "wh.duckdb", "run-1")
+    con = connect(tmp_path / "wh.duckdb")
+    bundle = export_bundle(con, tmp_path / "exports")
+    con.close()
+    with open(bundle.path / "recommendations.jsonl", "a", encoding="utf-8") as f:
+        f.write("{}\n")
+    with pytest.raises(ExportError, match="checksum"):
+        verify_bundle(bundle.path)
+
+
+def test_nothing_to_export_is_a_clear_error(tmp_path: Path) -> None:
+    con = connect(tmp_path / "wh.duckdb")
+    con.execute("CREATE SCHEMA marts")
+    con.execute("CREATE TABLE marts.recommendations (user_id VARCHAR, rank INT, game_id VARCHAR, score DOUBLE, "
+                "reason VARCHAR, model VARCHAR, run_id VARCHAR)")
+    with pytest.raises(ExportError, match="empty"):
+        export_bundle(con, tmp_path / "exports")
+    assert not (tmp_path / "exports" / "LATEST").exists()
+    con.close()
+
+
+class Receiver:
+    """A local endpoint that fails the first `fail_first` POSTs with 503, then stores bundles by key."""
+
+    def __init__(self, fail_first: int = 0, status: int = 200) -> None:
+        self.fail_first, self.status = fail_first, status
+        self.posts: list[str] = []
+        self.stored: dict[str, bytes] = {}
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # noqa: ANN002
+                return
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                key = self.headers["Idempotency-Key"]
+                receiver.posts.append(key)
+                if len(receiver.posts) <= receiver.fail_first:
+                    self.send_response(503)
+                    self.send_header("Retry-After", "0")
+                elif receiver.status != 200:
+                    self.send_response(receiver.status)
+                else:
+                    receiver.stored.setdefault(key, body)  # a repeated key is acknowledged, not stored twice
+                    self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/recommendations"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture()
+def bundle(tmp_path: Path) -> Path:
+    make_warehouse(tmp_path / "wh.duckdb", "run-9")
+    con = connect(tmp_path / "wh.duckdb")
+    path = export_bundle(con, tmp_path / "exports").path
+    con.close()
+    return path
+
+
+def test_push_retries_with_backoff_then_delivers_once(bundle: Path) -> None:
+    receiver = Receiver(fail_first=2)
+    waits: list[float] = []
+    try:
+        result = push_bundle(bundle, receiver.url, base_delay=0.5, sleep=waits.append)
+        again = push_bundle(bundle, receiver.url, sleep=waits.append)
+    finally:
+        receiver.close()
+    assert result.status == 200 and result.attempts == 3
+    assert waits == [0.5, 1.0]  # exponential backoff between the failed attempts
+    assert again.idempotency_key == result.idempotency_key and len(receiver.stored) == 1
+    assert len(receiver.posts) == 4
+
+
+def test_push_stops_on_a_client_error_and_after_the_last_attempt(bundle: Path) -> None:
+    refusing = Receiver(status=400)
+    try:
+        with pytest.raises(PushError, match="HTTP 400"):
+            push_bundle(bundle, refusing.url, sleep=lambda s: None)
+        assert len(refusing.posts) == 1
+    finally:
+        refusing.close()
+    down = Receiver(fail_first=99)
+    try:
+        with pytest.raises(PushError, match="after 3 attempts"):
+            push_bundle(bundle, down.url, attempts=3, sleep=lambda s: None)
+    finally:
+        down.close()
