@@ -1,0 +1,183 @@
+"""The one base class every recommender shares.
+
+A model is fitted on a users×games CSR of confidences (``InteractionMatrix.matrix``) and
+then answers, for rows of that matrix, "which columns next". Models only see indices;
+``InteractionMatrix`` maps them back to ids. Ranking is done here, once, for every
+model: each model only says how to *score* a batch of users, so exclusion, batching and
+tie handling cannot drift between models.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from typing import Any, ClassVar, Iterator, Self
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+SCORE_BUDGET = 1 << 23
+"""Scores held at once while ranking (8M float32 = 32 MB): bounds memory for big catalogues."""
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """BLAS on one thread while a model fits or scores.
+
+    implicit runs its own threads and warns when OpenBLAS runs more beside them. For the
+    dense algebra of EASE one thread is also the safer choice on a small machine: when
+    another process holds a core, OpenBLAS's spinning threads make a 3,700-game inverse
+    10–20× slower, while one thread stays predictable (about 0.6 s).
+    """
+    # The variable only reaches processes started from here on (the loaded OpenBLAS
+    # reads it once at start); threadpoolctl limits this process.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+class Recommender(ABC):
+    """Common interface: ``fit`` once, then ``recommend``/``similar_items``/``explain``.
+
+    Subclasses declare hyperparameters as keyword arguments of ``__init__`` stored under
+    the same names (so ``get_params`` and tuning work as in scikit-learn) and implement
+    ``fit`` and ``score``; item-to-item models also implement ``item_similarity``.
+    """
+
+    name: ClassVar[str] = "recommender"
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor arguments, as passed (for ``marts.model_runs.params``)."""
+        signature = inspect.signature(type(self).__init__)
+        return {
+            key: getattr(self, key)
+            for key in signature.parameters
+            if key != "self" and hasattr(self, key)
+        }
+
+    @abstractmethod
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        """Learn from a users×games CSR of positive confidences; returns ``self``."""
+
+    @abstractmethod
+    def score(self, user_rows: np.ndarray) -> np.ndarray:
+        """Dense float32 scores, shape ``(len(user_rows), n_games)``, higher is better.
+
+        A game the model cannot score gets ``-inf`` and is never recommended.
+        """
+
+    @property
+    def n_items(self) -> int:
+        """Number of games (columns) the model was fitted on."""
+        return int(self.matrix_.shape[1])
+
+    def recommend(
+        self,
+        user_rows: np.ndarray | list[int],
+        n: int = 10,
+        exclude: sp.csr_matrix | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The top ``n`` games for each user row, best first, batched.
+
+        ``exclude`` has one row per entry of ``user_rows`` (same column layout): its
+        non-zero columns are never returned (pass the users' own rows to hide what they
+        already have). Returns ``(item_idx, scores)``, both ``(len(user_rows), n)``; when
+        fewer than ``n`` games are left for a user the tail is ``-1`` / ``-inf``.
+        """
+        rows = np.asarray(user_rows, dtype=np.int64)
+        if exclude is not None and exclude.shape[0] != rows.size:
+            raise ValueError("exclude must have one row per user row")
+        n_items = self.n_items
+        ids = np.full((rows.size, n), -1, dtype=np.int64)
+        values = np.full((rows.size, n), -np.inf, dtype=np.float32)
+        batch = max(1, SCORE_BUDGET // max(n_items, 1))
+        for start in range(0, rows.size, batch):
+            stop = min(start + batch, rows.size)
+            scores = np.asarray(self.score(rows[start:stop]), dtype=np.float32)
+            if exclude is not None:
+                block = exclude[start:stop].tocsr()
+                marked = np.repeat(np.arange(stop - start), np.diff(block.indptr))
+                scores[marked, block.indices] = -np.inf
+            ids[start:stop], values[start:stop] = top_n(scores, n)
+        return ids, values
+
+    def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
+        """Dense similarity rows ``(len(item_idx), n_games)`` behind ``similar_items``."""
+        raise NotImplementedError(f"{self.name} has no item similarity")
+
+    def similar_items(self, item_idx: int | np.ndarray, n: int = 10) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` games most like each given game (never the game itself), best first.
+
+        Returns ``(item_idx, scores)`` of shape ``(len(item_idx), n)`` (or ``(n,)`` for a
+        single index), padded with ``-1`` / ``-inf`` like ``recommend``.
+        """
+        single = np.isscalar(item_idx)
+        items = np.atleast_1d(np.asarray(item_idx, dtype=np.int64))
+        ids = np.full((items.size, n), -1, dtype=np.int64)
+        values = np.full((items.size, n), -np.inf, dtype=np.float32)
+        batch = max(1, SCORE_BUDGET // max(self.n_items, 1))
+        for start in range(0, items.size, batch):
+            stop = min(start + batch, items.size)
+            sims = np.array(self.item_similarity(items[start:stop]), dtype=np.float32)
+            sims[np.arange(stop - start), items[start:stop]] = -np.inf
+            ids[start:stop], values[start:stop] = top_n(sims, n)
+        return (ids[0], values[0]) if single else (ids, values)
+
+    def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
+        """The user's own games that contributed most to recommending ``item_idx``.
+
+        For "because you like X" reasons: ``[(game column, contribution), …]``, largest
+        first, positive contributions only. Models that cannot attribute a score to
+        single games (popularity, BPR) return an empty list.
+        """
+        return []
+
+
+def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise top ``n`` of a dense score block, best first; ``-inf`` entries become ``-1``.
+
+    Ties are broken towards the lower column index, so rankings are reproducible.
+    """
+    n_rows, n_items = scores.shape
+    ids = np.full((n_rows, n), -1, dtype=np.int64)
+    values = np.full((n_rows, n), -np.inf, dtype=np.float32)
+    take = min(n, n_items)
+    if take == 0 or n_rows == 0:
+        return ids, values
+    if take < n_items:
+        negated = -scores
+        part = np.argpartition(negated, take - 1, axis=1)[:, :take]
+        kth = np.take_along_axis(negated, part, axis=1).max(axis=1, keepdims=True)
+        tied = np.flatnonzero((negated <= kth).sum(axis=1) > take)
+        if tied.size:
+            # Exact tie handling at the cut (argpartition picks arbitrarily among equal
+            # scores): everything strictly better than the take-th score, then the
+            # lowest columns among those equal to it.
+            sub, cut = negated[tied], kth[tied]
+            better = sub < cut
+            ties = sub == cut
+            room = take - better.sum(axis=1, keepdims=True)
+            keep = better | (ties & (np.cumsum(ties, axis=1) <= room))
+            part[tied] = np.nonzero(keep)[1].reshape(tied.size, take)
+    else:
+        part = np.broadcast_to(np.arange(n_items), (n_rows, n_items)).copy()
+    part_scores = np.take_along_axis(scores, part, axis=1)
+    # Sort by score descending, then column ascending: lexsort's last key is primary.
+    order = np.lexsort((part, -part_scores), axis=1)
+    best = np.take_along_axis(part, order, axis=1)
+    best_scores = np.take_along_axis(part_scores, order, axis=1)
+    best[~np.isfinite(best_scores)] = -1
+    ids[:, :take] = best
+    values[:, :take] = best_scores
+    return ids, values
+
+
+def sparse_rows_dense(matrix: sp.csr_matrix, product: sp.spmatrix | np.ndarray) -> np.ndarray:
+    """``matrix @ product`` as a dense float32 array (sparse or dense right-hand side)."""
+    result = matrix @ product
+    if sp.issparse(result):
+        result = result.toarray()
+    return np.asarray(result, dtype=np.float32)

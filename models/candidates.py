@@ -1,0 +1,97 @@
+"""The candidate models and the hyperparameter grids they are tuned over.
+
+Grids are small on purpose: every candidate is tuned on a validation split of TRAIN
+and the whole tuning has to fit in a few minutes on 2 cores at ~1M interactions (and
+well under that at ~100k). Each candidate's default parameters are always tried
+first, so tuning can only improve on a known-good setting. Larger grids are sampled
+(``n_iter``) with scikit-learn's ``ParameterSampler``; smaller ones run in full
+(``ParameterGrid``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from models.base import Recommender
+from models.ease import EASE
+from models.factorization import ALS, BPR
+from models.knn import ItemKNNBM25, ItemKNNCosine
+from models.popularity import Popularity
+from models.rp3beta import RP3beta
+
+
+TUNING_MAX_ITEMS = 5_000
+"""EASE models at most this many games while tuning and selecting (a 5,000-game inverse
+takes ~2 s on one core; 20,000 takes minutes, and tuning needs ~20 fits). The chosen λ
+carries over to the final fit, which models up to ``EASE.max_items`` games. Catalogues
+of ML-1M size (3,700 games) are not affected."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A model class, its search space, and how many sampled settings to try.
+
+    ``while_tuning`` holds parameters forced during tuning and selection only (cost caps);
+    the final fit on all of TRAIN uses the tuned parameters without them.
+    """
+
+    name: str
+    factory: type[Recommender]
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    n_iter: int | None = None
+    while_tuning: dict[str, Any] = field(default_factory=dict)
+
+    def build(self, params: dict[str, Any], seed: int, *, tuning: bool = False) -> Recommender:
+        """A fresh model with these parameters and the run's seed (and caps when tuning)."""
+        extra = self.while_tuning if tuning else {}
+        return self.factory(**{**params, **extra}, random_state=seed)
+
+
+def default_candidates() -> dict[str, Candidate]:
+    """Every candidate, in tie-breaking order (simpler and cheaper first)."""
+    candidates = [
+        Candidate("popularity", Popularity),
+        Candidate("cosine", ItemKNNCosine, {"K": [20, 50, 100, 200]}),
+        Candidate(
+            "bm25",
+            ItemKNNBM25,
+            {"K": [50, 100, 200], "K1": [0.6, 1.2, 2.0], "B": [0.25, 0.75, 1.0]},
+            n_iter=5,
+        ),
+        Candidate(
+            "ease",
+            EASE,
+            {"l2": [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]},
+            while_tuning={"max_items": TUNING_MAX_ITEMS},
+        ),
+        Candidate(
+            "rp3beta",
+            RP3beta,
+            {"alpha": [0.5, 0.8, 1.0], "beta": [0.0, 0.2, 0.35, 0.5], "top_k": [100, 200, 400]},
+            n_iter=7,
+        ),
+        Candidate(
+            "als",
+            ALS,
+            {
+                "factors": [16, 32, 64, 128],
+                "regularization": [0.1, 1.0, 10.0],
+                "alpha": [1.0, 4.0, 16.0],
+                "iterations": [15],
+            },
+            n_iter=8,
+        ),
+        Candidate(
+            "bpr",
+            BPR,
+            {
+                "factors": [32, 64, 128],
+                "learning_rate": [0.01, 0.05],
+                "regularization": [0.001, 0.01],
+                "iterations": [10, 25],
+            },
+            n_iter=3,
+        ),
+    ]
+    return {candidate.name: candidate for candidate in candidates}

@@ -1,0 +1,256 @@
+"""Offline evaluation: tune every candidate on TRAIN, name a champion, score on TEST.
+
+The protocol, in order (each stage logs a line with counts to ``bodoge.models``):
+
+1. A validation split of TRAIN (seed ``seed``; 20 % of each user's rows) chooses the
+   confidence weighting (``choose_weighting``) and then each candidate's
+   hyperparameters (``tune``). Cost caps apply while tuning only (EASE models at most
+   ``models.candidates.TUNING_MAX_ITEMS`` games there).
+2. A second, independent split of TRAIN (seed ``seed + 1``) refits every candidate
+   with its chosen setting and scores it once: the best NDCG@k there is the champion.
+   Tuning scores are biased upwards by the search itself (a bigger grid gets luckier);
+   a fresh split gives every candidate the same unbiased chance. Ties go to the
+   earlier (simpler) candidate. TEST never takes part in any choice.
+3. Every candidate is refitted on all of TRAIN (timed: ``fit_seconds``) and ranks,
+   for each test user, every game not in that user's TRAIN rows; the top k are scored
+   against the user's TEST rows.
+
+Counting rules: a TEST row whose game is also in the user's TRAIN rows is dropped (it
+can never be recommended). A TEST game unknown to TRAIN stays relevant (a miss for
+every model: no collaborative model can recommend it). Test users absent from TRAIN
+(cold start) get the popularity list for every model, as the site would serve them,
+and count in every average. Coverage is over the games of TRAIN and TEST together.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from models.base import Recommender
+from models.candidates import Candidate, default_candidates
+from models.ease import EASE
+from models.interactions import (
+    WEIGHTINGS,
+    InteractionMatrix,
+    InteractionsError,
+    normalise_interactions,
+    read_interactions,
+)
+from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
+from models.popularity import Popularity
+from models.report import EvaluationReport, ModelResult
+from models.tuning import TuningResult, choose_weighting, tune
+from models.validation import ValidationSet, topk_frame, validation_ndcg
+
+log = logging.getLogger("bodoge.models")
+
+OUTPUT_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+def evaluate(
+    train: pl.DataFrame,
+    test: pl.DataFrame,
+    *,
+    k: int = 10,
+    seed: int = 0,
+    models: Sequence[str] | None = None,
+) -> EvaluationReport:
+    """Tune, select and score every candidate (``models`` limits them by name)."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    train = normalise_interactions(train, source="TRAIN")
+    test = normalise_interactions(test, source="TEST")
+    if train.height == 0:
+        raise InteractionsError("TRAIN has no interactions")
+    if test.height == 0:
+        raise InteractionsError("TEST has no interactions")
+    candidates = _chosen_candidates(models)
+    log.info(
+        "evaluate: TRAIN %d rows (%d users, %d games), TEST %d rows (%d users); candidates %s",
+        train.height,
+        train.get_column("user_id").n_unique(),
+        train.get_column("game_id").n_unique(),
+        test.height,
+        test.get_column("user_id").n_unique(),
+        ", ".join(candidates),
+    )
+
+    tuning_split = ValidationSet.carve(train, WEIGHTINGS["graded"], seed=seed)
+    log.info(
+        "validation split: %d rows to fit, %d held out for %d users",
+        tuning_split.fit_frame.height,
+        tuning_split.held_out.height,
+        tuning_split.rows.size,
+    )
+    weighting = choose_weighting(tuning_split, k=k, seed=seed)
+    log.info("weighting: %s", weighting.reason)
+    tuning_split = tuning_split.reweighted(weighting.weights)
+    tuned = {name: tune(candidate, tuning_split, k=k, seed=seed) for name, candidate in candidates.items()}
+
+    selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1)
+    selection: dict[str, float] = {}
+    for name, candidate in candidates.items():
+        model = candidate.build(tuned[name].params, seed, tuning=True).fit(selection_split.matrix.matrix)
+        selection[name] = validation_ndcg(model, selection_split, k)
+        log.info("selection split: %s ndcg@%d %.4f", name, k, selection[name])
+    champion = max(selection, key=lambda name: selection[name])
+    log.info("champion: %s (selection ndcg@%d %.4f)", champion, k, selection[champion])
+
+    full = InteractionMatrix.from_frame(train, weighting.weights)
+    if "ease" in candidates and full.shape[1] > EASE().max_items:
+        log.warning(
+            "EASE models only the %d most popular of %d games (the dense inverse beyond that "
+            "does not fit in memory); the other games are never recommended by it",
+            EASE().max_items,
+            full.shape[1],
+        )
+    results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed)
+    return EvaluationReport(
+        k=k,
+        champion=champion,
+        results=results,
+        weighting=weighting,
+        n_users=full.shape[0],
+        n_games=full.shape[1],
+        n_interactions=int(full.matrix.nnz),
+        n_test_users=test.get_column("user_id").n_unique(),
+        n_cold_users=int((full.user_rows(test.get_column("user_id").unique()) < 0).sum()),
+    )
+
+
+def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
+    """The named candidates in their tie-breaking order, or all of them."""
+    everything = default_candidates()
+    if models is None:
+        return everything
+    wanted = list(dict.fromkeys(models))
+    unknown = [name for name in wanted if name not in everything]
+    if unknown or not wanted:
+        raise ValueError(
+            f"unknown model(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(everything)}"
+        )
+    return {name: candidate for name, candidate in everything.items() if name in wanted}
+
+
+def _score_on_test(
+    full: InteractionMatrix,
+    train: pl.DataFrame,
+    test: pl.DataFrame,
+    candidates: dict[str, Candidate],
+    tuned: dict[str, TuningResult],
+    selection: dict[str, float],
+    *,
+    k: int,
+    seed: int,
+) -> dict[str, ModelResult]:
+    """Refit each candidate on all of TRAIN, rank every unseen game, score on TEST."""
+    relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
+    test_users = test.get_column("user_id").unique().sort()
+    rows = full.user_rows(test_users)
+    known = rows >= 0
+    warm_users, cold_users = test_users.filter(known), test_users.filter(~known)
+    warm_rows = rows[known]
+    exclude = full.matrix[warm_rows]
+    catalogue = pl.concat([train.select("game_id"), test.select("game_id")]).unique()
+    log.info(
+        "test: %d users (%d cold, served popularity), %d relevant rows, catalogue %d games",
+        test_users.len(),
+        cold_users.len(),
+        relevant.height,
+        catalogue.height,
+    )
+    fallback = Popularity().fit(full.matrix)
+    cold_ids, cold_scores = fallback.recommend(np.zeros(cold_users.len(), dtype=np.int64), k)
+    cold_frame = _with_ids(topk_frame(cold_users, cold_ids, cold_scores), full)
+
+    results: dict[str, ModelResult] = {}
+    for name, candidate in candidates.items():
+        model: Recommender = candidate.build(tuned[name].params, seed)
+        started = time.perf_counter()
+        model.fit(full.matrix)
+        fit_seconds = time.perf_counter() - started
+        ids, scores = model.recommend(warm_rows, k, exclude=exclude)
+        topk = pl.concat([_with_ids(topk_frame(warm_users, ids, scores), full), cold_frame])
+        metrics = {
+            "ndcg": ndcg_at_k(topk, relevant, k),
+            "precision": precision_at_k(topk, relevant, k),
+            "recall": recall_at_k(topk, relevant, k),
+            "map": map_at_k(topk, relevant, k),
+            "coverage": catalog_coverage_at_k(topk, catalogue, k),
+        }
+        log.info(
+            "test: %s fitted in %.2fs; ndcg@%d %.4f precision %.4f recall %.4f map %.4f coverage %.4f",
+            name,
+            fit_seconds,
+            k,
+            *metrics.values(),
+        )
+        results[name] = ModelResult(
+            name=name,
+            params=tuned[name].params,
+            tuning=tuned[name],
+            selection_ndcg=selection[name],
+            metrics=metrics,
+            fit_seconds=fit_seconds,
+            topk=topk.sort("user_id", "rank"),
+        )
+    return results
+
+
+def _with_ids(frame: pl.DataFrame, full: InteractionMatrix) -> pl.DataFrame:
+    """Column indices of a top-K frame replaced by game ids."""
+    games = full.game_ids.gather(frame.get_column("game_id").to_numpy())
+    return frame.with_columns(
+        pl.col("user_id").cast(pl.String), pl.Series("game_id", games, dtype=pl.String)
+    ).select("user_id", "rank", "game_id", "score")
+
+
+def evaluate_files(
+    train_path: str | Path,
+    test_path: str | Path,
+    *,
+    k: int = 10,
+    output_path: str | Path | None = None,
+    seed: int = 0,
+    models: Sequence[str] | None = None,
+) -> EvaluationReport:
+    """``evaluate`` on two interaction files; optionally write the champion's top-K.
+
+    The output format follows the extension (``.parquet``/``.pq`` or ``.csv``); any other
+    extension raises ``InteractionsError`` before any work is done.
+    """
+    output = Path(output_path) if output_path is not None else None
+    if output is not None and output.suffix.lower() not in OUTPUT_SUFFIXES:
+        raise InteractionsError(
+            f"unsupported output file type {output.suffix or '(none)'!r}: {output} (use .parquet or .csv)"
+        )
+    train = read_interactions(train_path)
+    test = read_interactions(test_path)
+    report = evaluate(train, test, k=k, seed=seed, models=models)
+    if output is not None:
+        write_topk(report.champion_topk(), output)
+        log.info("wrote %d top-%d rows of %s to %s", report.champion_topk().height, k, report.champion, output)
+    return report
+
+
+def write_topk(frame: pl.DataFrame, path: str | Path) -> Path:
+    """Write a top-K frame as Parquet or CSV by extension (``InteractionsError`` otherwise)."""
+    path = Path(path)
+    kind = OUTPUT_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise InteractionsError(f"unsupported output file type {path.suffix or '(none)'!r}: {path} (use .parquet or .csv)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if kind == "parquet":
+            frame.write_parquet(path)
+        else:
+            frame.write_csv(path)
+    except OSError as error:
+        raise InteractionsError(f"could not write {path}: {error.strerror or error}") from error
+    return path

@@ -1,0 +1,282 @@
+"""Interaction files, confidence weighting and the users×games matrix.
+
+An interaction row says that a member has a game (持ってる ``have``), has played it
+(経験あり ``played``), likes it (お気に入り ``favorite``) or watches it (興味あり
+``watching``), with an optional 1–5 star ``rating``. A row with none of the flags still
+counts as one interaction (files exported from elsewhere often carry only ids and a
+rating). Ids are kept as strings whatever the file holds, so ``7`` and ``"7"`` are the
+same member.
+
+The confidence weighting turns each row into one positive number; it is a frozen
+dataclass so a run can store exactly which scheme it used, and it is a Polars
+expression so it runs vectorised over millions of rows.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+log = logging.getLogger("bodoge.models")
+
+FLAGS: tuple[str, ...] = ("have", "played", "favorite", "watching")
+"""The status flags, in the order of the site's collection card."""
+
+_TRUTHY = ["1", "true", "t", "yes", "y"]
+
+
+class InteractionsError(ValueError):
+    """Bad interaction input; the message is one line, fit for a CLI error."""
+
+
+@dataclass(frozen=True)
+class ConfidenceWeights:
+    """How much one row says "this member likes this game".
+
+    ``signal`` is ``sum`` (or ``max``, with ``combine="max"``) of the weights of the
+    flags a row carries, or ``interaction`` when it carries none. A star rating then
+    scales it: ``factor = 1 + rating * (stars - 3) / 2``, so 5★ multiplies by
+    ``1 + rating``, 3★ leaves it alone, 1★ multiplies by ``1 - rating``; no rating
+    means a factor of 1. ``confidence = max(signal * factor, floor)``: every row stays
+    a positive signal (a member who bothered to rate a game interacted with it), only a
+    weaker one.
+
+    Why these defaults: お気に入り is the strongest statement a member makes, 持ってる and
+    経験あり each say "I chose this game", and 興味あり alone is a weaker positive (the
+    member has not committed yet), hence ``watching=0.5``.
+    """
+
+    have: float = 1.0
+    played: float = 1.0
+    favorite: float = 2.0
+    watching: float = 0.5
+    interaction: float = 1.0
+    rating: float = 0.5
+    combine: Literal["sum", "max"] = "sum"
+    floor: float = 0.05
+
+    def expr(self) -> pl.Expr:
+        """The confidence of each row of a normalised interaction frame, as ``confidence``."""
+        parts = [pl.col(flag).cast(pl.Float64) * getattr(self, flag) for flag in FLAGS]
+        combined = pl.sum_horizontal(parts) if self.combine == "sum" else pl.max_horizontal(parts)
+        any_flag = pl.any_horizontal([pl.col(flag) for flag in FLAGS])
+        signal = pl.when(any_flag).then(combined).otherwise(pl.lit(self.interaction))
+        factor = (1.0 + self.rating * (pl.col("rating") - 3.0) / 2.0).fill_null(1.0)
+        return pl.max_horizontal(signal * factor, pl.lit(self.floor)).alias("confidence")
+
+    def to_dict(self) -> dict[str, float | str]:
+        """Plain values, for ``marts.model_runs.params``."""
+        return asdict(self)
+
+
+WEIGHTINGS: dict[str, ConfidenceWeights] = {
+    "binary": ConfidenceWeights(
+        have=1.0, played=1.0, favorite=1.0, watching=1.0, rating=0.0, combine="max"
+    ),
+    "graded": ConfidenceWeights(),
+    "flags_only": ConfidenceWeights(rating=0.0),
+    "rating_strong": ConfidenceWeights(rating=1.0),
+}
+"""The weightings ``models.tuning.choose_weighting`` chooses among, simplest first
+(ties go to the earlier one): every row alike; the documented default; the default
+without the rating effect; the default with a strong rating effect (1★ rows fade to
+the floor)."""
+
+
+def read_interactions(path: str | Path) -> pl.DataFrame:
+    """Read and normalise an interaction file (``.parquet``/``.pq`` or ``.csv``).
+
+    Raises ``InteractionsError`` (one line) when the file is missing, has an unknown
+    extension, cannot be read, or lacks ``user_id``/``game_id``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InteractionsError(f"interaction file not found: {path}")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in {".parquet", ".pq"}:
+            lazy = pl.scan_parquet(path)
+        elif suffix == ".csv":
+            lazy = pl.scan_csv(
+                path,
+                schema_overrides={"user_id": pl.String, "game_id": pl.String},
+                infer_schema_length=10_000,
+            )
+        else:
+            raise InteractionsError(
+                f"unsupported interaction file type {suffix or '(none)'!r}: {path} (use .parquet or .csv)"
+            )
+        schema = lazy.collect_schema()
+        _require_ids(schema.names(), path)
+        frame = lazy.collect()
+    except InteractionsError:
+        raise
+    except Exception as error:  # polars raises many kinds; the CLI needs one line
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InteractionsError(f"could not read interaction file {path}: {first_line}") from error
+    return normalise_interactions(frame, source=str(path))
+
+
+def _require_ids(columns: list[str], source: object) -> None:
+    missing = [name for name in ("user_id", "game_id") if name not in columns]
+    if missing:
+        raise InteractionsError(f"{source} lacks column(s) {', '.join(missing)}")
+
+
+def _flag_expr(name: str, dtype: pl.DataType | None) -> pl.Expr:
+    """0/1, booleans or true/false strings as a boolean; absent or null is False."""
+    if dtype is None:
+        return pl.lit(False).alias(name)
+    column = pl.col(name)
+    if dtype == pl.Boolean:
+        value = column
+    elif dtype.is_numeric():
+        value = column != 0
+    else:
+        value = column.cast(pl.String).str.strip_chars().str.to_lowercase().is_in(_TRUTHY)
+    return value.fill_null(False).alias(name)
+
+
+def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions") -> pl.DataFrame:
+    """Validate an in-memory interaction frame and give it the canonical shape.
+
+    Returns one row per (``user_id``, ``game_id``), both strings, with boolean flags and a
+    ``rating`` that is Float64 in 1–5 or null. Duplicate rows merge (a flag is set if any
+    row sets it; ratings average). Rows with a null or empty id are dropped. Ratings of 0
+    or below mean "unrated"; others are clipped into 1–5 (so half-star scales still work).
+    """
+    _require_ids(frame.columns, source)
+    schema = frame.schema
+    try:
+        rating = (
+            pl.col("rating").cast(pl.Float64, strict=False)
+            if "rating" in schema
+            else pl.lit(None, dtype=pl.Float64)
+        )
+        shaped = frame.lazy().select(
+            pl.col("user_id").cast(pl.String).str.strip_chars(),
+            pl.col("game_id").cast(pl.String).str.strip_chars(),
+            *[_flag_expr(flag, schema.get(flag)) for flag in FLAGS],
+            pl.when(rating > 0).then(rating.clip(1.0, 5.0)).otherwise(None).alias("rating"),
+        )
+        cleaned = (
+            shaped.filter(
+                pl.col("user_id").is_not_null()
+                & pl.col("game_id").is_not_null()
+                & (pl.col("user_id") != "")
+                & (pl.col("game_id") != "")
+            )
+            .group_by("user_id", "game_id")
+            .agg(*[pl.col(flag).any() for flag in FLAGS], pl.col("rating").mean())
+            .sort("user_id", "game_id")
+            .collect()
+        )
+    except pl.exceptions.PolarsError as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InteractionsError(f"could not read interactions from {source}: {first_line}") from error
+    dropped = frame.height - cleaned.height
+    if dropped:
+        log.info("%s: %d rows merged or dropped (duplicates, empty ids)", source, dropped)
+    return cleaned
+
+
+def with_confidence(frame: pl.DataFrame, weights: ConfidenceWeights) -> pl.DataFrame:
+    """``user_id``, ``game_id`` and ``confidence`` of a normalised frame."""
+    return frame.select("user_id", "game_id", weights.expr())
+
+
+@dataclass
+class InteractionMatrix:
+    """A users×games CSR of confidences and the id mappings that give it meaning.
+
+    Row ``r`` is member ``user_ids[r]``; column ``c`` is game ``game_ids[c]``. The
+    mappings travel with the matrix (and with every model fitted on it) so that a score
+    is never attached to the wrong id.
+    """
+
+    matrix: sp.csr_matrix
+    user_ids: pl.Series
+    game_ids: pl.Series
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pl.DataFrame,
+        weights: ConfidenceWeights | None = None,
+        *,
+        user_ids: pl.Series | None = None,
+        game_ids: pl.Series | None = None,
+    ) -> InteractionMatrix:
+        """Build the matrix from a normalised frame.
+
+        Pass ``user_ids``/``game_ids`` to reuse existing mappings (rows whose ids are not
+        in them are dropped); otherwise the sorted distinct ids are used, which makes the
+        layout independent of row order.
+        """
+        weights = weights or ConfidenceWeights()
+        if user_ids is None:
+            user_ids = frame.get_column("user_id").unique().sort()
+        if game_ids is None:
+            game_ids = frame.get_column("game_id").unique().sort()
+        user_ids = user_ids.cast(pl.String).rename("user_id")
+        game_ids = game_ids.cast(pl.String).rename("game_id")
+        coded = (
+            with_confidence(frame, weights)
+            .join(user_ids.to_frame().with_row_index("row"), on="user_id", how="inner")
+            .join(game_ids.to_frame().with_row_index("col"), on="game_id", how="inner")
+        )
+        matrix = sp.csr_matrix(
+            (
+                coded.get_column("confidence").to_numpy().astype(np.float32),
+                (coded.get_column("row").to_numpy(), coded.get_column("col").to_numpy()),
+            ),
+            shape=(user_ids.len(), game_ids.len()),
+            dtype=np.float32,
+        )
+        matrix.sum_duplicates()
+        matrix.sort_indices()
+        return cls(matrix=matrix, user_ids=user_ids, game_ids=game_ids)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(users, games)."""
+        return self.matrix.shape  # type: ignore[return-value]
+
+    def user_rows(self, ids: pl.Series | list[str]) -> np.ndarray:
+        """Row index of each id, -1 for an id the matrix does not know."""
+        return _lookup(self.user_ids, ids)
+
+    def game_cols(self, ids: pl.Series | list[str]) -> np.ndarray:
+        """Column index of each id, -1 for an id the matrix does not know."""
+        return _lookup(self.game_ids, ids)
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``users.parquet``, ``games.parquet`` and ``matrix.npz`` into ``directory``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.user_ids.to_frame().with_row_index("row").write_parquet(directory / "users.parquet")
+        self.game_ids.to_frame().with_row_index("col").write_parquet(directory / "games.parquet")
+        sp.save_npz(directory / "matrix.npz", self.matrix)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> InteractionMatrix:
+        """Read what ``save`` wrote."""
+        directory = Path(directory)
+        users = pl.read_parquet(directory / "users.parquet").sort("row").get_column("user_id")
+        games = pl.read_parquet(directory / "games.parquet").sort("col").get_column("game_id")
+        matrix = sp.load_npz(directory / "matrix.npz").tocsr().astype(np.float32)
+        return cls(matrix=matrix, user_ids=users, game_ids=games)
+
+
+def _lookup(mapping: pl.Series, ids: pl.Series | list[str]) -> np.ndarray:
+    keys = pl.Series("key", ids).cast(pl.String)
+    index = mapping.to_frame("key").with_row_index("index")
+    found = keys.to_frame().join(index, on="key", how="left", maintain_order="left")
+    return found.get_column("index").fill_null(-1).cast(pl.Int64).to_numpy()

@@ -1,0 +1,123 @@
+"""What ``evaluate`` hands back: per-model results, the champion, and their exports."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from models.tuning import TuningResult, WeightingChoice
+
+METRICS: tuple[str, ...] = ("ndcg", "precision", "recall", "map", "coverage")
+"""The test metrics every model reports, in ``bodoge evaluate --json`` order."""
+
+
+@dataclass
+class ModelResult:
+    """One candidate: tuned parameters, validation scores, test metrics, top-K lists.
+
+    ``validation_ndcg`` is the best NDCG of tuning (optimistic: it picked the setting);
+    ``selection_ndcg`` is the chosen setting's NDCG on a second, fresh split of TRAIN and
+    is what names the champion; ``metrics`` are on TEST; ``fit_seconds`` times the final
+    fit on all of TRAIN.
+    """
+
+    name: str
+    params: dict[str, Any]
+    tuning: TuningResult
+    selection_ndcg: float
+    metrics: dict[str, float]
+    fit_seconds: float
+    topk: pl.DataFrame = field(repr=False)
+
+    @property
+    def validation_ndcg(self) -> float:
+        """Best NDCG@k seen while tuning."""
+        return self.tuning.ndcg
+
+
+@dataclass
+class EvaluationReport:
+    """The outcome of ``models.evaluate.evaluate``.
+
+    ``champion`` is the candidate with the best ``selection_ndcg`` (never chosen on TEST);
+    the TEST numbers are reported for every candidate so anyone can see how the choice
+    held up.
+    """
+
+    k: int
+    champion: str
+    results: dict[str, ModelResult]
+    weighting: WeightingChoice
+    n_users: int
+    n_games: int
+    n_interactions: int
+    n_test_users: int
+    n_cold_users: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``."""
+        return {
+            "k": self.k,
+            "champion": self.champion,
+            "models": {
+                name: {
+                    **{metric: round(result.metrics[metric], 6) for metric in METRICS},
+                    "fit_seconds": round(result.fit_seconds, 3),
+                }
+                for name, result in self.results.items()
+            },
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """``to_dict`` as JSON text (what ``bodoge evaluate --json`` prints)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def champion_topk(self) -> pl.DataFrame:
+        """The champion's top-K per test user: ``user_id``, ``rank``, ``game_id``, ``score``."""
+        return self.results[self.champion].topk
+
+    def table(self) -> pl.DataFrame:
+        """One row per model with TEST metrics, validation/selection NDCG and fit time."""
+        return pl.DataFrame(
+            [
+                {
+                    "model": name,
+                    **result.metrics,
+                    "validation_ndcg": result.validation_ndcg,
+                    "selection_ndcg": result.selection_ndcg,
+                    "fit_seconds": result.fit_seconds,
+                    "champion": name == self.champion,
+                }
+                for name, result in self.results.items()
+            ]
+        )
+
+    def model_runs(self, run_id: str, trained_at: datetime) -> pl.DataFrame:
+        """Rows shaped like ``marts.model_runs`` (``params`` is JSON with the weighting)."""
+        rows = []
+        for name, result in self.results.items():
+            params = {
+                **result.params,
+                "weighting": self.weighting.name,
+                "weights": self.weighting.weights.to_dict(),
+                "selection_ndcg": result.selection_ndcg,
+            }
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "model": name,
+                    "params": json.dumps(params, ensure_ascii=False, sort_keys=True),
+                    "k": self.k,
+                    **{metric: result.metrics[metric] for metric in METRICS},
+                    "n_users": self.n_users,
+                    "n_games": self.n_games,
+                    "n_interactions": self.n_interactions,
+                    "trained_at": trained_at,
+                    "champion": name == self.champion,
+                }
+            )
+        return pl.DataFrame(rows)

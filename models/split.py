@@ -1,0 +1,74 @@
+"""Seeded per-user holdout splits.
+
+Splitting is two independent choices (as in LensKit): *which users* get a test part,
+and *which of their rows* go to it. Each choice draws from its own child of
+``numpy.random.default_rng(seed)``, so changing the share of users does not reshuffle
+the rows chosen for a user, and the same seed always gives the same split whatever
+the input row order (rows are sorted by ids first). implicit's ``leave_k_out_split``
+is never used: it ignores ``random_state`` and shuffles with numpy's global state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+
+def holdout_split(
+    frame: pl.DataFrame,
+    *,
+    fraction: float = 0.2,
+    seed: int = 0,
+    users: float | int | None = None,
+    min_rows: int = 2,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split a normalised interaction frame into (train, test).
+
+    For each chosen user with ``n >= min_rows`` rows, ``round(fraction * n)`` rows (at
+    least 1, at most ``n - 1``, so the user keeps a history to recommend from) go to test.
+    Users with fewer than ``min_rows`` rows keep all rows in train.
+
+    ``users`` limits which eligible users get a test part: ``None`` means all, a float in
+    (0, 1] a share of them, an int a count (users are drawn at random, seeded).
+    Both frames keep the input columns.
+    """
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fraction must be in (0, 1), got {fraction}")
+    user_rng, row_rng = np.random.default_rng(seed).spawn(2)
+    ordered = frame.sort("user_id", "game_id")
+    counts = ordered.group_by("user_id", maintain_order=True).len()
+    eligible = counts.filter(pl.col("len") >= min_rows).get_column("user_id")
+    chosen = _choose_users(eligible, users, user_rng)
+
+    keyed = ordered.with_columns(
+        _key=pl.Series(row_rng.random(ordered.height)),
+    ).with_columns(
+        _n=pl.len().over("user_id"),
+        _pos=pl.col("_key").rank("ordinal").over("user_id"),
+    )
+    n_test = ((pl.col("_n") * fraction + 0.5).floor()).clip(1, pl.col("_n") - 1)
+    is_test = pl.col("user_id").is_in(chosen.implode()) & (pl.col("_n") >= min_rows) & (
+        pl.col("_pos") <= n_test
+    )
+    marked = keyed.with_columns(_test=is_test).drop("_key", "_n", "_pos")
+    train = marked.filter(~pl.col("_test")).drop("_test")
+    test = marked.filter(pl.col("_test")).drop("_test")
+    return train, test
+
+
+def _choose_users(eligible: pl.Series, users: float | int | None, rng: np.random.Generator) -> pl.Series:
+    """Which eligible users get a test part (sorted order in, seeded draw out)."""
+    n = eligible.len()
+    if users is None:
+        return eligible
+    if isinstance(users, float):
+        if not 0.0 < users <= 1.0:
+            raise ValueError(f"a share of users must be in (0, 1], got {users}")
+        count = int(round(users * n))
+    else:
+        count = int(users)
+    count = max(0, min(count, n))
+    if count == n:
+        return eligible
+    picked = np.sort(rng.choice(n, size=count, replace=False))
+    return eligible.gather(picked)

@@ -1,0 +1,160 @@
+"""Hyperparameter and confidence-weighting tuning on validation splits of TRAIN.
+
+Everything is seeded: the validation split (``ValidationSet.carve``), the sampled
+settings (``ParameterSampler(random_state=seed)``) and the models' own randomness.
+The same inputs and seed give the same choices.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sklearn.model_selection import ParameterGrid, ParameterSampler
+
+from models.candidates import Candidate, default_candidates
+from models.interactions import WEIGHTINGS, ConfidenceWeights, with_confidence
+from models.validation import ValidationSet, validation_ndcg
+
+log = logging.getLogger("bodoge.models")
+
+WEIGHTING_REFERENCE_L2 = (30.0, 300.0, 3000.0)
+"""EASE penalties tried for each weighting (the best counts): confidence scales differ
+between weightings, so a single λ would favour one scale rather than one weighting."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One setting tried: its parameters, validation NDCG and fit+score seconds."""
+
+    params: dict[str, Any]
+    ndcg: float
+    seconds: float
+
+
+@dataclass
+class TuningResult:
+    """The chosen setting of one candidate and every trial behind the choice."""
+
+    name: str
+    params: dict[str, Any]
+    ndcg: float
+    trials: list[Trial] = field(default_factory=list)
+
+
+@dataclass
+class WeightingChoice:
+    """The chosen confidence weighting, every weighting's score, and why in words."""
+
+    name: str
+    weights: ConfidenceWeights
+    scores: dict[str, float]
+    reason: str
+
+
+def settings(candidate: Candidate, seed: int) -> list[dict[str, Any]]:
+    """Default parameters first, then the full grid or ``n_iter`` sampled settings."""
+    grid = candidate.grid
+    full = ParameterGrid(grid)
+    if candidate.n_iter is None or len(full) <= candidate.n_iter:
+        drawn = list(full)
+    else:
+        drawn = list(ParameterSampler(grid, n_iter=candidate.n_iter, random_state=seed))
+    defaults = {key: value for key, value in candidate.factory().get_params().items() if key in grid}
+    ordered: list[dict[str, Any]] = [defaults]
+    for params in drawn:
+        normalised = {key: _plain(value) for key, value in sorted(params.items())}
+        if normalised not in ordered:
+            ordered.append(normalised)
+    return ordered
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars from the samplers as plain Python values (JSON-able params)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def tune(candidate: Candidate, validation: ValidationSet, *, k: int = 10, seed: int = 0) -> TuningResult:
+    """Fit each setting on the fit part and keep the best validation NDCG@k.
+
+    Ties keep the earlier setting (the defaults come first).
+    """
+    trials: list[Trial] = []
+    for params in settings(candidate, seed):
+        started = time.perf_counter()
+        model = candidate.build(params, seed, tuning=True).fit(validation.matrix.matrix)
+        score = validation_ndcg(model, validation, k)
+        trials.append(Trial(params, score, time.perf_counter() - started))
+        log.debug("tuning %s %s: ndcg@%d %.4f", candidate.name, params, k, score)
+    best = max(trials, key=lambda trial: trial.ndcg)  # max keeps the first of equals
+    log.info(
+        "tuned %s over %d settings: %s (validation ndcg@%d %.4f)",
+        candidate.name,
+        len(trials),
+        best.params,
+        k,
+        best.ndcg,
+    )
+    return TuningResult(candidate.name, best.params, best.ndcg, trials)
+
+
+def choose_weighting(
+    validation: ValidationSet,
+    *,
+    k: int = 10,
+    seed: int = 0,
+    weightings: dict[str, ConfidenceWeights] | None = None,
+    reference: Candidate | None = None,
+) -> WeightingChoice:
+    """Pick the confidence weighting whose validation NDCG@k is best for ``reference``.
+
+    The reference defaults to EASE tuned over ``WEIGHTING_REFERENCE_L2``: it is the
+    usual champion and cheap to refit, and the weighting is one choice for all models so
+    that the models compared later see the same input. A weighting must beat the
+    earlier (simpler) ones by more than 0.5 % relative to be chosen: smaller differences
+    are noise, and the simpler scheme is easier to explain.
+    """
+    weightings = weightings or WEIGHTINGS
+    if reference is None:
+        ease = default_candidates()["ease"]
+        reference = replace(ease, grid={"l2": list(WEIGHTING_REFERENCE_L2)})
+    scores: dict[str, float] = {}
+    seen: list[tuple[str, np.ndarray]] = []
+    for name, weights in weightings.items():
+        values = with_confidence(validation.fit_frame, weights).get_column("confidence").to_numpy()
+        twin = next((other for other, known in seen if np.array_equal(known, values)), None)
+        if twin is not None:
+            # Same confidences (e.g. a file without status flags): same score, no refit.
+            scores[name] = scores[twin]
+            log.info("weighting %s: same confidences as %s on this data", name, twin)
+            continue
+        seen.append((name, values))
+        result = tune(reference, validation.reweighted(weights), k=k, seed=seed)
+        scores[name] = result.ndcg
+        log.info("weighting %s: validation ndcg@%d %.4f (%s)", name, k, result.ndcg, reference.name)
+    chosen = next(iter(scores))
+    for name, score in scores.items():
+        if score > scores[chosen] * 1.005:
+            chosen = name
+    ranked = ", ".join(
+        f"{name} {score:.4f}" for name, score in sorted(scores.items(), key=lambda item: -item[1])
+    )
+    reason = (
+        f"{chosen} gave the best validation NDCG@{k} with {reference.name} "
+        f"(an earlier, simpler weighting wins differences under 0.5%): {ranked}"
+    )
+    return WeightingChoice(chosen, weightings[chosen], scores, reason)
+
+
+def tuning_summary(results: dict[str, TuningResult]) -> pl.DataFrame:
+    """Every trial of every candidate, for logs and the dashboard."""
+    rows = [
+        {"model": name, "params": str(trial.params), "ndcg": trial.ndcg, "seconds": trial.seconds}
+        for name, result in results.items()
+        for trial in result.trials
+    ]
+    return pl.DataFrame(rows, schema={"model": pl.String, "params": pl.String, "ndcg": pl.Float64, "seconds": pl.Float64})

@@ -1,0 +1,100 @@
+"""Validation splits carved from training data, and scoring a fitted model on one.
+
+Tuning and model selection only ever look at a split of TRAIN: the rows held out
+here play the part of the test rows, so the real test rows stay unseen until the
+final report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from models.base import Recommender
+from models.interactions import ConfidenceWeights, InteractionMatrix
+from models.metrics import ndcg_at_k
+from models.split import holdout_split
+
+
+@dataclass
+class ValidationSet:
+    """A fit part (as a matrix with the full TRAIN's id mappings) and held-out rows.
+
+    ``relevant`` uses matrix indices (``user_id`` = row, ``game_id`` = column), which is
+    all the metrics need and avoids id lookups inside tuning loops.
+    """
+
+    fit_frame: pl.DataFrame
+    held_out: pl.DataFrame
+    matrix: InteractionMatrix
+    rows: np.ndarray
+    relevant: pl.DataFrame
+
+    @classmethod
+    def carve(
+        cls,
+        train: pl.DataFrame,
+        weights: ConfidenceWeights,
+        *,
+        seed: int,
+        fraction: float = 0.2,
+        max_users: int | None = 10_000,
+    ) -> ValidationSet:
+        """Hold out ``fraction`` of each (sampled, at most ``max_users``) user's TRAIN rows."""
+        eligible = train.group_by("user_id").len().filter(pl.col("len") >= 2).height
+        users = None if max_users is None or eligible <= max_users else int(max_users)
+        fit_frame, held_out = holdout_split(train, fraction=fraction, seed=seed, users=users)
+        user_ids = train.get_column("user_id").unique().sort()
+        game_ids = train.get_column("game_id").unique().sort()
+        return cls._build(fit_frame, held_out, weights, user_ids, game_ids)
+
+    def reweighted(self, weights: ConfidenceWeights) -> ValidationSet:
+        """The same split with another confidence weighting."""
+        return self._build(
+            self.fit_frame, self.held_out, weights, self.matrix.user_ids, self.matrix.game_ids
+        )
+
+    @classmethod
+    def _build(
+        cls,
+        fit_frame: pl.DataFrame,
+        held_out: pl.DataFrame,
+        weights: ConfidenceWeights,
+        user_ids: pl.Series,
+        game_ids: pl.Series,
+    ) -> ValidationSet:
+        matrix = InteractionMatrix.from_frame(fit_frame, weights, user_ids=user_ids, game_ids=game_ids)
+        relevant = pl.DataFrame(
+            {
+                "user_id": matrix.user_rows(held_out.get_column("user_id")),
+                "game_id": matrix.game_cols(held_out.get_column("game_id")),
+            }
+        )
+        rows = np.unique(relevant.get_column("user_id").to_numpy())
+        return cls(fit_frame, held_out, matrix, rows, relevant)
+
+
+def topk_frame(user_keys: np.ndarray | pl.Series, item_idx: np.ndarray, scores: np.ndarray) -> pl.DataFrame:
+    """Long format (``user_id``, ``rank``, ``game_id``, ``score``) of ``recommend`` output.
+
+    ``game_id`` is the column index here; padding (``-1``) is dropped.
+    """
+    n_users, n = item_idx.shape
+    frame = pl.DataFrame(
+        {
+            "user_id": np.repeat(np.asarray(user_keys), n),
+            "rank": np.tile(np.arange(1, n + 1, dtype=np.int32), n_users),
+            "game_id": item_idx.ravel(),
+            "score": scores.ravel().astype(np.float64),
+        }
+    )
+    return frame.filter(pl.col("game_id") >= 0)
+
+
+def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:
+    """NDCG@k of an already fitted model on the held-out rows (own rows excluded)."""
+    exclude = validation.matrix.matrix[validation.rows]
+    ids, scores = model.recommend(validation.rows, k, exclude=exclude)
+    return ndcg_at_k(topk_frame(validation.rows, ids, scores), validation.relevant, k)

@@ -1,0 +1,53 @@
+"""Seeded per-user holdout: reproducible, per-user shares, independent choices."""
+
+import polars as pl
+import pytest
+
+from models.split import holdout_split
+
+
+def frame(sizes: dict[str, int]) -> pl.DataFrame:
+    rows = [(user, f"g{index:03d}") for user, size in sizes.items() for index in range(size)]
+    return pl.DataFrame(rows, schema=["user_id", "game_id"], orient="row")
+
+
+SIZES = {"a": 10, "b": 5, "c": 1, "d": 2, "e": 20}
+
+
+def test_same_seed_same_split_whatever_the_row_order() -> None:
+    data = frame(SIZES)
+    first = holdout_split(data, seed=3)
+    again = holdout_split(data.reverse(), seed=3)
+    assert first[0].equals(again[0]) and first[1].equals(again[1])
+
+
+def test_other_seed_other_rows() -> None:
+    data = frame(SIZES)
+    assert not holdout_split(data, seed=1)[1].equals(holdout_split(data, seed=2)[1])
+
+
+def test_per_user_shares_and_small_users() -> None:
+    train, test = holdout_split(frame(SIZES), fraction=0.2, seed=0)
+    held = dict(test.group_by("user_id").len().iter_rows())
+    assert held == {"a": 2, "b": 1, "d": 1, "e": 4}  # c (1 row) keeps everything
+    assert train.height + test.height == sum(SIZES.values())
+    assert train.join(test, on=["user_id", "game_id"], how="inner").height == 0
+    assert set(train.get_column("user_id")) == set(SIZES)  # everyone keeps a history
+
+
+def test_user_choice_does_not_change_row_choice() -> None:
+    data = frame(SIZES)
+    _, everyone = holdout_split(data, seed=5)
+    _, some = holdout_split(data, seed=5, users=2)
+    assert some.get_column("user_id").n_unique() == 2
+    assert some.join(everyone, on=["user_id", "game_id"], how="anti").height == 0
+
+
+def test_share_of_users() -> None:
+    _, test = holdout_split(frame({f"u{i}": 5 for i in range(10)}), seed=0, users=0.5)
+    assert test.get_column("user_id").n_unique() == 5
+
+
+def test_fraction_must_be_a_share() -> None:
+    with pytest.raises(ValueError):
+        holdout_split(frame(SIZES), fraction=1.0)
