@@ -221,6 +221,41 @@ def cmd_cafes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _register_evaluate(sub: Any) -> None:
+    p = sub.add_parser("evaluate", help="tune and score every candidate model on TRAIN/TEST interaction files")
+    p.add_argument("--train", required=True, help="Parquet or CSV: user_id, game_id and any of have/played/...")
+    p.add_argument("--test", required=True, help="the held-out rows, same shape")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--json", action="store_true", help="print the contract's JSON instead of a table")
+    p.add_argument("--output", help="write the champion's top-K lists (.parquet or .csv)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=cmd_evaluate)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from models.evaluate import evaluate_files
+
+    logging.getLogger("bodoge.models").setLevel(logging.INFO)
+    report = evaluate_files(args.train, args.test, k=args.k, output_path=args.output, seed=args.seed)
+    if args.json:
+        print(report.to_json())
+        return 0
+    from rich.table import Table
+
+    from bodoge.display import print_table
+
+    table = Table(title=f"NDCG@{report.k} and friends on TEST (champion: {report.champion})", title_justify="left")
+    columns = ["model", "ndcg", "precision", "recall", "map", "coverage", "selection_ndcg", "fit_seconds"]
+    for col in columns:
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for row in report.table().sort("ndcg", descending=True).iter_rows(named=True):
+        name = row["model"] + (" ★" if row["champion"] else "")
+        table.add_row(name, *(f"{row[c]:.4f}" if c != "fit_seconds" else f"{row[c]:.2f}s" for c in columns[1:]))
+    print_table(table)
+    print(f"weighting: {report.weighting.name} — {report.weighting.reason}")
+    return 0
+
+
 def _register_build(sub: Any) -> None:
     p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
     _add_data_dir(p)
@@ -290,7 +325,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: list[Callable[[Any], None]] = [
-    _register_demo, _register_run, _register_parse, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
+    _register_demo, _register_run, _register_parse, _register_evaluate, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
 ]
 
 
