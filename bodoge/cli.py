@@ -188,6 +188,38 @@ def cmd_collection(args: argparse.Namespace) -> int:
     return 0
 
 
+def _register_recommend(sub: Any) -> None:
+    p = sub.add_parser("recommend", help="a member's discovery list: games they neither have nor have played")
+    p.add_argument("user_id", metavar="USER_ID")
+    p.add_argument("-n", type=int, default=10, help="how many (default 10)")
+    p.add_argument("--players", help="only games playable with N players")
+    p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    _add_data_dir(p)
+    p.set_defaults(handler=cmd_recommend)
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from bodoge.display import recommendation_table, print_table
+    from warehouse.db import connect
+    from warehouse.views import parse_count, recommendations_for
+
+    players = parse_count(args.players) if args.players is not None else None
+    if args.max_minutes is not None and args.max_minutes < 1:
+        raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
+    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
+    try:
+        rows = recommendations_for(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes)
+    finally:
+        con.close()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, default=str))
+    else:
+        print_table(recommendation_table(args.user_id, rows))
+    return 0
+
+
 def _register_cafes(sub: Any) -> None:
     p = sub.add_parser("cafes", help="cafes offering the member's watching and favourite games, best first")
     p.add_argument("user_id", metavar="USER_ID")
@@ -254,6 +286,45 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print_table(table)
     print(f"weighting: {report.weighting.name} — {report.weighting.reason}")
     return 0
+
+
+def _register_dashboard(sub: Any) -> None:
+    p = sub.add_parser("dashboard", help="the analysts' dashboard on the warehouse (read-only)")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--address", default="127.0.0.1", help="listen address (default localhost only)")
+    _add_data_dir(p)
+    p.set_defaults(handler=cmd_dashboard)
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    import subprocess
+    import tempfile
+
+    from bodoge.config import resolve_paths
+    from dashboards.launch import launch, url_for, wait_until_ready
+
+    warehouse = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse
+    if not warehouse.exists():
+        raise FileNotFoundError(2, "no warehouse (run `bodoge demo` or `bodoge run` first)", str(warehouse))
+    with tempfile.TemporaryFile() as log:
+        process = launch(warehouse, args.port, address=args.address, log=log)
+        try:
+            wait_until_ready(url_for(args.port, args.address), 90, process=process)
+        except (RuntimeError, TimeoutError) as exc:
+            process.terminate()
+            log.seek(0)
+            tail = [ln for ln in log.read().decode("utf-8", "replace").splitlines() if ln.strip()][-1:]
+            raise RuntimeError(f"{exc}{': ' + tail[0] if tail else ''}") from exc
+        print(f"dashboard: {url_for(args.port, args.address)} (read-only on {warehouse}); Ctrl-C to stop", flush=True)
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            return 0
 
 
 def _register_build(sub: Any) -> None:
@@ -325,7 +396,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: list[Callable[[Any], None]] = [
-    _register_demo, _register_run, _register_parse, _register_evaluate, _register_crawl, _register_build, _register_collection, _register_cafes, _register_site,
+    _register_demo, _register_run, _register_crawl, _register_build, _register_parse, _register_evaluate,
+    _register_recommend, _register_collection, _register_cafes, _register_dashboard, _register_site,
 ]
 
 

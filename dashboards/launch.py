@@ -1,0 +1,88 @@
+"""Starting the dashboard as a server process, for `bodoge dashboard` and the browser tests.
+
+Why a subprocess rather than Streamlit's in-process bootstrap: Streamlit owns the
+process it runs in (signal handlers, event loop, its own config), so the CLI and the
+tests start `python -m streamlit run` with the warehouse named in the environment, and
+wait on the health endpoint rather than guessing with a sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO
+
+# Same name as dashboards.ui.WAREHOUSE_ENV; not imported from there so that starting the
+# server does not first import Streamlit into the CLI process.
+WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
+APP = Path(__file__).resolve().parent / "app.py"
+REPO_ROOT = APP.parents[1]
+
+
+def command(port: int, *, headless: bool = True, address: str = "127.0.0.1") -> list[str]:
+    """The `streamlit run` command line for the dashboard on `port`."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP),
+        "--server.port", str(port),
+        "--server.address", address,
+        "--server.headless", "true" if headless else "false",
+        "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",  # no "Deploy" button for analysts
+    ]
+
+
+def launch(
+    warehouse: Path,
+    port: int,
+    headless: bool = True,
+    *,
+    address: str = "127.0.0.1",
+    log: IO[bytes] | IO[str] | None = None,
+) -> subprocess.Popen:
+    """Start the dashboard on `warehouse` (read-only) at http://address:port; returns the process.
+
+    Listens on localhost by default (the pages show member data); pass address="0.0.0.0"
+    to serve other machines. Output goes to `log` when given, else to this process's.
+    The caller owns the process: terminate() it, or wait() for it.
+    """
+    env = {**os.environ, WAREHOUSE_ENV: str(Path(warehouse).expanduser().resolve())}
+    return subprocess.Popen(
+        command(port, headless=headless, address=address),
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT if log is not None else None,
+    )
+
+
+def url_for(port: int, address: str = "127.0.0.1") -> str:
+    """The dashboard's base URL for a port (0.0.0.0 is reached as localhost)."""
+    host = "127.0.0.1" if address in ("0.0.0.0", "") else address
+    return f"http://{host}:{port}"
+
+
+def wait_until_ready(url: str, timeout: float = 30.0, *, process: subprocess.Popen | None = None) -> None:
+    """Poll `<url>/_stcore/health` until it answers "ok".
+
+    Raises TimeoutError after `timeout` seconds, or RuntimeError at once if `process`
+    (the server, when given) has exited — a port already in use, for instance.
+    """
+    health = url.rstrip("/") + "/_stcore/health"
+    deadline = time.monotonic() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the dashboard exited with code {process.returncode} before it was ready")
+        try:
+            with urllib.request.urlopen(health, timeout=2) as response:
+                if response.status == 200 and response.read().strip() == b"ok":
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"the dashboard did not answer at {health} within {timeout:.0f} s")
+        time.sleep(0.2)

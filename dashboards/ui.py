@@ -1,0 +1,206 @@
+"""What every page shares: where the warehouse is, how it is read, and how a page degrades.
+
+Why results are cached and connections are not: a read-only DuckDB connection still
+holds a shared lock on the file, and while any process holds one the nightly job
+(`bodoge run`) cannot open the warehouse for writing. A dashboard left open overnight
+must never make the nightly job fail, so a connection lives for one page run at most,
+and only when a query is not already cached. Results are cached with `st.cache_data`,
+keyed on the query, its parameters and the warehouse file's version (mtime and size of
+the file and its WAL), so a rebuilt warehouse is picked up on the next page load while
+repeated loads and widget changes cost no database work at all.
+
+A page never shows a traceback for a state the warehouse can legitimately be in: no
+file yet, a file being written, a table the nightly job has not created yet, or an
+empty one — each gets a short note instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import streamlit as st
+
+from dashboards import queries
+from dashboards.charts import FONT_FAMILY
+
+WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
+DATA_DIR_ENV = "BODOGE_DATA_DIR"
+CACHE_TTL_SECONDS = 3600
+
+Version = tuple[int, int, int, int]
+
+
+class WarehouseBusy(Exception):
+    """Another process holds the warehouse for writing (the nightly job, usually)."""
+
+
+def warehouse_path() -> Path:
+    """The warehouse file: $BODOGE_WAREHOUSE, else $BODOGE_DATA_DIR/warehouse.duckdb, else
+    data/warehouse.duckdb (relative to the working directory), as CONTRACT.md says."""
+    explicit = os.environ.get(WAREHOUSE_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "warehouse.duckdb"
+
+
+def file_version(path: Path) -> Version:
+    """Changes whenever the warehouse (or its write-ahead log) is written."""
+    stamps: list[int] = []
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        try:
+            stat = candidate.stat()
+            stamps += [stat.st_mtime_ns, stat.st_size]
+        except FileNotFoundError:
+            stamps += [0, 0]
+    return (stamps[0], stamps[1], stamps[2], stamps[3])
+
+
+def last_written(path: Path) -> datetime | None:
+    """When the warehouse file (or its WAL) was last written; None without a file."""
+    version = file_version(path)
+    newest = max(version[0], version[2])
+    return datetime.fromtimestamp(newest / 1e9, tz=timezone.utc) if newest else None
+
+
+class Warehouse:
+    """A read-only view of the warehouse for one page run; opens DuckDB only on a cache miss."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.version = file_version(path)
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The page run's connection, opened read-only on first use."""
+        if self._con is None:
+            try:
+                self._con = duckdb.connect(str(self.path), read_only=True)
+            except duckdb.IOException as exc:
+                if "lock" in str(exc).lower():
+                    raise WarehouseBusy(str(exc).splitlines()[0]) from exc
+                raise
+        return self._con
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def query(self, fn: Callable[..., pl.DataFrame], **params: Any) -> pl.DataFrame:
+        """`fn(con, **params)` from queries.py, cached on (warehouse version, fn, params)."""
+        if getattr(queries, fn.__name__, None) is not fn:
+            raise ValueError(f"{fn.__name__} is not a function of dashboards.queries")
+        return _cached_query(self, str(self.path), self.version, fn.__name__, params)
+
+    def tables(self) -> dict[str, int]:
+        """Row counts of the known tables that exist."""
+        frame = self.query(queries.table_rows)
+        return dict(zip(frame["table_name"].to_list(), frame["n_rows"].to_list()))
+
+    def rows(self, table: str) -> int | None:
+        """Rows in `table`, or None when it does not exist."""
+        return self.tables().get(table)
+
+    def require(self, *tables: str, what: str) -> bool:
+        """True when every table exists and has rows; otherwise a note saying what is missing."""
+        known = self.tables()
+        missing = [t for t in tables if t not in known]
+        empty = [t for t in tables if known.get(t) == 0]
+        if missing:
+            st.info(
+                f"**{what}** will appear here once {_names(missing)} "
+                f"{'exists' if len(missing) == 1 else 'exist'} — the nightly job (`bodoge run`) creates "
+                f"{'it' if len(missing) == 1 else 'them'}.",
+                icon=":material/hourglass_empty:",
+            )
+            return False
+        if empty:
+            st.info(
+                f"**{what}**: {_names(empty)} {'is' if len(empty) == 1 else 'are'} empty so far.",
+                icon=":material/inbox:",
+            )
+            return False
+        return True
+
+
+@st.cache_data(ttl=CACHE_TTL_SECONDS, max_entries=2000, show_spinner=False)
+def _cached_query(
+    _warehouse: Warehouse, path: str, version: Version, name: str, params: dict[str, Any]
+) -> pl.DataFrame:
+    """The cache behind Warehouse.query: `path`, `version`, `name` and `params` are the key."""
+    return getattr(queries, name)(_warehouse.connection(), **params)
+
+
+def _names(tables: list[str]) -> str:
+    return ", ".join(f"`{t}`" for t in tables)
+
+
+@contextmanager
+def warehouse() -> Iterator[Warehouse]:
+    """The page's warehouse; stops the page with a friendly note when there is none to read."""
+    path = warehouse_path()
+    if not path.is_file():
+        st.info(
+            f"No warehouse at `{path}` yet. Run `bodoge demo` (sample data) or `bodoge run` "
+            f"(the nightly job) to create it, or point `{WAREHOUSE_ENV}` at an existing file.",
+            icon=":material/database:",
+        )
+        st.stop()
+    wh = Warehouse(path)
+    try:
+        yield wh
+    except WarehouseBusy:
+        st.warning(
+            "The warehouse is being written right now (the nightly job holds it). "
+            "Reload the page in a minute.",
+            icon=":material/lock_clock:",
+        )
+    except duckdb.Error as exc:
+        st.error(f"Could not read the warehouse at `{path}`: {str(exc).splitlines()[0]}", icon=":material/error:")
+    finally:
+        wh.close()
+
+
+@contextmanager
+def section(title: str) -> Iterator[None]:
+    """A titled part of a page; a query failing inside it is a note, and the page goes on."""
+    st.subheader(title)
+    try:
+        yield
+    except duckdb.Error as exc:
+        st.warning(f"This part could not be read: {str(exc).splitlines()[0]}", icon=":material/warning:")
+
+
+def apply_style() -> None:
+    """Give text a CJK-capable font family (charts get theirs from charts.show)."""
+    selectors = ", ".join(
+        f".stApp {tag}" for tag in ("p", "li", "label", "h1", "h2", "h3", "h4", "td", "th", "summary", "caption")
+    )
+    st.html(f"<style>.stApp, {selectors} {{ font-family: {FONT_FAMILY}; }}</style>")
+
+
+def ago(moment: datetime | None) -> str:
+    """'3 h ago' style age of a timestamp (aware or naive UTC); '—' when unknown."""
+    if moment is None:
+        return "—"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    seconds = (datetime.now(timezone.utc) - moment).total_seconds()
+    if seconds < 0:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit} ago"
+    return f"{seconds:.0f} s ago"
+
+
+def number(value: Any) -> str:
+    """A count with thousands separators; '—' for a missing value."""
+    return "—" if value is None else f"{int(value):,}"

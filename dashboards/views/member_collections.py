@@ -1,0 +1,87 @@
+"""コレクション Collections: how big members' collections are, what they mark, what they own.
+
+Why by player count and play time: the questions the site team asks of collections are
+"do members own games for two?" and "are collections mostly short games?"; these are
+the cuts the recommendations' filters (`--players`, `--max-minutes`) use too.
+
+(The file is not named collections.py so it can never shadow the standard library.)
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+from dashboards.charts import bars, hbars, show
+
+
+def main() -> None:
+    st.title("コレクション Collections")
+    st.caption("Collection sizes, the mix of statuses, and what members own by player count and play time.")
+    with ui.warehouse() as wh:
+        if not wh.require("marts.members", "marts.collections", "marts.games", what="Collections"):
+            return
+        sizes(wh)
+        statuses(wh)
+        owned(wh)
+
+
+def sizes(wh: ui.Warehouse) -> None:
+    with ui.section("コレクションの大きさ Collection sizes"):
+        summary = wh.query(q.collection_summary).row(0, named=True)
+        cols = st.columns(5)
+        cols[0].metric("Members with games", ui.number(summary["members_with_games"]))
+        cols[1].metric("Empty collections", ui.number(summary["members_empty"]))
+        cols[2].metric("Median size", ui.number(summary["median_size"]))
+        cols[3].metric("Mean size", "—" if summary["mean_size"] is None else f"{summary['mean_size']:.1f}")
+        cols[4].metric("Largest", ui.number(summary["max_size"]))
+        frame = wh.query(q.collection_sizes)
+        show(
+            alt.Chart(frame).mark_bar().encode(
+                x=alt.X("n_games:Q", bin=alt.Bin(maxbins=50), title="games in the collection"),
+                y=alt.Y("sum(n_members):Q", title="members"),
+                tooltip=[alt.Tooltip("n_games:Q", bin=alt.Bin(maxbins=50), title="games"),
+                         alt.Tooltip("sum(n_members):Q", title="members")],
+            ).properties(height=260),
+            alt_text="Histogram of collection sizes",
+        )
+
+
+def statuses(wh: ui.Warehouse) -> None:
+    left, right = st.columns(2)
+    with left, ui.section("ステータス Status mix"):
+        mix = wh.query(q.status_mix)
+        show(
+            bars(mix, x="label", y="n_entries", x_title="status", y_title="entries",
+                 sort=mix["label"].to_list(), tooltip=["label", "status", "n_entries",
+                                                       alt.Tooltip("share:Q", format=".0%")]),
+            alt_text="Collection entries per status",
+        )
+        st.caption("An entry can carry several statuses, so the bars add up to more than the entries.")
+    with right, ui.section("組み合わせ Status combinations"):
+        combos = wh.query(q.status_combinations, limit=10)
+        show(hbars(combos, label="combination", value="n_entries", label_title=None, value_title="entries"),
+             alt_text="Most common combinations of statuses")
+
+
+def owned(wh: ui.Warehouse) -> None:
+    left, right = st.columns(2)
+    with left, ui.section("人数別の所持 Owned, by player count"):
+        frame = wh.query(q.owned_by_players, max_players=8)
+        show(bars(frame, x="players", y="n_owned", x_title="players (人)", y_title="owned games playable",
+                  tooltip=["players", "n_owned", "n_members"]),
+             alt_text="Owned games playable by each number of players")
+        best = frame.sort("n_members", descending=True).row(0, named=True) if frame.height else None
+        if best:
+            st.caption(f"{best['n_members']:,} members own at least one game for {best['players']} players.")
+    with right, ui.section("時間別の所持 Owned, by play time"):
+        frame = wh.query(q.owned_by_minutes)
+        show(bars(frame, x="bucket", y="n_owned", x_title="longest play time", y_title="owned games",
+                  sort=frame["bucket"].to_list(), label_angle=-30, color="#6a1b9a"),
+             alt_text="Owned games per play-time bucket")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""概要 Overview: is the warehouse complete and fresh, and did last night's job pass its checks?
+
+Why this is the first page: before anyone reads a chart they need to know how much data
+there is, when the site was last crawled, and whether the nightly run that built the
+marts succeeded — a stale or failed night explains most surprising numbers.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+from dashboards.charts import show
+
+GOOD, RUNNING, BAD, OTHER = "#2e7d32", "#1565c0", "#c62828", "#9e9e9e"
+# Crawl runs say finished/failed/running; Dagster runs SUCCESS/FAILURE/CANCELED/STARTED...
+STATUS_COLORS = {
+    "finished": GOOD, "succeeded": GOOD, "success": GOOD, "ok": GOOD,
+    "running": RUNNING, "started": RUNNING, "starting": RUNNING, "queued": RUNNING, "not_started": RUNNING,
+    "failed": BAD, "failure": BAD, "error": BAD, "aborted": BAD, "canceled": BAD, "cancelled": BAD,
+}
+
+
+def status_color(statuses: pl.Series) -> alt.Color:
+    """Colour by outcome, with a legend listing only the statuses present."""
+    domain = sorted(s for s in statuses.unique().to_list() if s is not None)
+    scale = alt.Scale(domain=domain, range=[STATUS_COLORS.get(s.lower(), OTHER) for s in domain])
+    return alt.Color("status:N", scale=scale, title="status")
+
+
+def runs_chart(runs: pl.DataFrame, *, title: str, tooltip: list) -> alt.Chart:
+    """One bar per run, oldest left, its height the duration and its colour the outcome."""
+    frame = runs.filter(pl.col("minutes").is_not_null()).sort("started_at")
+    started = pl.col("started_at")
+    if getattr(frame.schema["started_at"], "time_zone", None):
+        started = started.dt.convert_time_zone("UTC")
+    frame = frame.with_columns(started.dt.strftime("%m/%d %H:%M").alias("started"))
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("started:O", sort=frame["started"].to_list(), title="started (UTC)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("minutes:Q", title="minutes"),
+            color=status_color(frame["status"]),
+            tooltip=tooltip + [alt.Tooltip("minutes:Q", format=".0f")],
+        )
+        .properties(height=200, title=title)
+    )
+
+
+def main() -> None:
+    st.title("概要 Overview")
+    st.caption("How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.")
+    with ui.warehouse() as wh:
+        counts(wh)
+        crawl_freshness(wh)
+        nightly_run(wh)
+
+
+def counts(wh: ui.Warehouse) -> None:
+    """Headline counts from the marts (a dash where a table does not exist yet)."""
+    tables = wh.tables()
+    n_cafes = None
+    if tables.get("marts.cafe_games") is not None:
+        n_cafes = wh.query(q.cafe_count)["n_cafes"][0]
+    cols = st.columns(5)
+    cols[0].metric("ゲーム Games", ui.number(tables.get("marts.games")))
+    cols[1].metric("会員 Members", ui.number(tables.get("marts.members")))
+    cols[2].metric(
+        "コレクション Entries", ui.number(tables.get("marts.collections")), help="Collection rows: one per member and game"
+    )
+    cols[3].metric("カフェ Cafes", ui.number(n_cafes))
+    cols[4].metric("投稿 Posts", ui.number(tables.get("raw.posts")))
+
+
+def crawl_freshness(wh: ui.Warehouse) -> None:
+    """The latest crawl run, and the recent ones as a chart."""
+    with ui.section("クロール Crawl freshness"):
+        if not wh.require("raw.crawl_runs", what="Crawl runs"):
+            return
+        runs = wh.query(q.crawl_runs, limit=30)
+        finished = runs.filter(pl.col("finished_at").is_not_null())
+        latest = runs.row(0, named=True)
+        cols = st.columns(3)
+        cols[0].metric(
+            "Last crawl finished",
+            ui.ago(finished["finished_at"][0]) if finished.height else "never",
+            help=str(finished["finished_at"][0]) if finished.height else None,
+        )
+        cols[1].metric("Latest run status", latest["status"], help=f"run {latest['run_id']}")
+        cols[2].metric("Latest run took", "—" if latest["minutes"] is None else f"{latest['minutes']:.0f} min")
+        show(
+            runs_chart(runs, title="Crawl runs (duration)", tooltip=["run_id", "status", "started_at", "finished_at"]),
+            alt_text="Duration of recent crawl runs",
+        )
+        with st.expander("Recent crawl runs"):
+            st.dataframe(runs, hide_index=True)
+
+
+def nightly_run(wh: ui.Warehouse) -> None:
+    """The last nightly job and its checks; the recent runs as a chart."""
+    with ui.section("夜間ジョブ Last nightly run"):
+        if not wh.require("marts.pipeline_runs", what="Nightly runs"):
+            quality_summary(wh)
+            return
+        runs = wh.query(q.pipeline_runs, limit=30)
+        last = runs.row(0, named=True)
+        cols = st.columns(4)
+        cols[0].metric("Status", str(last["status"]), help=f"run {last['run_id']} ({last['job']})")
+        cols[1].metric("Finished", ui.ago(last["finished_at"]), help=str(last["finished_at"]))
+        cols[2].metric("Took", "—" if last["minutes"] is None else f"{last['minutes']:.0f} min")
+        n_checks, n_failed = last["n_checks"], last["n_failed_checks"]
+        cols[3].metric(
+            "Checks passed",
+            "—" if n_checks is None else f"{n_checks - (n_failed or 0)} / {n_checks}",
+            delta=None if not n_failed else f"-{n_failed} failed",
+        )
+        show(
+            runs_chart(runs, title="Nightly runs (duration, coloured by outcome)",
+                       tooltip=["run_id", "job", "status", "started_at", "n_checks", "n_failed_checks"]),
+            alt_text="Duration and outcome of recent nightly runs",
+        )
+        checks = wh.query(q.pipeline_run_checks, run_id=last["run_id"])
+        if checks.height:
+            failed = checks.filter(~pl.col("passed"))
+            st.markdown(f"**Checks of run `{last['run_id']}`** — {failed.height} failed of {checks.height}")
+            st.dataframe(checks, hide_index=True)
+        else:
+            st.caption(f"Run `{last['run_id']}` recorded no checks.")
+    quality_summary(wh)
+
+
+def quality_summary(wh: ui.Warehouse) -> None:
+    """One line on the current data-quality checks, pointing to the page with details."""
+    if wh.rows("marts.quality_checks"):
+        checks = wh.query(q.quality_checks)
+        failing = checks.filter(~pl.col("passed"))
+        st.markdown(
+            f"Current data-quality checks: **{checks.height - failing.height} of {checks.height} pass**"
+            + (f"; failing: {', '.join(failing['check_name'].to_list())}." if failing.height else ".")
+        )
+        st.page_link("views/data_quality.py", label="See data quality", icon=":material/fact_check:")
+
+
+if __name__ == "__main__":
+    main()

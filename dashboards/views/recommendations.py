@@ -1,0 +1,146 @@
+"""おすすめ Recommendations: how the models score over time, how popular what they
+recommend is, and what one member is recommended next to what they already have.
+
+Why popularity bias gets its own section: offline metrics reward recommending the
+bestsellers everyone already knows. The share of recommendations that fall in the 10%
+most popular games (against the 10% a popularity-blind list would have), and the mean
+popularity rank of recommended games against the catalogue's, say how far the
+champion is from a bestseller list.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+from dashboards.charts import show
+
+METRICS = {"ndcg": "NDCG", "precision": "precision", "recall": "recall", "map": "MAP", "coverage": "coverage"}
+
+
+def main() -> None:
+    st.title("おすすめ Recommendations")
+    st.caption("Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.")
+    with ui.warehouse() as wh:
+        model_runs(wh)
+        popularity_bias(wh)
+        explorer(wh)
+
+
+def model_runs(wh: ui.Warehouse) -> None:
+    with ui.section("モデルの推移 Model runs over time"):
+        if not wh.require("marts.model_runs", what="Model runs"):
+            return
+        runs = wh.query(q.model_runs)
+        metric = st.segmented_control(
+            "Metric", list(METRICS), format_func=METRICS.get, default="ndcg", key="rec_metric"
+        ) or "ndcg"
+        k = runs["k"].drop_nulls()
+        at_k = f"@{k[0]}" if k.len() else ""
+        base = alt.Chart(runs).encode(
+            x=alt.X("trained_at:T", title="trained"),
+            y=alt.Y(f"{metric}:Q", title=f"{METRICS[metric]}{at_k if metric != 'coverage' else ''}"),
+            color=alt.Color("model:N", title="model"),
+            tooltip=["run_id", "model", "trained_at", "champion", alt.Tooltip(f"{metric}:Q", format=".4f"),
+                     "n_users", "n_games", "n_interactions"],
+        )
+        show(
+            (base.mark_line(opacity=0.6) + base.mark_point(filled=True).encode(
+                size=alt.condition("datum.champion", alt.value(140), alt.value(30)),
+                shape=alt.Shape(
+                    "champion:N", title="champion", scale=alt.Scale(domain=[True, False], range=["diamond", "circle"])
+                ),
+            )).properties(height=280),
+            alt_text=f"{METRICS[metric]} of each model per run",
+        )
+        latest = runs.filter(pl.col("run_id") == runs.sort("trained_at")["run_id"][-1]).sort("ndcg", descending=True)
+        st.markdown(f"**Latest run `{latest['run_id'][0]}`** — champion: "
+                    f"{', '.join(latest.filter(pl.col('champion'))['model'].to_list()) or 'none'}")
+        st.dataframe(latest.drop("params"), hide_index=True)
+
+
+def popularity_bias(wh: ui.Warehouse) -> None:
+    with ui.section("人気への偏り Popularity bias"):
+        if not wh.require("marts.recommendations", "marts.game_popularity", what="Popularity bias"):
+            return
+        s = wh.query(q.recommendation_summary).row(0, named=True)
+        cols = st.columns(4)
+        cols[0].metric("Members served", ui.number(s["n_members"]), help=f"run {s['run_ids']}, model {s['models']}")
+        cols[1].metric("Catalogue coverage", _pct(s["catalogue_coverage"]),
+                       help=f"{ui.number(s['n_games'])} distinct games recommended")
+        cols[2].metric("In the top-10% most popular", _pct(s["share_top10pct"]),
+                       help="A popularity-blind list would put 10% there.")
+        cols[3].metric(
+            "Mean popularity rank",
+            "—" if s["mean_rank_recommended"] is None else f"{s['mean_rank_recommended']:,.0f}",
+            help=f"Catalogue mean: {s['mean_rank_catalogue']:,.0f} (rank 1 = most members have it)",
+        )
+        if s["mean_rank_recommended"] is not None:
+            st.caption(
+                f"Recommended games have a mean popularity rank of {s['mean_rank_recommended']:,.0f}; "
+                f"a game picked at random from the catalogue, {s['mean_rank_catalogue']:,.0f} "
+                "(rank 1 = in the most members' collections)."
+            )
+        deciles = wh.query(q.recommendation_deciles)
+        bars = alt.Chart(deciles).mark_bar().encode(
+            x=alt.X(
+                "decile:O", title="popularity decile (1 = the 10% most popular games)", axis=alt.Axis(labelAngle=0)
+            ),
+            y=alt.Y("share:Q", title="share of recommendations", axis=alt.Axis(format="%")),
+            tooltip=["decile", "n_recommendations", alt.Tooltip("share:Q", format=".1%")],
+        )
+        uniform = (
+            alt.Chart(pl.DataFrame({"share": [0.1]})).mark_rule(strokeDash=[4, 4], color="#757575").encode(y="share:Q")
+        )
+        show((bars + uniform).properties(height=240), alt_text="Share of recommendations per popularity decile")
+        st.caption("Dashed line: what a popularity-blind recommender would give each decile.")
+
+
+def explorer(wh: ui.Warehouse) -> None:
+    with ui.section("会員別 Per-member explorer"):
+        if not wh.require("marts.recommendations", what="The member explorer"):
+            return
+        members = wh.query(q.recommended_members)
+        names = dict(zip(members["user_id"].to_list(), members["name"].to_list()))
+        sizes = dict(zip(members["user_id"].to_list(), members["n_games"].to_list()))
+        user_id = st.selectbox(
+            "Member", list(names), key="rec_member",
+            format_func=lambda u: f"{names[u] or '(no name)'} — {u} ({sizes[u] or 0} games)",
+        )
+        if user_id is None:
+            return
+        left, right = st.columns([3, 2])
+        with left:
+            recs = wh.query(q.member_recommendations, user_id=user_id)
+            st.markdown(f"**Recommended for {names[user_id] or user_id}**")
+            st.dataframe(
+                recs.select("rank", "name", "reason", "score", "popularity_rank", "min_players", "max_players",
+                            "max_minutes", "game_id"),
+                hide_index=True,
+                column_config={"score": st.column_config.NumberColumn(format="%.3f")},
+            )
+        with right:
+            st.markdown("**Their collection**")
+            if wh.rows("marts.collections") is None:
+                st.info("`marts.collections` does not exist yet.")
+                return
+            owned = wh.query(q.member_collection, user_id=user_id)
+            if owned.height:
+                st.dataframe(
+                    owned.select("name", "have", "played", "favorite", "watching", "rating", "game_id"),
+                    hide_index=True,
+                    column_config={k: st.column_config.CheckboxColumn(v) for k, v in q.STATUS_LABELS.items()},
+                )
+            else:
+                st.caption("Empty (or private) collection.")
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Fixtures for the dashboard tests: one seeded warehouse for the session, and variants.
+
+Why one full-size warehouse for everything: building it takes a few seconds, and the
+dashboard's promises (every page renders, each in under 2 s) are only worth checking at
+production size — about 2,000 games, 5,000 members and 125k collection rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+from dashboard_warehouse import DashboardWarehouse, build_test_warehouse
+
+from warehouse.build import build_all
+from warehouse.raw import ensure_raw_schema
+
+
+@pytest.fixture(scope="session")
+def dashboard_warehouse(tmp_path_factory: pytest.TempPathFactory) -> DashboardWarehouse:
+    """The seeded, production-sized test warehouse (read-only for every test)."""
+    return build_test_warehouse(tmp_path_factory.mktemp("dashboard") / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session")
+def empty_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse as the first night leaves it before any crawl: every table, no rows."""
+    path = tmp_path_factory.mktemp("dashboard-empty") / "warehouse.duckdb"
+    con = duckdb.connect(str(path))
+    try:
+        ensure_raw_schema(con)
+        build_all(con)
+    finally:
+        con.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def marts_only_warehouse(dashboard_warehouse: DashboardWarehouse, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test warehouse without the tables later parts of the project write (models, runs)."""
+    path = tmp_path_factory.mktemp("dashboard-marts-only") / "warehouse.duckdb"
+    path.write_bytes(dashboard_warehouse.path.read_bytes())
+    con = duckdb.connect(str(path))
+    try:
+        for table in ("marts.model_runs", "marts.recommendations", "marts.similar_games", "marts.pipeline_runs"):
+            con.execute(f"DROP TABLE {table}")
+    finally:
+        con.close()
+    return path
+
+
+@pytest.fixture
+def use_warehouse(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """Point the dashboard (BODOGE_WAREHOUSE) at a given file for one test."""
+
+    def use(path: Path) -> None:
+        monkeypatch.setenv("BODOGE_WAREHOUSE", str(path))
+
+    return use

@@ -1,0 +1,309 @@
+"""Every dashboard page under Streamlit's own test harness (AppTest), in-process.
+
+Why AppTest next to the browser tests: it runs the real page scripts against a real
+warehouse in milliseconds, so it can afford to try the states a warehouse can be in
+(full, empty, missing tables, no file, locked by a writer) and the widgets (filters,
+member and cafe pickers), and to time each page's server-side work.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+import streamlit as st
+from dashboard_warehouse import DashboardWarehouse
+from streamlit.testing.v1 import AppTest
+
+from dashboards import queries
+from dashboards.launch import APP
+from dashboards.views import PAGES, PageSpec
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# The charts and tables each page must show on a full warehouse.
+MIN_CHARTS = {
+    "overview": 2, "catalogue": 4, "popularity": 4, "collections": 5,
+    "recommendations": 2, "cafes": 3, "data-quality": 2,
+}
+MIN_TABLES = {
+    "overview": 1, "catalogue": 1, "popularity": 0, "collections": 0,
+    "recommendations": 3, "cafes": 1, "data-quality": 2,
+}
+PAGE_BUDGET_SECONDS = 2.0
+
+
+def open_page(spec: PageSpec, *, timeout: float = 30) -> AppTest:
+    """Run the app, then switch to one page the way a click in the menu would."""
+    at = AppTest.from_file(str(APP), default_timeout=timeout).run()
+    if not spec.default:
+        at.switch_page(f"views/{spec.file}").run()
+    return at
+
+
+def texts(at: AppTest) -> str:
+    """All the page's visible prose (titles, headers, markdown, captions, metric labels)."""
+    parts = [e.value for kind in ("title", "subheader", "markdown", "caption", "info") for e in getattr(at, kind)]
+    parts += [m.label for m in at.metric]
+    return "\n".join(str(p) for p in parts)
+
+
+def charts(at: AppTest) -> list:
+    return list(at.get("vega_lite_chart"))
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element, no error box, nothing that looks like a traceback."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert "Traceback" not in texts(at)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm(dashboard_warehouse: DashboardWarehouse) -> None:
+    """One throw-away run so imports (altair, polars) are not billed to the first page."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BODOGE_WAREHOUSE", str(dashboard_warehouse.path))
+        open_page(PAGES[0])
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+def test_page_renders_with_charts_and_tables(
+    spec: PageSpec, dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None],
+    record_property: Callable[[str, object], None],
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    st.cache_data.clear()  # time the page's own queries, not a warm cache
+    started = time.perf_counter()
+    at = open_page(spec)
+    elapsed = time.perf_counter() - started
+    record_property("seconds_uncached", round(elapsed, 2))
+    assert_clean(at)
+    assert at.title and at.title[0].value == spec.title
+    assert JAPANESE.search(texts(at))
+    assert not at.info, f"unexpected notes on a full warehouse: {[i.value for i in at.info]}"
+    assert len(charts(at)) >= MIN_CHARTS[spec.slug]
+    tables = [df.value for df in at.dataframe]
+    assert len(tables) >= MIN_TABLES[spec.slug]
+    assert all(len(t) > 0 for t in tables), "every table shown has rows"
+    # The menu run plus the page, both uncached, at production size.
+    assert elapsed < PAGE_BUDGET_SECONDS, f"{spec.slug} took {elapsed:.2f}s"
+
+
+def test_menu_lists_every_page_once() -> None:
+    slugs = [p.slug for p in PAGES]
+    assert len(set(slugs)) == len(slugs)
+    assert sum(p.default for p in PAGES) == 1
+    assert all(p.path.is_file() for p in PAGES)
+    assert not (APP.parent / "pages").exists(), "a pages/ folder would switch Streamlit to v1 multipage mode"
+
+
+def test_overview_counts_match_the_warehouse(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    at = open_page(PAGES[0])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ゲーム Games"] == f"{dashboard_warehouse.n_games:,}"
+    assert metrics["会員 Members"] == f"{dashboard_warehouse.n_members:,}"
+    assert metrics["コレクション Entries"] == f"{dashboard_warehouse.n_collection_rows:,}"
+    assert metrics["Latest run status"] == "finished"
+    checks = _scalar(
+        dashboard_warehouse.path, "SELECT count(*), count(*) FILTER (WHERE passed) FROM marts.quality_checks"
+    )
+    assert metrics["Status"] == "SUCCESS"
+    assert metrics["Checks passed"] == f"{checks[1]} / {checks[0]}"
+
+
+def test_catalogue_filters_narrow_the_charts(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    at = open_page(next(p for p in PAGES if p.slug == "catalogue"))
+    before = at.markdown[0].value
+    assert "implausible" in before and f"{dashboard_warehouse.n_games:,} games" in before
+    mechanics = at.multiselect(key="cat_mechanics").options
+    assert JAPANESE.search(" ".join(mechanics))
+    at.multiselect(key="cat_mechanics").set_value([mechanics[3]]).run()
+    lo, hi = at.slider(key="cat_years").value
+    at.slider(key="cat_years").set_range(lo + 5, hi - 5).run()
+    assert_clean(at)
+    after = at.markdown[0].value
+    n_after = int(re.search(r"\*\*([\d,]+) games\*\*", after).group(1).replace(",", ""))
+    assert 0 < n_after < dashboard_warehouse.n_games
+    assert len(charts(at)) >= MIN_CHARTS["catalogue"]
+    assert "spans every year" in texts(at)
+
+
+def test_popularity_switches_status(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    at = open_page(next(p for p in PAGES if p.slug == "popularity"))
+    at.radio(key="pop_metric").set_value("watching").run()
+    assert_clean(at)
+    assert any("気になる" in s.value for s in at.subheader)
+    assert len(charts(at)) >= MIN_CHARTS["popularity"]
+
+
+def test_member_explorer_shows_the_chosen_member(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    at = open_page(next(p for p in PAGES if p.slug == "recommendations"))
+    picker = at.selectbox(key="rec_member")
+    user_id = re.search(r" — (\S+) \(", picker.options[3]).group(1)
+    assert user_id in _member_ids(dashboard_warehouse.path)
+    picker.select_index(3).run()
+    assert_clean(at)
+    recs, collection = at.dataframe[-2].value, at.dataframe[-1].value
+    expected = _member_recommendations(dashboard_warehouse.path, user_id)
+    assert list(recs["game_id"]) == expected
+    assert recs["reason"].str.startswith(("because you like", "popular")).all()
+    assert JAPANESE.search(" ".join(recs["name"]))
+    assert len(collection) > 0
+
+
+def test_cafe_picker_changes_the_games(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(dashboard_warehouse.path)
+    at = open_page(next(p for p in PAGES if p.slug == "cafes"))
+    picker = at.selectbox(key="cafe_slug")
+    picker.select_index(len(picker.options) - 1).run()
+    assert_clean(at)
+    assert len(charts(at)) >= MIN_CHARTS["cafes"]
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+def test_page_without_a_warehouse_file_says_so(
+    spec: PageSpec, tmp_path: Path, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(tmp_path / "missing.duckdb")
+    at = open_page(spec)
+    assert_clean(at)
+    assert any("No warehouse at" in i.value for i in at.info)
+    assert not charts(at)
+    assert not (tmp_path / "missing.duckdb").exists(), "a read-only dashboard never creates the file"
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+def test_page_on_an_empty_warehouse_degrades_to_notes(
+    spec: PageSpec, empty_warehouse: Path, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(empty_warehouse)
+    at = open_page(spec)
+    assert_clean(at)
+    assert at.info or at.success, "an empty warehouse gets a note, not a blank page"
+
+
+def test_pages_without_model_tables_still_show_the_rest(
+    marts_only_warehouse: Path, use_warehouse: Callable[[Path], None]
+) -> None:
+    use_warehouse(marts_only_warehouse)
+    at = open_page(next(p for p in PAGES if p.slug == "recommendations"))
+    assert_clean(at)
+    notes = " ".join(i.value for i in at.info)
+    assert "marts.model_runs" in notes and "marts.recommendations" in notes
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    assert "marts.pipeline_runs" in " ".join(i.value for i in at.info)
+    assert len(charts(at)) >= 1  # the crawl chart still shows
+
+
+def test_page_while_a_writer_holds_the_warehouse(
+    dashboard_warehouse: DashboardWarehouse, tmp_path: Path, use_warehouse: Callable[[Path], None]
+) -> None:
+    """The nightly job writing: a note to come back, not a traceback."""
+    path = tmp_path / "locked.duckdb"
+    path.write_bytes(dashboard_warehouse.path.read_bytes())
+    writer = _hold_write_lock(path)
+    try:
+        use_warehouse(path)
+        st.cache_data.clear()
+        at = open_page(next(p for p in PAGES if p.slug == "catalogue"))
+        assert_clean(at)
+        assert any("being written" in w.value for w in at.warning)
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+def test_dashboard_never_blocks_the_nightly_writer(
+    dashboard_warehouse: DashboardWarehouse, tmp_path: Path, use_warehouse: Callable[[Path], None]
+) -> None:
+    """After pages have been served, another process can still open the file for writing."""
+    path = tmp_path / "shared.duckdb"
+    path.write_bytes(dashboard_warehouse.path.read_bytes())
+    use_warehouse(path)
+    st.cache_data.clear()
+    for spec in (PAGES[0], next(p for p in PAGES if p.slug == "recommendations")):
+        assert_clean(open_page(spec))
+    done = subprocess.run(
+        [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).execute('CHECKPOINT')"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: DashboardWarehouse) -> None:
+    """Quotes and SQL in a picked value are just a value that matches nothing."""
+    hostile = "x' OR '1'='1'; DROP TABLE marts.games; --"
+    con = duckdb.connect(str(dashboard_warehouse.path), read_only=True)
+    try:
+        assert queries.member_recommendations(con, user_id=hostile).height == 0
+        assert queries.member_collection(con, user_id=hostile).height == 0
+        assert queries.cafe_wanted_games(con, space_slug=hostile).height == 0
+        summary = queries.catalogue_summary(
+            con, year_from=1900, year_to=2100, keep_undated=True, mechanics=[hostile], themes=[]
+        )
+        assert summary["n_games"][0] == 0
+        with pytest.raises(ValueError):
+            queries.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
+    finally:
+        con.close()
+
+
+def _scalar(path: Path, sql: str) -> tuple:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(sql).fetchone()
+    finally:
+        con.close()
+
+
+def _member_ids(path: Path) -> list[str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT DISTINCT user_id FROM marts.recommendations").fetchall()]
+    finally:
+        con.close()
+
+
+def _member_recommendations(path: Path, user_id: str) -> list[str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return [r[0] for r in con.execute(
+            "SELECT game_id FROM marts.recommendations WHERE user_id = ? ORDER BY rank", [user_id]
+        ).fetchall()]
+    finally:
+        con.close()
+
+
+def _hold_write_lock(path: Path) -> subprocess.Popen:
+    """A process that opens the warehouse for writing and keeps it open until killed."""
+    code = textwrap.dedent(f"""
+        import sys, time, duckdb
+        con = duckdb.connect({str(path)!r})
+        print("locked", flush=True)
+        time.sleep(120)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
