@@ -202,15 +202,18 @@ def _register_recommend(sub: Any) -> None:
 def cmd_recommend(args: argparse.Namespace) -> int:
     from bodoge.config import resolve_paths
     from bodoge.display import recommendation_table, print_table
+    from bodoge.recommend import recommend
     from warehouse.db import connect
-    from warehouse.views import parse_count, recommendations_for
+    from warehouse.views import parse_count
 
     players = parse_count(args.players) if args.players is not None else None
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
-    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    con = connect(paths.warehouse, read_only=True)
     try:
-        rows = recommendations_for(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes)
+        rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
+                         model_dir=paths.models / "champion")
     finally:
         con.close()
     if args.json:

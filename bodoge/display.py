@@ -49,6 +49,22 @@ def collection_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=f"{user_id} へのおすすめ ({len(rows)} games)", title_justify="left")
+    for header in ("#", "game", "players", "time", "why"):
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        mark = " (興味あり)" if row.get("watching") else ""
+        table.add_row(
+            str(row["rank"]),
+            game_name(row) + mark,
+            fmt_range(row["min_players"], row["max_players"], "人"),
+            fmt_range(row["min_minutes"], row["max_minutes"], "分"),
+            row.get("reason") or "",
+        )
+    return table
+
+
 def print_table(table: Table) -> None:
     """Print to the terminal; piped output gets a wide page so rows do not fold."""
     import sys

@@ -77,16 +77,9 @@ def run_nightly(paths: Paths, *, base_url: str, push_url: str | None = None) -> 
         )
         steps = [e.step_key for e in result.all_events if e.is_step_success and e.step_key]
         failed = [e.step_key for e in result.all_events if e.is_step_failure and e.step_key]
-        checks = [
-            {
-                "name": e.event_specific_data.check_name,  # type: ignore[union-attr]
-                "asset": e.event_specific_data.asset_key.to_user_string(),  # type: ignore[union-attr]
-                "passed": e.event_specific_data.passed,  # type: ignore[union-attr]
-                "severity": e.event_specific_data.severity.value,  # type: ignore[union-attr]
-            }
-            for e in result.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION"
-        ]
+        from pipelines.run_log import log_run
+
+        checks = log_run(instance, result.run_id, str(paths.warehouse))
     if not result.success:
         reasons = _failure_reasons(result) or failed
         raise JobFailed(f"nightly run {result.run_id} failed at {', '.join(reasons) or 'an unknown step'}")

@@ -1,35 +1,86 @@
-"""The summary printed after a nightly run: counts, checks, where everything is."""
+"""The summary printed after a nightly run: counts, checks, the champion, one member's view."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import duckdb
 
 from bodoge.config import Paths
 from bodoge.jobs import JobSummary
 
 
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    from warehouse.db import scalar
+
+    try:
+        return int(scalar(con, f"SELECT count(*) FROM {table}") or 0)
+    except duckdb.Error:  # a table this run did not build
+        return 0
+
+
+def example_member(con: duckdb.DuckDBPyConnection) -> str | None:
+    """A member worth showing: a mid-sized collection with recommendations and wanted games at cafes."""
+    rows = con.execute(
+        """
+        SELECT m.user_id FROM marts.members m
+        WHERE m.n_games BETWEEN 12 AND 60
+          AND EXISTS (SELECT 1 FROM marts.recommendations r WHERE r.user_id = m.user_id)
+        ORDER BY (SELECT count(*) FROM marts.collections c JOIN marts.cafe_games cg USING (game_id)
+                  WHERE c.user_id = m.user_id AND (c.watching OR c.favorite)) DESC, m.user_id
+        LIMIT 1
+        """
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
-    from warehouse.db import connect, scalar
+    """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
+    from bodoge.display import collection_table, game_name, print_table, recommendation_table
+    from warehouse.db import connect
+    from warehouse.views import cafes_for, collection, recommendations_for
 
     con = connect(paths.warehouse, read_only=True)
     try:
-        def count(table: str) -> int:
-            try:
-                return int(scalar(con, f"SELECT count(*) FROM {table}") or 0)
-            except Exception:  # noqa: BLE001 - a table the run did not build yet
-                return 0
-
+        took = demo_seconds if demo_seconds is not None else summary.seconds
         print()
-        took = f"{demo_seconds:.0f}s" if demo_seconds is not None else f"{summary.seconds:.0f}s"
-        print(f"Nightly run {summary.run_id} finished in {took}: {len(summary.steps)} steps.")
-        print(f"  games {count('marts.games'):,} · members {count('marts.members'):,} · "
-              f"collection rows {count('marts.collections'):,} · cafe offers {count('marts.cafe_games'):,} · "
-              f"quarantined pages {count('raw.quarantine'):,}")
+        print(f"Nightly run {summary.run_id} finished in {took:.0f}s: {len(summary.steps)} steps.")
+        print(f"  games {_count(con, 'marts.games'):,} · members {_count(con, 'marts.members'):,} · "
+              f"collection rows {_count(con, 'marts.collections'):,} · cafe offers {_count(con, 'marts.cafe_games'):,} · "
+              f"quarantined pages {_count(con, 'raw.quarantine'):,}")
         failed = [c for c in summary.checks if not c["passed"]]
         print(f"  checks: {len(summary.checks) - len(failed)}/{len(summary.checks)} passed"
               + "".join(f"\n    {c['severity']}: {c['name']} on {c['asset']}" for c in failed))
+        _print_models(con)
+        user_id = example_member(con) if _count(con, "marts.recommendations") else None
+        if user_id:
+            print(f"\nMember {user_id}: discovery (games they neither have nor have played)")
+            print_table(recommendation_table(user_id, recommendations_for(con, user_id, n=5)))
+            print(f"Member {user_id}: collection sorted by players")
+            print_table(collection_table(user_id, collection(con, user_id, sort="players")[:8]))
+            cafes = cafes_for(con, user_id)[:3]
+            print(f"Member {user_id}: where to play what they want to play")
+            for cafe in cafes:
+                names = "、".join(game_name(g) for g in cafe["games"][:4])
+                print(f"  {cafe['space_name']}: {cafe['n_games']} games ({names}{'…' if cafe['n_games'] > 4 else ''})")
     finally:
         con.close()
     print()
     print(f"Warehouse:  {paths.warehouse}")
-    print(f"Exports:    {paths.exports}")
+    print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
     print(f"Dagster UI: DAGSTER_HOME={paths.data_dir / 'dagster_home'} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
+
+
+def _print_models(con: duckdb.DuckDBPyConnection) -> None:
+    if not _count(con, "marts.model_runs"):
+        return
+    rows: list[dict[str, Any]] = con.sql(
+        "SELECT model, ndcg, precision, recall, map, coverage, champion FROM marts.model_runs "
+        "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) ORDER BY ndcg DESC"
+    ).pl().to_dicts()
+    champion = next((r for r in rows if r["champion"]), rows[0])
+    popularity = next((r for r in rows if r["model"] == "popularity"), None)
+    lift = f", {champion['ndcg'] / popularity['ndcg']:.2f}× popularity" if popularity and popularity["ndcg"] else ""
+    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a 20% per-user holdout")
+    print("  " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows))

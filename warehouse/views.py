@@ -130,3 +130,43 @@ def cafes_for(con: duckdb.DuckDBPyConnection, user_id: str) -> list[dict[str, An
         ORDER BY n_games DESC, n_favorite DESC, space_name, cg.space_slug
     """
     return con.sql(query, params=[user_id]).pl().to_dicts()
+
+
+def recommendations_for(
+    con: duckdb.DuckDBPyConnection,
+    user_id: str,
+    *,
+    n: int = 10,
+    players: int | None = None,
+    max_minutes: int | None = None,
+) -> list[dict[str, Any]]:
+    """The member's stored discovery list, filtered, best first, renumbered 1..n.
+
+    Playable with N players: min_players <= N <= max_players; a maximum play time M keeps
+    games whose longest play (max_minutes, else min_minutes) is at most M. Games whose
+    needed value is unpublished are left out when that filter is on. Never a game the
+    member has or has played: the join re-checks it against marts.collections.
+    """
+    if n < 1:
+        raise ValueError(f"-n must be at least 1, not {n}")
+    ensure_member(con, user_id)
+    where = ["r.user_id = $user", "NOT coalesce(c.have OR c.played, false)"]
+    params: dict[str, Any] = {"user": user_id, "n": n}
+    if players is not None:
+        where.append("g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)")
+        params["players"] = players
+    if max_minutes is not None:
+        where.append("coalesce(g.max_minutes, g.min_minutes) <= $minutes")
+        params["minutes"] = max_minutes
+    query = f"""
+        SELECT row_number() OVER (ORDER BY r.rank) AS rank, r.game_id, g.name_ja, g.name_en,
+               g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason,
+               coalesce(r.watching, false) AS watching, r.model
+        FROM marts.recommendations r
+        LEFT JOIN marts.games g USING (game_id)
+        LEFT JOIN marts.collections c ON c.user_id = r.user_id AND c.game_id = r.game_id
+        WHERE {' AND '.join(where)}
+        ORDER BY r.rank
+        LIMIT $n
+    """
+    return con.sql(query, params=params).pl().to_dicts()

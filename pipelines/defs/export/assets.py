@@ -1,0 +1,34 @@
+"""The export for the site: a checksummed bundle, LATEST swapped atomically, optionally pushed."""
+
+import os
+from pathlib import Path
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.defs.resources import SiteSettings
+from warehouse.export import export_bundle
+from warehouse.push import push_bundle
+
+
+@dg.asset(
+    key=["export", "site_bundle"],
+    deps=[dg.AssetKey(["marts", "recommendations"]), dg.AssetKey(["marts", "similar_games"])],
+    group_name="export",
+    kinds={"json"},
+)
+def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+    """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json; then LATEST.
+
+    With BODOGE_PUSH_URL set (`bodoge run --push URL`) the bundle is POSTed there with an
+    idempotency key and retried with backoff.
+    """
+    with duckdb.get_connection() as con:
+        bundle = export_bundle(con, Path(site.data_dir) / "exports")
+    metadata = {"path": str(bundle.path), "run_id": bundle.run_id, **{f"n_{k}": v for k, v in bundle.manifest["counts"].items()}}
+    push_url = os.environ.get("BODOGE_PUSH_URL")
+    if push_url:
+        result = push_bundle(bundle.path, push_url)
+        context.log.info(f"pushed {bundle.run_id} to {push_url}: HTTP {result.status} after {result.attempts} attempt(s)")
+        metadata.update({"pushed_to": push_url, "push_status": result.status, "idempotency_key": result.idempotency_key})
+    return dg.MaterializeResult(metadata=metadata)

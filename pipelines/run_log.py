@@ -1,0 +1,54 @@
+"""A finished Dagster run, with its check results, as a row of marts.pipeline_runs.
+
+Used by the run-status sensors (scheduled runs under the daemon) and by `bodoge run`
+(in-process runs), so the dashboard's overview shows the last nightly run either way.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import dagster as dg
+
+from warehouse.db import connect
+from warehouse.model_marts import record_pipeline_run
+
+
+def check_results(instance: dg.DagsterInstance, run_id: str) -> list[dict]:
+    """Every asset check evaluated in the run: name, asset, passed, severity, description."""
+    entries = instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+    results = []
+    for entry in entries:
+        data = entry.dagster_event.event_specific_data  # type: ignore[union-attr]
+        results.append({
+            "name": data.check_name,
+            "asset": data.asset_key.to_user_string(),
+            "passed": bool(data.passed),
+            "severity": data.severity.value,
+            "description": data.description or "",
+        })
+    return results
+
+
+def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str) -> list[dict]:
+    """Write the run's row into marts.pipeline_runs; returns its check results."""
+    record = instance.get_run_record_by_id(run_id)
+    if record is None:
+        return []
+    checks = check_results(instance, run_id)
+    started = datetime.fromtimestamp(record.start_time or record.create_timestamp.timestamp(), timezone.utc)
+    finished = datetime.fromtimestamp(record.end_time, timezone.utc) if record.end_time else datetime.now(timezone.utc)
+    con = connect(warehouse)
+    try:
+        record_pipeline_run(
+            con,
+            run_id=run_id,
+            job=record.dagster_run.job_name,
+            started_at=started,
+            finished_at=finished,
+            status=record.dagster_run.status.value,
+            checks=checks,
+        )
+    finally:
+        con.close()
+    return checks

@@ -1,0 +1,488 @@
+"""Discovery: recommendations for every member, similar games for every game, filters."""
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from models.discovery import (
+    RECOMMENDATION_COLUMNS,
+    SIMILAR_COLUMNS,
+    Blend,
+    Discovery,
+    DiscoveryModel,
+    _Attribution,
+    discover,
+    filter_recommendations,
+    recommend_filtered,
+    score_user_on_the_fly,
+)
+from models.interactions import normalise_interactions
+from samplesite.generator import generate_site
+from samplesite.truth import truth_frames
+
+GENERATED_AT = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
+NEW_GAME = "brand-new-game"
+SOLO_GAME = "solo-only-game"
+
+
+def _site_frames() -> dict[str, pl.DataFrame]:
+    """A generated site (overviews and post bodies added), plus hand-made members and games.
+
+    * ``NEW_GAME``: nobody has it; its content copies the favourites of member ``FAN``.
+    * ``one-game`` and ``two-games``: members with one and two entries.
+    * ``solo``: a member whose only game (``SOLO_GAME``) no other member has.
+    * ``watcher``: a member with only 興味あり entries.
+    """
+    site = generate_site(n_games=300, n_users=500, seed=7)
+    frames = truth_frames(site)
+    overviews = pl.DataFrame(
+        {"game_id": [g.game_id for g in site.games], "overview": [g.overview for g in site.games]}
+    )
+    games = frames["games"].join(overviews, on="game_id", how="left")
+    bodies = pl.DataFrame(
+        {
+            "post_id": [str(p.post_id) for p in site.posts],
+            "body": ["\n".join(text for _, text in p.sections) for p in site.posts],
+        }
+    )
+    posts = frames["posts"].join(bodies, on="post_id", how="inner")
+    collections = frames["collections"]
+    return {"games": games, "posts": posts, "collections": collections}
+
+
+def _fan(collections: pl.DataFrame) -> str:
+    """A typical member with clear favourites: 15–60 entries, the most favourites (ties: lowest id).
+
+    Typical on purpose: a member holding most of the catalogue would get every
+    remaining game in their top 100 anyway, which would prove nothing.
+    """
+    counts = (
+        collections.group_by("user_id")
+        .agg(pl.len().alias("rows"), pl.col("favorite").sum().alias("n"))
+        .filter(pl.col("rows").is_between(15, 60))
+        .sort(["n", "user_id"], descending=[True, False])
+    )
+    return counts.get_column("user_id")[0]
+
+
+def _new_game_like(games: pl.DataFrame, favourites: list[str]) -> pl.DataFrame:
+    """A game nobody has, made of the member's favourites' most common labels and texts."""
+    liked = games.filter(pl.col("game_id").is_in(favourites))
+
+    def common(column: str, k: int) -> list[str]:
+        labels = liked.select(pl.col(column).explode()).drop_nulls().get_column(column)
+        counted = labels.value_counts().sort(["count", column], descending=[True, False])
+        return counted.get_column(column).head(k).to_list()
+
+    first = liked.sort("game_id").row(0, named=True)
+    row = {
+        **first,
+        "game_id": NEW_GAME,
+        "name_ja": "ブランニュー・ゲーム",
+        "name_en": "Brand New Game",
+        "mechanics": common("mechanics", 3),
+        "themes": common("themes", 2),
+        "designers": common("designers", 1),
+        "overview": "\n".join(liked.get_column("overview").drop_nulls().head(3).to_list()),
+    }
+    return pl.DataFrame([row], schema=games.schema)
+
+
+def _extra_members(collections: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    popular = (
+        collections.group_by("game_id").agg(pl.len().alias("n")).sort(["n", "game_id"], descending=[True, False])
+    ).get_column("game_id")
+    rows = [
+        # one game, a favourite
+        ("one-game", popular[3], True, True, True, False, 5),
+        # two games: one owned, one only watched
+        ("two-games", popular[5], True, False, False, False, 4),
+        ("two-games", popular[8], False, False, False, True, None),
+        # only games no other member has
+        ("solo", SOLO_GAME, True, True, True, False, 5),
+        # only watching
+        ("watcher", popular[12], False, False, False, True, None),
+        ("watcher", popular[20], False, False, False, True, None),
+        # a favourite-only entry (not have, not played)
+        ("fav-only", popular[1], False, False, True, False, None),
+        ("fav-only", popular[2], True, True, False, False, 3),
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "user_id": pl.String, "game_id": pl.String, "have": pl.Boolean, "played": pl.Boolean,
+            "favorite": pl.Boolean, "watching": pl.Boolean, "rating": pl.Int64,
+        },
+        orient="row",
+    ).with_columns(pl.lit("2026-10-01T00:00:00+09:00").alias("updated_at"))
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, object]:
+    frames = _site_frames()
+    games, collections = frames["games"], frames["collections"]
+    fan = _fan(collections)
+    favourites = collections.filter((pl.col("user_id") == fan) & pl.col("favorite")).get_column("game_id").to_list()
+    solo = games.filter(pl.col("game_id") == games.get_column("game_id")[0]).with_columns(
+        pl.lit(SOLO_GAME).alias("game_id"), pl.lit("ひとりだけ").alias("name_ja")
+    )
+    games = pl.concat([games, _new_game_like(games, favourites), solo])
+    collections = pl.concat([collections, _extra_members(collections, games)])
+    return {"games": games, "posts": frames["posts"], "collections": collections, "fan": fan}
+
+
+def _run(data: dict[str, object], champion: str = "ease", params: dict | None = None, **kwargs) -> Discovery:
+    return discover(
+        collections=data["collections"],  # type: ignore[arg-type]
+        games=data["games"],  # type: ignore[arg-type]
+        posts=data["posts"],  # type: ignore[arg-type]
+        champion=champion,
+        params=params or {},
+        weighting="graded",
+        run_id="run-1",
+        generated_at=GENERATED_AT,
+        **kwargs,
+    )
+
+
+@pytest.fixture(scope="module")
+def result(data: dict[str, object], tmp_path_factory: pytest.TempPathFactory) -> Discovery:
+    return _run(data, model_dir=tmp_path_factory.mktemp("discovery"))
+
+
+def _rows_of(frame: pl.DataFrame, user: str) -> pl.DataFrame:
+    return frame.filter(pl.col("user_id") == user).sort("rank")
+
+
+def test_columns_and_ranks(result: Discovery, data: dict[str, object]) -> None:
+    recs = result.recommendations
+    assert tuple(recs.columns) == RECOMMENDATION_COLUMNS
+    assert recs.schema["watching"] == pl.Boolean
+    assert recs.schema["score"] == pl.Float64
+    assert recs.get_column("model").unique().to_list() == ["ease"]
+    assert recs.get_column("run_id").unique().to_list() == ["run-1"]
+    assert recs.get_column("generated_at").unique().to_list() == [GENERATED_AT]
+    # Every member of the collections, ranks 1..k without gaps, 100 deep (the catalogue is big enough).
+    members = data["collections"].get_column("user_id").n_unique()  # type: ignore[union-attr]
+    per_user = recs.group_by("user_id").agg(pl.len().alias("n"), pl.col("rank").min().alias("lo"), pl.col("rank").max().alias("hi"))
+    assert per_user.height == members
+    assert (per_user.get_column("lo") == 1).all()
+    assert (per_user.get_column("hi") == per_user.get_column("n")).all()
+    assert (per_user.get_column("n") == 100).all()
+    assert recs.select(pl.struct("user_id", "game_id").is_unique().all()).item()
+    # Scores never increase down a member's list.
+    ordered = recs.sort("user_id", "rank")
+    assert ordered.select((pl.col("score").diff().over("user_id").fill_null(0) <= 1e-9).all()).item()
+
+
+def test_never_a_game_the_member_has_played_or_favourited(result: Discovery, data: dict[str, object]) -> None:
+    rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
+    joined = result.recommendations.join(rows, on=["user_id", "game_id"], how="left")
+    assert joined.height == result.recommendations.height
+    # Every row: the member has not got it, has not played it, has not favourited it.
+    assert not joined.get_column("have").fill_null(False).any()
+    assert not joined.get_column("played").fill_null(False).any()
+    assert not joined.get_column("favorite").fill_null(False).any()
+    fav_only = result.recommendations.filter(pl.col("user_id") == "fav-only")
+    assert fav_only.height == 100
+    assert fav_only.join(rows.filter(pl.col("user_id") == "fav-only"), on="game_id", how="semi").height == 0
+
+
+def test_watching_rows_are_marked(result: Discovery, data: dict[str, object]) -> None:
+    rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
+    joined = result.recommendations.join(rows, on=["user_id", "game_id"], how="left")
+    expected = joined.get_column("watching_right").fill_null(False)
+    assert (joined.get_column("watching") == expected).all()
+    watched = result.recommendations.filter(pl.col("watching"))
+    assert watched.height > 0
+    assert watched.get_column("reason").str.starts_with("興味ありに登録済み").all()
+    assert not result.recommendations.filter(~pl.col("watching")).get_column("reason").str.contains("興味ありに登録済み").any()
+    # The member with two games watches one of them: it comes back, marked.
+    two = _rows_of(result.recommendations, "two-games")
+    assert two.filter(pl.col("watching")).height == 1
+
+
+def test_cold_start_game_reaches_the_fan(result: Discovery, data: dict[str, object]) -> None:
+    fan_rows = _rows_of(result.recommendations, data["fan"])  # type: ignore[arg-type]
+    candidates = data["games"].height - data["collections"].filter(pl.col("user_id") == data["fan"]).height  # type: ignore[union-attr]
+    assert candidates > 200  # the top 100 is a real choice for this member
+    assert NEW_GAME in fan_rows.get_column("game_id").to_list()
+    row = fan_rows.filter(pl.col("game_id") == NEW_GAME).row(0, named=True)
+    assert row["rank"] <= 50  # not squeezed in at the bottom: content carries it well up the list
+    assert row["reason"].endswith("が好きなあなたに")
+    assert result.stats["n_cold_games"] >= 1
+    assert result.stats["n_cold_recommendations"] >= 1
+    # And it has similar games (content only), like every game.
+    assert result.similar_games.filter(pl.col("game_id") == NEW_GAME).height == 10
+
+
+def test_members_with_one_or_two_games(result: Discovery, data: dict[str, object]) -> None:
+    names = dict(zip(data["games"]["game_id"], data["games"]["name_ja"]))  # type: ignore[index]
+    one = _rows_of(result.recommendations, "one-game")
+    assert one.height == 100
+    own = data["collections"].filter(pl.col("user_id") == "one-game").get_column("game_id")[0]  # type: ignore[union-attr]
+    assert own not in one.get_column("game_id").to_list()
+    # Every reason of a one-game member names that game (or says popular).
+    assert one.get_column("reason").is_in([f"「{names[own]}」が好きなあなたに", "人気のゲーム"]).all()
+    assert one.head(10).get_column("reason").str.contains(names[own], literal=True).all()
+    two = _rows_of(result.recommendations, "two-games")
+    assert two.height == 100
+    # Sensible: the top games share mechanics or themes with the owned game.
+    games = data["games"]
+    owned = games.filter(pl.col("game_id") == data["collections"].filter(  # type: ignore[union-attr]
+        (pl.col("user_id") == "two-games") & pl.col("have")).get_column("game_id")[0])
+    labels = set(owned.get_column("mechanics")[0]) | set(owned.get_column("themes")[0])
+    top = games.filter(pl.col("game_id").is_in(two.head(10).get_column("game_id").implode()))  # type: ignore[union-attr]
+    shared = [bool(labels & (set(m) | set(t))) for m, t in zip(top["mechanics"], top["themes"])]
+    assert sum(shared) >= 5
+
+
+def test_member_unknown_to_cf_falls_back_to_content_and_popularity(result: Discovery) -> None:
+    solo = _rows_of(result.recommendations, "solo")
+    assert solo.height == 100
+    assert SOLO_GAME not in solo.get_column("game_id").to_list()
+    assert result.stats["n_users_content_fallback"] >= 1
+    # Its only game is a copy of a real game: content finds that game's relatives.
+    assert solo.get_column("reason").is_in(["「ひとりだけ」が好きなあなたに", "人気のゲーム"]).all()
+    assert solo.head(5).get_column("reason").str.contains("ひとりだけ").all()
+
+
+def test_watching_only_member(result: Discovery, data: dict[str, object]) -> None:
+    watcher = _rows_of(result.recommendations, "watcher")
+    assert watcher.height == 100
+    watched = data["collections"].filter(pl.col("user_id") == "watcher").get_column("game_id")  # type: ignore[union-attr]
+    # Watched games may come back (marked), nothing else is marked.
+    assert watcher.filter(pl.col("watching")).get_column("game_id").is_in(watched.implode()).all()
+    assert watcher.filter(~pl.col("watching")).get_column("game_id").is_in(watched.implode()).sum() == 0
+    others = watcher.filter(~pl.col("watching"))
+    assert others.get_column("reason").str.ends_with("に興味があるあなたに").any()
+    assert not others.get_column("reason").str.contains("が好きなあなたに").any()
+
+
+def test_reasons_name_a_liked_game_of_the_member(result: Discovery, data: dict[str, object]) -> None:
+    rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
+    names = data["games"].select("game_id", pl.coalesce("name_ja", "name_en").alias("name"))  # type: ignore[union-attr]
+    named = rows.join(names, on="game_id").select("user_id", "name")
+    recs = result.recommendations.with_columns(
+        pl.col("reason").str.extract(r"「(.+)」").alias("name")
+    )
+    patterns = r"^(興味ありに登録済み(・「.+」(が好きな|に興味がある)あなたに)?|「.+」(が好きな|に興味がある)あなたに|人気のゲーム|あなたへのおすすめ)$"
+    assert recs.get_column("reason").str.contains(patterns).all()
+    anchored = recs.filter(pl.col("name").is_not_null())
+    assert anchored.height > 0.9 * recs.height
+    # The named game is one of the member's own games, never someone else's.
+    assert anchored.join(named, on=["user_id", "name"], how="anti").height == 0
+    assert not recs.get_column("reason").str.contains("さん").any()
+
+
+def test_similar_games_for_every_game_never_itself(result: Discovery, data: dict[str, object]) -> None:
+    similar = result.similar_games
+    assert tuple(similar.columns) == SIMILAR_COLUMNS
+    catalogue = set(data["games"].get_column("game_id").to_list())  # type: ignore[union-attr]
+    assert set(similar.get_column("game_id").to_list()) == catalogue
+    assert similar.filter(pl.col("game_id") == pl.col("similar_game_id")).height == 0
+    assert set(similar.get_column("similar_game_id").to_list()) <= catalogue
+    per_game = similar.group_by("game_id").agg(pl.len().alias("n"), pl.col("rank").max().alias("hi"))
+    assert (per_game.get_column("n") == 10).all()
+    assert (per_game.get_column("hi") == 10).all()
+    assert similar.select(pl.struct("game_id", "similar_game_id").is_unique().all()).item()
+
+
+def test_attribution_matches_the_champions_explain(data: dict[str, object]) -> None:
+    from models.candidates import default_candidates
+    from models.interactions import WEIGHTINGS, InteractionMatrix
+
+    rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
+    matrix = InteractionMatrix.from_frame(rows, WEIGHTINGS["graded"])
+    rng = np.random.default_rng(0)
+    users = rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=5, replace=False)
+    for name, params in [("cosine", {}), ("ease", {}), ("rp3beta", {}), ("als", {"factors": 16, "iterations": 5})]:
+        model = default_candidates()[name].build(params, 0).fit(matrix.matrix)
+        attribution = _Attribution.for_model(model, matrix.matrix)
+        assert attribution is not None
+        for user in users:
+            games = matrix.matrix.indices[matrix.matrix.indptr[user] : matrix.matrix.indptr[user + 1]]
+            items = rng.choice(matrix.shape[1], size=4, replace=False)
+            values = attribution.contributions(
+                np.full(games.size, user), games.astype(np.int64), np.broadcast_to(items, (games.size, 4)).copy()
+            )
+            for k, item in enumerate(items):
+                expected = dict(model.explain(int(user), int(item), n=games.size))
+                got = {int(g): float(v) for g, v in zip(games, values[:, k]) if v > 0}
+                assert set(got) == set(expected), name
+                for game, value in expected.items():
+                    assert got[game] == pytest.approx(value, rel=1e-3, abs=1e-5), name
+
+
+def test_same_seed_same_result(data: dict[str, object]) -> None:
+    params = {"factors": 16, "iterations": 5}
+    first = _run(data, "als", params, depth=20, n_similar=5, seed=3)
+    second = _run(data, "als", params, depth=20, n_similar=5, seed=3)
+    assert first.recommendations.equals(second.recommendations)
+    assert first.similar_games.equals(second.similar_games)
+
+
+@pytest.mark.parametrize("champion", ["popularity", "bpr"])
+def test_champions_without_explanations(data: dict[str, object], champion: str) -> None:
+    params = {"factors": 16, "iterations": 3} if champion == "bpr" else {}
+    result = _run(data, champion, params, depth=10, n_similar=3)
+    recs = result.recommendations
+    assert recs.get_column("model").unique().to_list() == [champion]
+    # Content still names liked games; popularity speaks for the rest.
+    assert recs.get_column("reason").str.contains("が好きなあなたに").any()
+    rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
+    known = rows.filter(pl.col("have") | pl.col("played") | pl.col("favorite"))
+    assert recs.join(known, on=["user_id", "game_id"], how="semi").height == 0
+    assert result.similar_games.get_column("game_id").n_unique() == data["games"].height  # type: ignore[union-attr]
+
+
+# --------------------------------------------------------------------- serving
+
+
+GAMES = pl.DataFrame(
+    {
+        "game_id": ["a", "b", "c", "d", "e", "f", "g"],
+        "min_players": [2, 1, 3, None, 2, 3, 2],
+        "max_players": [4, 1, 65536, 5, None, 6, 2],
+        "min_minutes": [30, 10, 20, 15, None, 60, 45],
+        "max_minutes": [60, None, 30, 15, None, 2000, 45],
+        "players_implausible": [False, False, True, False, False, False, False],
+    }
+)
+RECS = pl.DataFrame(
+    {
+        "user_id": ["u"] * 7 + ["v"] * 2,
+        "rank": [1, 2, 3, 4, 5, 6, 7, 1, 2],
+        "game_id": ["a", "b", "c", "d", "e", "f", "g", "g", "a"],
+        "score": [7.0, 6, 5, 4, 3, 2, 1, 2, 1],
+    }
+)
+
+
+def _filtered(**kwargs) -> dict[str, list[str]]:
+    frame = filter_recommendations(RECS, GAMES, **kwargs)
+    return {user: frame.filter(pl.col("user_id") == user).get_column("game_id").to_list() for user in ("u", "v")}
+
+
+def test_filter_by_players() -> None:
+    # c: 3–65536人 (unknown max); d: no min; e: no max; f 3–6, a 2–4, g 2–2.
+    assert _filtered(players=2, max_minutes=None, n=10) == {"u": ["a", "g"], "v": ["g", "a"]}
+    assert _filtered(players=4, max_minutes=None, n=10) == {"u": ["a", "f"], "v": ["a"]}
+    assert _filtered(players=1, max_minutes=None, n=10)["u"] == ["b"]
+
+
+def test_filter_by_minutes() -> None:
+    # b has only a minimum (10): it counts; e has none; f's 60–2000 minutes is implausible
+    # (more than a day), so its play time is unknown.
+    assert _filtered(players=None, max_minutes=30, n=10)["u"] == ["b", "c", "d"]
+    assert _filtered(players=None, max_minutes=60, n=10)["u"] == ["a", "b", "c", "d", "g"]
+
+
+def test_filter_combined_and_n() -> None:
+    assert _filtered(players=2, max_minutes=45, n=10)["u"] == ["g"]
+    assert _filtered(players=None, max_minutes=None, n=2) == {"u": ["a", "b"], "v": ["g", "a"]}
+    frame = filter_recommendations(RECS, GAMES, players=None, max_minutes=None, n=3)
+    assert frame.columns == RECS.columns
+    assert frame.filter(pl.col("user_id") == "u").get_column("rank").to_list() == [1, 2, 3]
+
+
+def test_filter_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        filter_recommendations(RECS, GAMES, players=0, max_minutes=None, n=3)
+
+
+def test_on_the_fly_matches_the_stored_rows(result: Discovery, data: dict[str, object]) -> None:
+    model_dir = Path(result.stats["model_dir"])
+    for name in ("model.pkl", "content_features.npz", "content_neighbours.npz", "discovery.json",
+                 "discovery_collections.parquet", "matrix.npz"):
+        assert (model_dir / name).is_file(), name
+    user = data["fan"]
+    stored = _rows_of(result.recommendations, user)  # type: ignore[arg-type]
+    fresh = score_user_on_the_fly(model_dir, user)  # type: ignore[arg-type]
+    assert tuple(fresh.columns) == RECOMMENDATION_COLUMNS
+    assert fresh.height > stored.height  # the whole catalogue, not just 100
+    head = fresh.head(stored.height)
+    assert head.select("rank", "game_id", "reason", "watching").equals(stored.select("rank", "game_id", "reason", "watching"))
+    np.testing.assert_allclose(head.get_column("score").to_numpy(), stored.get_column("score").to_numpy(), rtol=1e-6)
+    with pytest.raises(LookupError):
+        score_user_on_the_fly(model_dir, "nobody")
+
+
+def test_on_the_fly_with_a_fresher_collection(result: Discovery, data: dict[str, object]) -> None:
+    model_dir = Path(result.stats["model_dir"])
+    user = data["fan"]
+    stored = _rows_of(result.recommendations, user)  # type: ignore[arg-type]
+    first = stored.get_column("game_id")[0]
+    mine = data["collections"].filter(pl.col("user_id") == user)  # type: ignore[union-attr]
+    bought = pl.concat([mine, mine.head(1).with_columns(pl.lit(first).alias("game_id"))])
+    fresh = score_user_on_the_fly(model_dir, user, collection=bought, n=20)  # type: ignore[arg-type]
+    assert fresh.height == 20
+    assert first not in fresh.get_column("game_id").to_list()
+    # A member the champion never saw is ranked from content and popularity.
+    newcomer = mine.head(2).with_columns(pl.lit("newcomer").alias("user_id"))
+    assert score_user_on_the_fly(model_dir, "newcomer", collection=newcomer, n=5).height == 5
+
+
+def test_recommend_filtered_goes_beyond_the_stored_depth(result: Discovery, data: dict[str, object]) -> None:
+    model_dir = Path(result.stats["model_dir"])
+    user = data["fan"]
+    stored = result.recommendations.filter(pl.col("user_id") == user).head(5)  # pretend depth 5
+    games = data["games"]
+    shown = recommend_filtered(stored, games, user_id=user, n=10, players=2, model_dir=model_dir)  # type: ignore[arg-type]
+    assert shown.height == 10
+    playable = games.filter((pl.col("min_players") <= 2) & (pl.col("max_players") >= 2))  # type: ignore[union-attr]
+    assert shown.join(playable, on="game_id", how="anti").height == 0
+    without_model = recommend_filtered(stored, games, user_id=user, n=10, players=2)  # type: ignore[arg-type]
+    assert without_model.height <= 5
+
+
+def test_saved_model_loads(result: Discovery) -> None:
+    state, meta = DiscoveryModel.load(Path(result.stats["model_dir"]))
+    assert meta["champion"] == "ease"
+    assert meta["weighting"] == "graded"
+    assert meta["blend"] == Blend().to_dict()
+    assert state.content.n_games == result.similar_games.get_column("game_id").n_unique()
+
+
+def test_bad_arguments(data: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="champion"):
+        _run(data, "nonsense")
+    with pytest.raises(ValueError, match="weighting"):
+        discover(
+            collections=data["collections"], games=data["games"], posts=None, champion="ease",  # type: ignore[arg-type]
+            params={}, weighting="nonsense", run_id="r", generated_at=GENERATED_AT,
+        )
+
+
+def test_reference_scale_maps_best_to_one_and_reference_to_zero() -> None:
+    from models.discovery import reference_scale
+
+    values = np.array(
+        [[5.0, 4.0, 3.0, 1.0], [2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [9.0, 1.0, 3.0, 2.0]],
+        dtype=np.float32,
+    )
+    mask = np.ones_like(values, dtype=bool)
+    mask[3, 0] = False  # an excluded game does not set the scale
+    offset, slope = reference_scale(values, mask, 3)
+    scaled = (values - offset[:, None]) * slope[:, None]
+    np.testing.assert_allclose(scaled[0], [1.0, 0.5, 0.0, -1.0])
+    np.testing.assert_allclose(scaled[1], [1.0, 1.0, 0.0, 0.0])  # best equals the 3rd best: divide by the best
+    assert slope[2] == 0  # no signal
+    np.testing.assert_allclose(scaled[3, 1:], [0.0, 1.0, 0.5])  # 3 is best, 1 the 3rd best
+
+
+def test_no_collections_at_all(data: dict[str, object], tmp_path: Path) -> None:
+    empty = data["collections"].head(0)  # type: ignore[union-attr]
+    result = discover(
+        collections=empty, games=data["games"], posts=None, champion="ease", params={},  # type: ignore[arg-type]
+        weighting="graded", run_id="r", generated_at=GENERATED_AT, model_dir=tmp_path, n_similar=3,
+    )
+    assert result.recommendations.height == 0
+    assert tuple(result.recommendations.columns) == RECOMMENDATION_COLUMNS
+    assert result.similar_games.get_column("game_id").n_unique() == data["games"].height  # type: ignore[union-attr]
+    newcomer = data["collections"].filter(pl.col("user_id") == data["fan"]).head(3)  # type: ignore[union-attr]
+    ranked = score_user_on_the_fly(tmp_path, data["fan"], collection=newcomer, n=5)  # type: ignore[arg-type]
+    assert ranked.height == 5

@@ -1,0 +1,159 @@
+"""The whole Dagster graph on a small generated site, twice, as `bodoge run` does it.
+
+Checks the issue's "done when": two runs in a row leave identical marts (apart from run
+ids and timestamps) and two complete export bundles; every recommendation is unplayed
+and unowned; the schedule, job and checks load; `dg check defs` passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from bodoge.config import resolve_paths
+from bodoge.jobs import run_nightly
+from samplesite.generator import generate_site
+from samplesite.server import SampleSiteServer
+from warehouse.db import connect
+from warehouse.export import latest_bundle, verify_bundle
+
+pytestmark = pytest.mark.slow
+VOLATILE = {"run_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
+MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "member_profiles",
+         "cafe_coverage", "recommendations", "similar_games"]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("data")
+    paths = resolve_paths(data_dir=data_dir)
+    saved = {k: os.environ.get(k) for k in ("BODOGE_DATA_DIR", "BODOGE_WAREHOUSE", "BODOGE_BASE_URL", "DAGSTER_HOME")}
+    site = generate_site(n_games=120, n_users=220, seed=3)
+    snapshots, summaries = [], []
+    try:
+        with SampleSiteServer(site) as server:
+            for _ in range(2):
+                summaries.append(run_nightly(paths, base_url=server.base_url))
+                con = connect(paths.warehouse, read_only=True)
+                try:
+                    snapshots.append({t: con.sql(f"SELECT * FROM marts.{t}").pl() for t in MARTS})
+                finally:
+                    con.close()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return paths, summaries, snapshots
+
+
+def stable(frame: pl.DataFrame) -> pl.DataFrame:
+    """Without run ids, timestamps and the change-since-previous-crawl columns (null on a first crawl)."""
+    keep = [c for c in frame.columns if c not in VOLATILE and not c.endswith("_change")]
+    return frame.select(keep).sort(keep[:2])
+
+
+def test_every_stage_ran_and_checks_passed(two_runs) -> None:
+    _, summaries, _ = two_runs
+    for summary in summaries:
+        assert any("raw_tables" in s for s in summary.steps)
+        assert any("discovery" in s for s in summary.steps) and any("site_bundle" in s for s in summary.steps)
+        blocking_failures = [c for c in summary.checks if not c["passed"] and c["severity"] == "ERROR"]
+        assert not blocking_failures
+        names = {c["name"] for c in summary.checks}
+        assert {"no_owned_or_played_recommended", "games_unique_key", "collections_contract_columns"} <= names
+
+
+def test_two_runs_leave_identical_marts(two_runs) -> None:
+    _, _, (first, second) = two_runs
+    for table in MARTS:
+        assert_frame_equal(stable(first[table]), stable(second[table]), check_exact=False, rel_tol=1e-9), table
+
+
+def test_no_recommendation_is_owned_or_played(two_runs) -> None:
+    paths, _, _ = two_runs
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        recs = con.sql("SELECT * FROM marts.recommendations").pl()
+        owned = con.sql("SELECT user_id, game_id FROM marts.collections WHERE have OR played").pl()
+        members = con.sql("SELECT count(*) AS n FROM marts.members WHERE n_games > 0").pl()["n"][0]
+    finally:
+        con.close()
+    assert recs.height > 0 and recs["user_id"].n_unique() == members
+    assert recs.join(owned, on=["user_id", "game_id"], how="semi").height == 0
+    assert {"user_id", "rank", "game_id", "score", "model", "run_id", "reason", "generated_at"} <= set(recs.columns)
+    assert recs["reason"].str.len_chars().min() > 0
+
+
+def test_two_complete_export_bundles(two_runs) -> None:
+    paths, _, _ = two_runs
+    bundles = sorted(p for p in paths.exports.iterdir() if p.is_dir())
+    assert len(bundles) == 2 and not [p for p in bundles if p.name.startswith(".tmp")]
+    for bundle in bundles:
+        manifest = verify_bundle(bundle)
+        lines = (bundle / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(lines) == manifest["counts"]["users"] > 0
+        assert set(json.loads(lines[0])) == {"user_id", "items"}
+    assert latest_bundle(paths.exports) == max(bundles, key=lambda p: json.loads((p / "manifest.json").read_text())["created_at"])
+
+
+def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
+    paths, summaries, _ = two_runs
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        runs = con.sql("SELECT run_id, count(*) AS n, sum(champion::INT) AS champions FROM marts.model_runs GROUP BY run_id").pl()
+        pipeline = con.sql("SELECT run_id, status, n_checks FROM marts.pipeline_runs").pl()
+    finally:
+        con.close()
+    assert runs.height == 2 and runs["n"].to_list() == [7, 7] and runs["champions"].to_list() == [1, 1]
+    assert sorted(pipeline["run_id"]) == sorted(s.run_id for s in summaries)
+    assert (pipeline["status"] == "SUCCESS").all() and (pipeline["n_checks"] > 5).all()
+
+
+def test_definitions_schedule_and_dg_check(tmp_path: Path) -> None:
+    from pipelines.definitions import defs
+
+    d = defs()
+    schedule = d.resolve_schedule_def("nightly_at_3am_jst")
+    assert schedule.cron_schedule == "0 3 * * *" and schedule.execution_timezone == "Asia/Tokyo"
+    assert d.resolve_job_def("nightly") is not None
+    dg = Path(sys.executable).with_name("dg")
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path), "BODOGE_DATA_DIR": str(tmp_path)}
+    run = subprocess.run([str(dg), "check", "defs"], capture_output=True, text=True, cwd=Path(__file__).parents[1], env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
+    paths, _, _ = two_runs
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        user = con.execute("SELECT user_id FROM marts.members WHERE n_games >= 5 ORDER BY user_id LIMIT 1").fetchall()[0][0]
+        known = {r[0] for r in con.execute(
+            "SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played)", [user]).fetchall()}
+        qualifying = con.execute(
+            "SELECT count(*) FROM marts.games g WHERE min_players <= 4 AND 4 <= coalesce(max_players, min_players) "
+            "AND coalesce(max_minutes, min_minutes) <= 30 AND game_id NOT IN "
+            "(SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played OR favorite))", [user]
+        ).fetchall()[0][0]
+    finally:
+        con.close()
+    run = subprocess.run(
+        [sys.executable, "-m", "bodoge.cli", "recommend", user, "-n", "10", "--players", "４", "--max-minutes", "30",
+         "--json", "--data-dir", str(paths.data_dir)],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)
+    assert len(rows) == min(10, qualifying) and [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    for row in rows:
+        assert row["game_id"] not in known and row["reason"]
+        assert row["min_players"] <= 4 <= (row["max_players"] or row["min_players"])
+        assert (row["max_minutes"] or row["min_minutes"]) <= 30
