@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.db import scalar
+from warehouse.db import dict_rows, scalar
 
 STATUSES = ("have", "played", "favorite", "watching")
 
@@ -96,7 +96,7 @@ def collection(
         WHERE {' AND '.join(where)}
         ORDER BY {order}, coalesce(g.name_ja, g.name_en, c.game_id), c.game_id
     """
-    rows = con.sql(query, params=params).pl().to_dicts()
+    rows = dict_rows(con, query, params)
     for row in rows:
         if row["updated_at"] is not None:
             row["updated_at"] = row["updated_at"].isoformat()
@@ -129,7 +129,7 @@ def cafes_for(con: duckdb.DuckDBPyConnection, user_id: str) -> list[dict[str, An
         GROUP BY cg.space_slug
         ORDER BY n_games DESC, n_favorite DESC, space_name, cg.space_slug
     """
-    return con.sql(query, params=[user_id]).pl().to_dicts()
+    return dict_rows(con, query, [user_id])
 
 
 def recommendations_for(
@@ -169,4 +169,4 @@ def recommendations_for(
         ORDER BY r.rank
         LIMIT $n
     """
-    return con.sql(query, params=params).pl().to_dicts()
+    return dict_rows(con, query, params)
