@@ -22,7 +22,9 @@ from bodoge.jobs import run_nightly
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from warehouse.db import connect
+from tests.test_export import Receiver
 from warehouse.export import latest_bundle, verify_bundle
+from warehouse.push import idempotency_key
 
 pytestmark = pytest.mark.slow
 VOLATILE = {"run_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
@@ -37,22 +39,24 @@ def two_runs(tmp_path_factory):
     saved = {k: os.environ.get(k) for k in ("BODOGE_DATA_DIR", "BODOGE_WAREHOUSE", "BODOGE_BASE_URL", "DAGSTER_HOME")}
     site = generate_site(n_games=120, n_users=220, seed=3)
     snapshots, summaries = [], []
+    receiver = Receiver(fail_first=1)  # the site's endpoint, down for the first attempt
     try:
         with SampleSiteServer(site) as server:
-            for _ in range(2):
-                summaries.append(run_nightly(paths, base_url=server.base_url))
+            for push in (None, receiver.url):  # the second run also delivers its bundle
+                summaries.append(run_nightly(paths, base_url=server.base_url, push_url=push))
                 con = connect(paths.warehouse, read_only=True)
                 try:
                     snapshots.append({t: con.sql(f"SELECT * FROM marts.{t}").pl() for t in MARTS})
                 finally:
                     con.close()
     finally:
+        receiver.close()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return paths, summaries, snapshots
+    return paths, summaries, snapshots, receiver
 
 
 def stable(frame: pl.DataFrame) -> pl.DataFrame:
@@ -62,7 +66,7 @@ def stable(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def test_every_stage_ran_and_checks_passed(two_runs) -> None:
-    _, summaries, _ = two_runs
+    _, summaries, *_ = two_runs
     for summary in summaries:
         assert any("raw_tables" in s for s in summary.steps)
         assert any("discovery" in s for s in summary.steps) and any("site_bundle" in s for s in summary.steps)
@@ -73,13 +77,13 @@ def test_every_stage_ran_and_checks_passed(two_runs) -> None:
 
 
 def test_two_runs_leave_identical_marts(two_runs) -> None:
-    _, _, (first, second) = two_runs
+    _, _, (first, second), _ = two_runs
     for table in MARTS:
         assert_frame_equal(stable(first[table]), stable(second[table]), check_exact=False, rel_tol=1e-9), table
 
 
 def test_no_recommendation_is_owned_or_played(two_runs) -> None:
-    paths, _, _ = two_runs
+    paths, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)
     try:
         recs = con.sql("SELECT * FROM marts.recommendations").pl()
@@ -94,7 +98,7 @@ def test_no_recommendation_is_owned_or_played(two_runs) -> None:
 
 
 def test_two_complete_export_bundles(two_runs) -> None:
-    paths, _, _ = two_runs
+    paths, *_ = two_runs
     bundles = sorted(p for p in paths.exports.iterdir() if p.is_dir())
     assert len(bundles) == 2 and not [p for p in bundles if p.name.startswith(".tmp")]
     for bundle in bundles:
@@ -106,7 +110,7 @@ def test_two_complete_export_bundles(two_runs) -> None:
 
 
 def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
-    paths, summaries, _ = two_runs
+    paths, summaries, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)
     try:
         runs = con.sql("SELECT run_id, count(*) AS n, sum(champion::INT) AS champions FROM marts.model_runs GROUP BY run_id").pl()
@@ -132,7 +136,7 @@ def test_definitions_schedule_and_dg_check(tmp_path: Path) -> None:
 
 
 def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
-    paths, _, _ = two_runs
+    paths, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)
     try:
         user = con.execute("SELECT user_id FROM marts.members WHERE n_games >= 5 ORDER BY user_id LIMIT 1").fetchall()[0][0]
@@ -157,3 +161,10 @@ def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
         assert row["game_id"] not in known and row["reason"]
         assert row["min_players"] <= 4 <= (row["max_players"] or row["min_players"])
         assert (row["max_minutes"] or row["min_minutes"]) <= 30
+
+
+def test_second_run_pushed_its_bundle_once(two_runs) -> None:
+    paths, _, _, receiver = two_runs
+    manifest = verify_bundle(latest_bundle(paths.exports))
+    assert list(receiver.stored) == [idempotency_key(manifest)]  # delivered once, after one retry
+    assert len(receiver.posts) == 2
