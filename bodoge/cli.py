@@ -12,6 +12,8 @@ import logging
 import os
 import sys
 from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Callable
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
@@ -64,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_data_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
     p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
+
+
+@contextmanager
+def _warehouse(args: argparse.Namespace, *, read_only: bool = True) -> Iterator[Any]:
+    """The warehouse named by --warehouse / --data-dir / the environment, closed afterwards."""
+    from bodoge.config import resolve_paths
+    from warehouse.db import connect
+
+    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 def _register_parse(sub: Any) -> None:
@@ -170,17 +185,12 @@ def _register_collection(sub: Any) -> None:
 
 
 def cmd_collection(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
     from bodoge.display import collection_table, print_table
-    from warehouse.db import connect
     from warehouse.views import collection, parse_count
 
     players = parse_count(args.players) if args.players is not None else None
-    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
-    try:
+    with _warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
-    finally:
-        con.close()
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, default=str))
     else:
@@ -201,21 +211,17 @@ def _register_recommend(sub: Any) -> None:
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from bodoge.config import resolve_paths
-    from bodoge.display import recommendation_table, print_table
+    from bodoge.display import print_table, recommendation_table
     from bodoge.recommend import recommend
-    from warehouse.db import connect
     from warehouse.views import parse_count
 
     players = parse_count(args.players) if args.players is not None else None
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
-    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).models / "champion"
+    with _warehouse(args) as con:
         rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
-                         model_dir=paths.models / "champion")
-    finally:
-        con.close()
+                         model_dir=model_dir)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, default=str))
     else:
@@ -232,16 +238,11 @@ def _register_cafes(sub: Any) -> None:
 
 
 def cmd_cafes(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
     from bodoge.display import game_name
-    from warehouse.db import connect
     from warehouse.views import cafes_for
 
-    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=True)
-    try:
+    with _warehouse(args) as con:
         cafes = cafes_for(con, args.user_id)
-    finally:
-        con.close()
     if args.json:
         print(json.dumps(cafes, ensure_ascii=False, default=str))
         return 0
@@ -337,20 +338,14 @@ def _register_build(sub: Any) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
     from warehouse.build import build_all
-    from warehouse.db import connect
     from warehouse.quality import run_checks
 
-    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
-    con = connect(paths.warehouse)
-    try:
+    with _warehouse(args, read_only=False) as con:
         for name, n in build_all(con).items():
             print(f"marts.{name}: {n:,} rows")
         for result in run_checks(con):
             print(result.line())
-    finally:
-        con.close()
     return 0
 
 
