@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from scrapers.items import item_fields
 from warehouse.db import connect
 from warehouse.raw import RawWriter
 
@@ -48,7 +48,7 @@ class WarehousePipeline:
 
     def process_item(self, item: Any) -> Any:
         assert self.writer is not None
-        self.writer.add(item.kind, dataclasses.asdict(item))
+        self.writer.add(item.kind, item_fields(item))
         if self.crawler.stats:
             self.crawler.stats.inc_value(f"bodoge/items/{item.kind}")
         return item

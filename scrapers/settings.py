@@ -47,6 +47,9 @@ TELNETCONSOLE_ENABLED = False
 REDIRECT_ENABLED = True
 
 ITEM_PIPELINES = {"scrapers.pipelines.WarehousePipeline": 500}
+# The warehouse pipeline is synchronous and batches by itself: one item at a time per
+# response avoids ~100 idle asyncio workers per page (about 1.5 ms of CPU a page).
+CONCURRENT_ITEMS = 1
 EXTENSIONS = {"scrapers.progress.CrawlProgress": 500}
 LOG_LEVEL = "WARNING"
 

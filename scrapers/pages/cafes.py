@@ -1,0 +1,58 @@
+"""Board game cafes: the games a cafe offers (`/spaces/<slug>/games?page=N`)."""
+
+from __future__ import annotations
+
+from parsel import Selector
+
+from scrapers.items import CafeGame
+from scrapers.pages.listings import is_login, no_rows, row_names, rows_with_game_links
+from scrapers.pages.markup import (
+    Node,
+    PageParseError,
+    canonical,
+    clean,
+    css,
+    first,
+    game_link,
+    main_of,
+    space_slug,
+    string,
+)
+from scrapers.pages.specs import spec_values
+
+
+def space_items(selector: Selector, url: str) -> list[CafeGame]:
+    """The games a board game cafe offers (`/spaces/<slug>/games?page=N`)."""
+    root = selector.root
+    if is_login(root):
+        return []
+    main = main_of(root)
+    rows = css(main, ".spaces-games-item") or rows_with_game_links(main)
+    if not rows:
+        return no_rows(root, "cafe page")
+    slug = first(root, "//@data-space-slug") or space_slug(url) or space_slug(canonical(root))
+    if not slug:
+        raise PageParseError("cafe page has no space slug")
+    name = _space_name(root, main)
+    items = []
+    for row in rows:
+        found = game_link(row)
+        if not found:
+            raise PageParseError("cafe row has no game link")
+        name_ja, name_en = row_names(row, found[1])
+        items.append(
+            CafeGame(
+                space_slug=slug.strip(), space_name=name, game_id=found[0],
+                name_ja=name_ja, name_en=name_en, **spec_values(row),
+            )
+        )
+    return items
+
+
+def _space_name(root: Node, main: Node) -> str | None:
+    """The cafe's name: its h1, else the `<title>` without the site suffix."""
+    name = string(first(main, ".//*[contains(@class, 'spaces-name')]")) or string(first(main, ".//h1"))
+    if name:
+        return name
+    title = (clean(first(root, "//title/text()")) or "").rsplit(" | ", 1)[0]
+    return clean(title.removesuffix("の遊べるボードゲーム"))
