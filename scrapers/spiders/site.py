@@ -116,20 +116,12 @@ class SiteSpider(scrapy.Spider):
         yield from self._next(response, self.parse_directory)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
-        meta = response.meta
-        user_id, page, seen = meta["listing_key"], meta["listing_page"], meta["listing_seen"]
         if pages.is_login_page(response.selector):
-            yield ListingCrawl(listing="collection", key=user_id, status="private", n_entries=0, n_pages=page)
+            page = response.meta["listing_page"]
+            yield ListingCrawl(listing="collection", key=response.meta["listing_key"], status="private",
+                               n_entries=0, n_pages=page)
             return
-        try:
-            entries = pages.collection_items(response.selector, response.url)
-        except pages.PageParseError as exc:
-            yield self._quarantine(response, str(exc))
-            yield ListingCrawl(listing="collection", key=user_id, status="incomplete", n_entries=seen, n_pages=page)
-            return
-        self.ok_urls.add(response.url)
-        yield from entries
-        yield from self._listing_next(response, "collection", user_id, page, seen + len(entries), self.parse_collection)
+        yield from self._listing_page(response, pages.collection_items, self.parse_collection)
 
     # -- cafes ------------------------------------------------------------------------
     def parse_space_index(self, response: Response) -> Iterator[Any]:
@@ -137,17 +129,21 @@ class SiteSpider(scrapy.Spider):
         yield from self._next(response, self.parse_space_index)
 
     def parse_space_games(self, response: Response) -> Iterator[Any]:
+        yield from self._listing_page(response, pages.space_items, self.parse_space_games)
+
+    def _listing_page(self, response: Response, parse: Any, callback: Any) -> Iterator[Any]:
+        """One page of a paginated listing: its rows, then the next page or the listing's outcome."""
         meta = response.meta
-        slug, page, seen = meta["listing_key"], meta["listing_page"], meta["listing_seen"]
+        listing, key, page, seen = meta["listing"], meta["listing_key"], meta["listing_page"], meta["listing_seen"]
         try:
-            rows = pages.space_items(response.selector, response.url)
+            rows = parse(response.selector, response.url)
         except pages.PageParseError as exc:
             yield self._quarantine(response, str(exc))
-            yield ListingCrawl(listing="space", key=slug, status="incomplete", n_entries=seen, n_pages=page)
+            yield ListingCrawl(listing=listing, key=key, status="incomplete", n_entries=seen, n_pages=page)
             return
         self.ok_urls.add(response.url)
         yield from rows
-        yield from self._listing_next(response, "space", slug, page, seen + len(rows), self.parse_space_games)
+        yield from self._listing_next(response, listing, key, page, seen + len(rows), callback)
 
     # -- errors -----------------------------------------------------------------------
     def on_error(self, failure: Failure) -> Iterator[Any]:
