@@ -2,4 +2,4 @@
 -- 1 <= min_players <= max_players, and no joke upper bounds (kept as published, flagged).
 SELECT game_id AS key, min_players || '–' || max_players || '人' AS detail
 FROM marts.games
-WHERE min_players < 1 OR max_players < min_players OR max_players > 100
+WHERE players_implausible
