@@ -26,6 +26,9 @@ _SORTS = {
     "updated": "c.updated_at {d} NULLS LAST",
 }
 SORT_KEYS = tuple(_SORTS)
+
+# "Playable with N players": min <= N <= max, a single published value being both ends.
+PLAYABLE_WITH = "g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)"
 _DEFAULT_DESC = {"updated"}  # newest first, as on the site
 
 
@@ -85,7 +88,7 @@ def collection(
     if status:
         where.append(f"c.{status}")  # status is one of four fixed column names
     if players is not None:
-        where.append("g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)")
+        where.append(PLAYABLE_WITH)
         params["players"] = players
     query = f"""
         SELECT c.game_id, g.name_ja, g.name_en, g.min_players, g.max_players,
@@ -153,7 +156,7 @@ def recommendations_for(
     where = ["r.user_id = $user", "NOT coalesce(c.have OR c.played, false)"]
     params: dict[str, Any] = {"user": user_id, "n": n}
     if players is not None:
-        where.append("g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)")
+        where.append(PLAYABLE_WITH)
         params["players"] = players
     if max_minutes is not None:
         where.append("coalesce(g.max_minutes, g.min_minutes) <= $minutes")

@@ -7,12 +7,12 @@ from dagster_duckdb import DuckDBResource
 from bodoge.config import resolve_paths
 from pipelines.defs.resources import SiteSettings
 from scrapers.crawl import run_crawl
-from warehouse.db import scalar
+from warehouse.db import scalar, sql_files
+from warehouse.raw import RAW_TABLES as ITEM_TABLES
 
-RAW_TABLES = [
-    "games", "game_summaries", "game_counters", "posts", "members",
-    "collection_entries", "cafe_games", "listing_crawls", "quarantine", "crawl_runs",
-]
+# Every raw table (one SQL file each), and which item kind fills it.
+RAW_TABLES = [path.stem for path in sql_files("raw")]
+_KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.items()} | {"game_counters": "game"}
 
 
 @dg.multi_asset(
@@ -52,9 +52,3 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
                 },
             )
 
-
-_KIND = {
-    "games": "game", "game_summaries": "game_summary", "game_counters": "game", "posts": "post",
-    "members": "member", "collection_entries": "collection_entry", "cafe_games": "cafe_game",
-    "listing_crawls": "listing_crawl", "quarantine": "quarantine",
-}
