@@ -22,42 +22,30 @@ def _first_comment(path) -> str:  # type: ignore[no-untyped-def]
     return " ".join(lines) or path.stem
 
 
-def _staging_asset(name: str, deps: list[str]) -> dg.AssetsDefinition:
+def _build_view(con, name: str) -> None:  # type: ignore[no-untyped-def]
+    build_staging(con, [name])
+
+
+def _table_asset(schema: str, name: str, deps: list[str], build) -> dg.AssetsDefinition:  # type: ignore[no-untyped-def]
+    """One asset for one SQL file: `build(con, name)` (re)creates `schema.name`."""
+
     @dg.asset(
-        key=["staging", name],
+        key=[schema, name],
         deps=[_key(d) for d in deps],
         group_name="warehouse",
         kinds={"duckdb", "sql"},
-        description=_first_comment(SQL_DIR / "staging" / f"{name}.sql"),
+        description=_first_comment(SQL_DIR / schema / f"{name}.sql"),
         automation_condition=dg.AutomationCondition.eager(),
         pool="warehouse_writer",
     )
-    def _view(duckdb: DuckDBResource) -> dg.MaterializeResult:
+    def _table(duckdb: DuckDBResource) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
-            build_staging(con, [name])
-            rows = int(scalar(con, f"SELECT count(*) FROM staging.{name}") or 0)
+            build(con, name)
+            rows = int(scalar(con, f"SELECT count(*) FROM {schema}.{name}") or 0)
         return dg.MaterializeResult(metadata={"dagster/row_count": rows})
 
-    return _view
+    return _table
 
 
-def _mart_asset(name: str, deps: list[str]) -> dg.AssetsDefinition:
-    @dg.asset(
-        key=["marts", name],
-        deps=[_key(d) for d in deps],
-        group_name="warehouse",
-        kinds={"duckdb", "sql"},
-        description=_first_comment(SQL_DIR / "marts" / f"{name}.sql"),
-        automation_condition=dg.AutomationCondition.eager(),
-        pool="warehouse_writer",
-    )
-    def _mart(duckdb: DuckDBResource) -> dg.MaterializeResult:
-        with duckdb.get_connection() as con:
-            rows = build_mart(con, name)
-        return dg.MaterializeResult(metadata={"dagster/row_count": rows})
-
-    return _mart
-
-
-staging_assets = [_staging_asset(name, deps) for name, deps in STAGING_DEPS.items()]
-mart_assets = [_mart_asset(name, deps) for name, deps in MART_DEPS.items()]
+staging_assets = [_table_asset("staging", name, deps, _build_view) for name, deps in STAGING_DEPS.items()]
+mart_assets = [_table_asset("marts", name, deps, build_mart) for name, deps in MART_DEPS.items()]
