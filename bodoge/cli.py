@@ -359,14 +359,18 @@ def _register_run(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from bodoge.config import resolve_base_url, resolve_paths
-    from bodoge.jobs import run_nightly
+    from bodoge.jobs import JobInterrupted, run_nightly
     from bodoge.summary import print_summary
 
     base_url = resolve_base_url(args.base_url)
     if not base_url:
         raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
     paths = resolve_paths(data_dir=args.data_dir)
-    summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+    try:
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+    except JobInterrupted as exc:
+        print(f"bodoge: {exc}", file=sys.stderr)
+        return 128 + exc.signum
     print_summary(paths, summary)
     return 0
 
@@ -383,12 +387,17 @@ def _register_demo(sub: Any) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from bodoge.config import resolve_paths
     from bodoge.demo import run_demo
+    from bodoge.jobs import JobInterrupted
     from bodoge.summary import print_summary
 
     if args.games < 20 or args.users < 20:
         raise ValueError("the sample site needs at least 20 games and 20 members")
     paths = resolve_paths(data_dir=args.data_dir)
-    summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
+    try:
+        summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
+    except JobInterrupted as exc:
+        print(f"bodoge: {exc}", file=sys.stderr)
+        return 128 + exc.signum
     print_summary(paths, summary, demo_seconds=info["seconds"])
     return 0
 

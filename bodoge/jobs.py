@@ -3,24 +3,54 @@
 Why through Dagster rather than calling the steps directly: the same asset graph, checks
 and metadata run from the CLI, the schedule and the UI, and the runs land in the
 instance under DATA_DIR/dagster_home, so `dg dev` shows them afterwards.
+
+Why a supervisor and a worker process (`pipelines.worker`): nobody watches the night, so
+- the settings are checked before anything starts (a bad `--base-url` or `--push` is one
+  line, not a failed night);
+- one run at a time per data directory, by a kernel lock that dies with its holder, and
+  the worker marks runs of dead workers failed and frees their pool slots first;
+- everything Dagster prints goes to `DATA_DIR/logs/nightly-<time>.log`; the terminal gets
+  the progress lines and, on failure, one line naming the root cause and that log;
+- SIGTERM and Ctrl-C reach the worker, which stops its run cleanly; the supervisor exits
+  143 or 130, and a worker that died any other way is still reported in one line.
 """
 
 from __future__ import annotations
 
-import logging
+import json
 import os
-import time
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+from urllib.parse import urlsplit
 
+from bodoge import runlock
 from bodoge.config import Paths
 
-log = logging.getLogger("bodoge.jobs")
+# Lines of the worker's output that the operator sees; everything goes to the log file.
+PROGRESS_PREFIXES = ("crawl:", "nightly:", "bodoge:")
+STOP_GRACE_SECONDS = 60.0
+KEEP_LOGS = 30
 
 
 class JobFailed(Exception):
-    """The nightly job did not succeed; the message names the failed steps."""
+    """The nightly job did not succeed; the message names the root cause and the log."""
+
+
+class JobInterrupted(Exception):
+    """The nightly job was stopped by a signal; `signum` gives the exit code (128 + signum)."""
+
+    def __init__(self, signum: int, message: str) -> None:
+        super().__init__(message)
+        self.signum = signum
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +61,7 @@ class JobSummary:
     seconds: float
     steps: list[str] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)
+    log_path: Path | None = None
 
 
 def dagster_home(paths: Paths) -> Path:
@@ -39,9 +70,13 @@ def dagster_home(paths: Paths) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():
-        # One writer at a time on the warehouse, whoever starts the run.
+        # One writer at a time on the warehouse, whoever starts the run; the daemon's run
+        # monitoring fails runs whose worker died (bodoge run recovers its own, see worker).
         config.write_text(
-            "concurrency:\n  pools:\n    default_limit: 1\ntelemetry:\n  enabled: false\n", encoding="utf-8"
+            "concurrency:\n  pools:\n    default_limit: 1\n"
+            "run_monitoring:\n  enabled: true\n"
+            "telemetry:\n  enabled: false\n",
+            encoding="utf-8",
         )
     return home
 
@@ -55,42 +90,167 @@ def configure_environment(paths: Paths, base_url: str | None) -> None:
     os.environ["DAGSTER_HOME"] = str(dagster_home(paths))
 
 
-def run_nightly(paths: Paths, *, base_url: str, push_url: str | None = None) -> JobSummary:
-    """Execute the `nightly` job once, in this process, against the persistent instance."""
+def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 10.0) -> str:
+    """Check the site answers and the push endpoint accepts connections, before anything starts."""
+    from scrapers.crawl import CrawlError, robots_crawl_delay, validate_base_url
+    from scrapers.settings import USER_AGENT
+
+    try:
+        base_url = validate_base_url(base_url)
+        robots_crawl_delay(base_url, USER_AGENT, timeout=timeout)
+    except CrawlError as exc:
+        raise JobFailed(f"--base-url: {exc}") from None
+    if push_url:
+        parts = urlsplit(push_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise JobFailed(f"--push: not an http(s) URL: {push_url!r}")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            socket.create_connection((parts.hostname, port), timeout=timeout).close()
+        except OSError as exc:
+            raise JobFailed(f"--push: cannot reach {push_url}: {exc.strerror or exc}") from None
+    return base_url
+
+
+def run_nightly(
+    paths: Paths, *, base_url: str, push_url: str | None = None, progress: TextIO | None = None
+) -> JobSummary:
+    """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted."""
+    progress = progress or sys.stderr
+    base_url = validate_settings(base_url=base_url, push_url=push_url)
     configure_environment(paths, base_url)
     if push_url:
         os.environ["BODOGE_PUSH_URL"] = push_url
     else:
         os.environ.pop("BODOGE_PUSH_URL", None)
+    log_path = _new_log_path(paths)
+    result_path = log_path.with_suffix(".result.json")
 
-    import dagster as dg
+    def say(message: str) -> None:
+        print(f"nightly: {message}", file=progress, flush=True)
 
-    from pipelines.definitions import defs
-
-    job = defs().resolve_job_def("nightly")
-    started = time.perf_counter()
-    with dg.DagsterInstance.get() as instance:
-        result = job.execute_in_process(
-            instance=instance,
-            raise_on_error=False,
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    started = datetime.now(timezone.utc)
+    with _forwarded_signals() as stop:
+        try:
+            lock = runlock.acquire(paths.data_dir, say=say)
+        except KeyboardInterrupt:
+            name = signal.Signals(stop.signum or signal.SIGINT).name
+            raise JobInterrupted(stop.signum or signal.SIGINT,
+                                 f"interrupted by {name} while waiting for another nightly run; nothing ran") from None
+        try:
+            say(f"started; full log: {log_path}")
+            with open(log_path, "a", encoding="utf-8") as log:
+                code = _supervise(log, result_path, lock, stop, progress)
+        finally:
+            lock.release()
+    outcome = _read_result(result_path)
+    seconds = (datetime.now(timezone.utc) - started).total_seconds()
+    run_id = outcome.get("run_id") or "(not started)"
+    if stop.signum is not None:
+        name = signal.Signals(stop.signum).name
+        raise JobInterrupted(
+            stop.signum,
+            f"interrupted by {name}: nightly run {run_id} stopped and marked failed; "
+            f"nothing was published; the next run starts cleanly (log: {log_path})",
         )
-        steps = [e.step_key for e in result.all_events if e.is_step_success and e.step_key]
-        failed = [e.step_key for e in result.all_events if e.is_step_failure and e.step_key]
-        from pipelines.run_log import log_run
+    if not outcome.get("success"):
+        failure = outcome.get("failure") or {}
+        if not outcome:
+            cause = _worker_death(code)
+        else:
+            step = failure.get("step")
+            cause = f"{step}: {failure.get('cause')}" if step else str(failure.get("cause", "unknown cause"))
+        raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path})")
+    return JobSummary(
+        run_id=run_id, seconds=seconds, steps=outcome.get("steps", []), checks=outcome.get("checks", []),
+        log_path=log_path,
+    )
 
-        checks = log_run(instance, result.run_id, str(paths.warehouse))
-    if not result.success:
-        reasons = _failure_reasons(result) or failed
-        raise JobFailed(f"nightly run {result.run_id} failed at {', '.join(reasons) or 'an unknown step'}")
-    return JobSummary(run_id=result.run_id, seconds=time.perf_counter() - started, steps=steps, checks=checks)
+
+class _Stop:
+    """The first stopping signal the supervisor received, and the worker to pass it on to."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.proc: subprocess.Popen | None = None
+        self.timer: threading.Timer | None = None
+
+    def __call__(self, signum: int, _frame: Any) -> None:
+        if self.signum is None:
+            self.signum = signum
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            raise KeyboardInterrupt  # nothing running yet (e.g. waiting for the lock)
+        proc.send_signal(signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT)
+        if self.timer is None:
+            self.timer = threading.Timer(STOP_GRACE_SECONDS, proc.kill)
+            self.timer.daemon = True
+            self.timer.start()
 
 
-def _failure_reasons(result: Any) -> list[str]:
-    reasons = []
-    for event in result.all_events:
-        if event.is_step_failure:
-            error = getattr(event.event_specific_data, "error", None)
-            message = (error.message.strip().splitlines() or [""])[-1] if error else ""
-            reasons.append(f"{event.step_key} ({message})" if message else str(event.step_key))
-    return reasons
+@contextmanager
+def _forwarded_signals() -> Iterator[_Stop]:
+    stop = _Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        if stop.timer is not None:
+            stop.timer.cancel()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO) -> int:
+    """Start the worker, copy its output to the log (progress lines to the terminal too)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    stop.proc = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.worker", "--result", str(result_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        text=True, encoding="utf-8", errors="replace", env=env,
+        pass_fds=(lock.fd,), preexec_fn=_die_with_parent,
+    )
+    assert stop.proc.stdout is not None
+    for line in stop.proc.stdout:
+        log.write(line)
+        if line.startswith(PROGRESS_PREFIXES):
+            print(line.rstrip(), file=progress, flush=True)
+    return stop.proc.wait()
+
+
+def _die_with_parent() -> None:
+    """In the worker, before exec: get SIGTERM if the supervisor dies (Linux prctl)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _worker_death(code: int) -> str:
+    if code < 0:
+        return f"the nightly worker was killed by {signal.Signals(-code).name}"
+    return f"the nightly worker exited with code {code} before reporting"
+
+
+def _read_result(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _new_log_path(paths: Paths) -> Path:
+    """A fresh log file under DATA_DIR/logs; only the newest KEEP_LOGS logs are kept."""
+    logs = paths.data_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    for old in sorted(logs.glob("nightly-*.log"))[: -KEEP_LOGS + 1]:
+        old.unlink(missing_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return logs / f"nightly-{stamp}.log"

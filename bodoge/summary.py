@@ -66,6 +66,8 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
     finally:
         con.close()
     print()
+    if summary.log_path:
+        print(f"Run log:    {summary.log_path}")
     print(f"Warehouse:  {paths.warehouse}")
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
     print(f"Dagster UI: DAGSTER_HOME={paths.data_dir / 'dagster_home'} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")

@@ -30,8 +30,11 @@ def check_results(instance: dg.DagsterInstance, run_id: str) -> list[dict]:
     return results
 
 
-def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str) -> list[dict]:
-    """Write the run's row into marts.pipeline_runs; returns its check results."""
+def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status: str | None = None) -> list[dict]:
+    """Write the run's row into marts.pipeline_runs; returns its check results.
+
+    `status` overrides Dagster's (INTERRUPTED for a run whose process died).
+    """
     record = instance.get_run_record_by_id(run_id)
     if record is None:
         return []
@@ -46,7 +49,7 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str) -> list[d
             job=record.dagster_run.job_name,
             started_at=started,
             finished_at=finished,
-            status=record.dagster_run.status.value,
+            status=status or record.dagster_run.status.value,
             checks=checks,
         )
     finally:

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import sys
+
 import dagster as dg
+
+@dg.success_hook(name="stage_done")
+def stage_done(context: dg.HookContext) -> None:
+    """One progress line per finished stage, with its row counts (`bodoge run` shows these)."""
+    rows = []
+    for output, metadata in (context.op_output_metadata or {}).items():
+        count = (metadata or {}).get("dagster/row_count") if isinstance(metadata, dict) else None
+        if count is not None:
+            rows.append(f"{getattr(count, 'value', count):,}")
+    detail = f" ({', '.join(rows)} rows)" if len(rows) == 1 else ""
+    print(f"nightly: done {context.step_key}{detail}", file=sys.stderr, flush=True)
+
+
+@dg.failure_hook(name="stage_failed")
+def stage_failed(context: dg.HookContext) -> None:
+    print(f"nightly: FAILED {context.step_key}", file=sys.stderr, flush=True)
+
 
 nightly = dg.define_asset_job(
     "nightly",
     selection=dg.AssetSelection.all(),
     description="Crawl → warehouse → features → models → recommendations → export.",
     executor_def=dg.in_process_executor,
+    hooks={stage_done, stage_failed},
 )
 
 nightly_schedule = dg.ScheduleDefinition(

@@ -1,0 +1,108 @@
+"""One nightly run per data directory, and a dead run never holds the lock.
+
+Why a kernel file lock (`flock`) rather than a lock file that is created and deleted:
+the kernel drops an `flock` the moment its last holder dies, whatever killed it
+(kill -9, OOM, a power cut of the process group), so a crashed night can never wedge the
+next one. The lock file itself stays; it only says who holds the lock, for the log line
+of a run that has to wait.
+
+The lock is taken by `bodoge run` and handed to its worker process (the inherited file
+descriptor shares the lock), so the lock lives exactly as long as the last of them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+log = logging.getLogger("bodoge.runlock")
+
+LOCK_NAME = ".nightly.lock"
+
+
+@dataclass(slots=True)
+class RunLock:
+    """A held lock: its open file descriptor (pass it to children with `pass_fds`)."""
+
+    path: Path
+    fd: int
+
+    def release(self) -> None:
+        """Drop the lock (children that inherited the descriptor keep it until they exit)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def holder(path: Path) -> dict:
+    """Who says they hold the lock (pid, started_at), or {} if nobody wrote it yet."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        return {}
+
+
+def acquire(
+    data_dir: Path,
+    *,
+    wait_log_seconds: float = 5.0,
+    say: Callable[[str], None] = log.warning,
+    poll_seconds: float = 0.2,
+) -> RunLock:
+    """Take the data directory's nightly lock, waiting (and saying so) while a live run holds it.
+
+    Waiting is a sleep loop in Python, so SIGTERM and Ctrl-C interrupt it at once.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    waited_since: float | None = None
+    next_note = 0.0
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                now = time.monotonic()
+                if waited_since is None:
+                    waited_since = now
+                if now >= next_note:
+                    who = holder(path)
+                    say(
+                        f"waiting for the nightly run of pid {who.get('pid', '?')} "
+                        f"(started {who.get('started_at', '?')}) to finish: {now - waited_since:.0f}s so far"
+                    )
+                    next_note = now + wait_log_seconds
+                time.sleep(poll_seconds)
+    except BaseException:
+        os.close(fd)
+        raise
+    info = {"pid": os.getpid(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
+    return RunLock(path=path, fd=fd)
+
+
+def pid_alive(pid: int) -> bool:
+    """True if a process with this pid exists on this machine (zombies count as dead)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
