@@ -95,6 +95,9 @@ def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 1
     from scrapers.crawl import CrawlError, robots_crawl_delay, validate_base_url
     from scrapers.settings import USER_AGENT
 
+    from warehouse.crawl_floor import floor_from_env
+
+    floor_from_env()  # a bad BODOGE_CRAWL_FLOOR is a one-line error now, not a failed night
     try:
         base_url = validate_base_url(base_url)
         robots_crawl_delay(base_url, USER_AGENT, timeout=timeout)

@@ -7,6 +7,7 @@ from dagster_duckdb import DuckDBResource
 from bodoge.config import resolve_paths
 from pipelines.defs.resources import SiteSettings
 from scrapers.crawl import run_crawl
+from warehouse.crawl_floor import crawl_floor, floor_from_env
 from warehouse.db import scalar, sql_files
 from warehouse.raw import RAW_TABLES as ITEM_TABLES
 
@@ -25,6 +26,15 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
         )
         for name in RAW_TABLES
     ],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "crawl_volume_floor",
+            asset=["raw", "crawl_runs"],
+            blocking=True,
+            description="The crawl wrote items, and at least BODOGE_CRAWL_FLOOR (default 0.5) times the "
+            "median of the last good nights: otherwise the night stops and publishes nothing.",
+        )
+    ],
     pool="warehouse_writer",
 )
 def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
@@ -40,6 +50,7 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
     result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None)
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
+        verdict = crawl_floor(con, run_id=result.run_id, floor=floor_from_env())
         for name in RAW_TABLES:
             rows = int(scalar(con, f"SELECT count(*) FROM raw.{name}") or 0)
             yield dg.MaterializeResult(
@@ -51,4 +62,12 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
                     "written_this_run": int(result.written.get(_KIND.get(name, ""), 0)),
                 },
             )
-
+        context.log.info(f"crawl volume: {verdict.message}")
+        yield dg.AssetCheckResult(
+            check_name="crawl_volume_floor",
+            asset_key=["raw", "crawl_runs"],
+            passed=verdict.passed,
+            severity=dg.AssetCheckSeverity.ERROR,
+            description=verdict.message,
+            metadata={"written": verdict.written, "baseline": verdict.baseline or 0.0, "floor": verdict.floor},
+        )
