@@ -32,6 +32,10 @@ def load_truth(path: Path, games: int, users: int) -> str:
                         ("collection_entry", truth["collections"]), ("cafe_game", truth["cafe_games"])):
         for row in frame.to_dicts():
             writer.add(kind, row)
+    empty = set(truth["empty_users"]["user_id"])
+    for user_id in truth["members"]["user_id"]:  # a directory row is written once its collection is seen
+        writer.add("listing_crawl", {"listing": "collection", "key": user_id, "n_entries": 0, "n_pages": 1,
+                                     "status": "empty" if user_id in empty else "public"})
     writer.flush()
     build_all(con)
     heavy = con.execute("SELECT user_id FROM marts.members ORDER BY n_games DESC LIMIT 1").fetchall()[0][0]

@@ -16,6 +16,7 @@ from warehouse.push import PushError, push_bundle
 
 
 def make_warehouse(path: Path, run_id: str) -> None:
+    """Marts only: users 1 and 2 have collections and recommendations."""
     con = connect(path)
     recs = pl.DataFrame({
         "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
@@ -23,11 +24,14 @@ def make_warehouse(path: Path, run_id: str) -> None:
     })
     similar = pl.DataFrame({"game_id": ["a", "a", "b"], "rank": [1, 2, 1], "similar_game_id": ["b", "c", "a"],
                             "score": [0.8, 0.1, 0.8], "run_id": [run_id] * 3})
+    collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     con.register("r", recs.to_arrow())
     con.register("s", similar.to_arrow())
+    con.register("c", collections.to_arrow())
     con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
     con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
+    con.execute("CREATE OR REPLACE TABLE marts.collections AS SELECT * FROM c")
     con.close()
 
 

@@ -6,6 +6,10 @@ folder, fsynced, renamed into place, and only then does `exports/LATEST` (replac
 atomically with os.replace) name it. Re-exporting the same run id rewrites that
 bundle the same way. Only what the site already shows publicly goes out: members'
 ids from public collections and game ids, never other members' data.
+
+Litter a killed export left is swept first; once LATEST names the new bundle, old
+bundles are pruned (at most BODOGE_KEEP_EXPORTS kept, members no longer public cut
+from every one): see `warehouse.export_retention`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,11 +24,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, write_synced
+from warehouse.export_retention import keep_exports, prune_bundles, remove_litter
+
 FILES = ("recommendations.jsonl", "similar_games.jsonl")
-
-
-class ExportError(Exception):
-    """Nothing to export (no recommendations yet) or the bundle could not be written."""
+__all__ = ["Bundle", "ExportError", "export_bundle", "latest_bundle", "verify_bundle"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +40,13 @@ class Bundle:
     manifest: dict
 
 
-def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> Bundle:
-    """Write the bundle of the latest recommendation run and point LATEST at it."""
+def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> Bundle:
+    """Write the bundle of the latest recommendation run, point LATEST at it, then prune old ones.
+
+    `keep` (default: env BODOGE_KEEP_EXPORTS, else 7) is read before anything is written,
+    so a bad value fails the export cleanly instead of after the bundle went out.
+    """
+    keep = keep_exports() if keep is None else keep
     recs = con.sql(
         "SELECT user_id, rank, game_id, score, reason, model, run_id FROM marts.recommendations ORDER BY user_id, rank"
     ).pl()
@@ -51,9 +59,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> Bundle:
     similar = con.sql("SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank").pl()
 
     exports_dir.mkdir(parents=True, exist_ok=True)
-    staging = exports_dir / f".tmp-{run_id}"
-    if staging.exists():
-        shutil.rmtree(staging)
+    remove_litter(exports_dir)
+    staging = exports_dir / f"{TMP_PREFIX}{run_id}"
     staging.mkdir()
     lines = {
         "recommendations.jsonl": _grouped_lines(
@@ -63,7 +70,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> Bundle:
     }
     checksums = {}
     for name in FILES:
-        checksums[name] = _write_synced(staging / name, lines[name].encode("utf-8"))
+        checksums[name] = write_synced(staging / name, lines[name].encode("utf-8"))
     manifest = {
         "run_id": run_id,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -76,16 +83,18 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> Bundle:
         },
         "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()},
     }
-    _write_synced(staging / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8"))
+    write_synced(staging / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8"))
 
     final = exports_dir / run_id
     if final.exists():
-        shutil.rmtree(final)
+        drop_dir(final)
     os.replace(staging, final)
-    _fsync_dir(exports_dir)
-    _write_synced(exports_dir / "LATEST.tmp", (run_id + "\n").encode("utf-8"))
+    fsync_dir(exports_dir)
+    write_synced(exports_dir / "LATEST.tmp", (run_id + "\n").encode("utf-8"))
     os.replace(exports_dir / "LATEST.tmp", exports_dir / "LATEST")
-    _fsync_dir(exports_dir)
+    fsync_dir(exports_dir)
+    prune_bundles(con, exports_dir, keep=keep)
+    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))  # as pruned
     return Bundle(run_id=run_id, path=final, manifest=manifest)
 
 
@@ -118,19 +127,3 @@ def _grouped_lines(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> str
     for row in grouped.iter_rows(named=True):
         out.append(json.dumps({key: row[key], "items": row["items"]}, ensure_ascii=False))
     return "\n".join(out) + "\n"
-
-
-def _write_synced(path: Path, data: bytes) -> str:
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return hashlib.sha256(data).hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

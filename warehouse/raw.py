@@ -10,11 +10,14 @@ Why this shape:
   error mid-crawl never loses data.
 - A private member leaves no trace: their entries, directory row and listing record are
   deleted and their posts lose the author id, in this batch and for the rest of the run.
+- A directory row (`member`) is held in memory until that member's collection outcome in
+  this run shows a real collection page; only then is it written. The directory lists
+  private members too, and a crawl killed between the directory page and the login page
+  must not leave their id and name behind: what is held dies with the process.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from warehouse import crawl_runs
 from warehouse.db import run_sql_file, scalar, sql_files
 
 log = logging.getLogger("bodoge.warehouse")
@@ -94,6 +98,16 @@ _WRITE_ORDER = [k for k in RAW_TABLES if k != "listing_crawl"] + ["listing_crawl
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
 
 
+def shows_collection(row: dict[str, Any]) -> bool:
+    """Whether a collection outcome proves page 1 was a real collection page (not private).
+
+    `incomplete` on page 1 says nothing: that page may have been the login page that
+    failed to arrive. On a later page, page 1 was a real one.
+    """
+    status = row["status"]
+    return status in ("public", "empty") or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
+
+
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and every raw table (one SQL file per table); idempotent."""
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
@@ -124,35 +138,37 @@ class RawWriter:
         self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._buffered = 0
         self.private_users: set[str] = set()
+        self._shown: set[str] = set()  # members whose collection this run showed (not private)
+        self._held_members: dict[str, dict[str, Any]] = {}
         self.written: dict[str, int] = defaultdict(int)
         ensure_raw_schema(con)
 
     # -- runs -------------------------------------------------------------------------
     def start_run(self, *, base_url: str) -> None:
-        """Record the run as running (re-running the same run id replaces its record)."""
-        self.con.execute(
-            "INSERT OR REPLACE INTO raw.crawl_runs VALUES (?, ?, ?, NULL, 'running', NULL)",
-            [self.run_id, base_url, _now()],
-        )
+        """Record the run as running; other runs still `running` died, so they become interrupted."""
+        crawl_runs.start_run(self.con, run_id=self.run_id, base_url=base_url)
 
     def finish_run(self, *, status: str, stats: dict[str, Any]) -> None:
         """Close the run record with its outcome and stats."""
-        self.con.execute(
-            "UPDATE raw.crawl_runs SET finished_at = ?, status = ?, stats = ? WHERE run_id = ?",
-            [_now(), status, json.dumps(stats, default=str, ensure_ascii=False), self.run_id],
-        )
+        crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
+
+    @property
+    def held_members(self) -> int:
+        """Directory rows still held: their collection outcome has not arrived (yet)."""
+        return len(self._held_members)
 
     # -- items ------------------------------------------------------------------------
     def add(self, kind: str, row: dict[str, Any]) -> None:
         """Buffer one item (as a dict of its fields); flushes when the batch is full."""
         if kind not in RAW_TABLES:
             raise ValueError(f"unknown item kind {kind!r}")
-        if kind == "listing_crawl" and row["listing"] == "collection" and row["status"] == "private":
-            self.private_users.add(row["key"])
-        self._buffers[kind].append(row)
-        self._buffered += 1
-        if self._buffered >= self.batch_size:
-            self.flush()
+        if kind == "member" and row["user_id"] not in self._shown:
+            if row["user_id"] not in self.private_users:
+                self._held_members[row["user_id"]] = row
+            return
+        if kind == "listing_crawl" and row["listing"] == "collection":
+            self._collection_outcome(row)
+        self._append(kind, row)
 
     def flush(self) -> dict[str, int]:
         """Write everything buffered in one transaction; returns rows written per kind."""
@@ -201,6 +217,24 @@ class RawWriter:
         return int(n or 0)
 
     # -- internals --------------------------------------------------------------------
+    def _collection_outcome(self, row: dict[str, Any]) -> None:
+        """Privacy known: a private member's held row is dropped, a shown one is released."""
+        user = row["key"]
+        if row["status"] == "private":
+            self.private_users.add(user)
+            self._held_members.pop(user, None)
+        elif shows_collection(row):
+            self._shown.add(user)
+            held = self._held_members.pop(user, None)
+            if held is not None:
+                self._append("member", held)
+
+    def _append(self, kind: str, row: dict[str, Any]) -> None:
+        self._buffers[kind].append(row)
+        self._buffered += 1
+        if self._buffered >= self.batch_size:
+            self.flush()
+
     def _scrub(self, kind: str, frame: pl.DataFrame) -> pl.DataFrame:
         """Drop or blank what would leave a trace of a private member."""
         private = list(self.private_users)

@@ -4,6 +4,6 @@ CREATE TABLE IF NOT EXISTS raw.crawl_runs (
     base_url    VARCHAR NOT NULL,
     started_at  TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ,
-    status      VARCHAR NOT NULL,          -- running | finished | failed
+    status      VARCHAR NOT NULL,          -- running | finished | stopped: <reason> | interrupted (its process died)
     stats       JSON
 );

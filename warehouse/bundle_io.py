@@ -1,0 +1,65 @@
+"""Writing export bundle files so that a crash never leaves a half-written one behind.
+
+Why a module of its own: both the exporter (`warehouse.export`) and the bundle keeper
+(`warehouse.export_retention`, which rewrites old bundles) need the same durable writes,
+and neither should import the other's internals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+TMP_PREFIX = ".tmp-"
+
+
+class ExportError(Exception):
+    """Nothing to export (no recommendations yet) or the bundle could not be written."""
+
+
+def write_synced(path: Path, data: bytes) -> str:
+    """Write `data` to `path` and fsync it; returns its sha256."""
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return hashlib.sha256(data).hexdigest()
+
+
+def replace_synced(path: Path, data: bytes) -> str:
+    """Replace `path` atomically (temp file, fsync, os.replace, fsync of the folder).
+
+    A reader sees the old file or the new one, never a mix; a crash leaves at most a
+    `<name>.tmp` beside it. Returns the sha256 of `data`.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    digest = write_synced(tmp, data)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+    return digest
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside `path` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def drop_dir(path: Path) -> None:
+    """Delete a folder so a crash mid-way leaves only litter (`.tmp-*`), never a half bundle.
+
+    The folder is first renamed to a hidden `.tmp-drop-<name>` (atomic); the next sweep of
+    litter finishes the job if this process dies during the delete.
+    """
+    doomed = path.with_name(f"{TMP_PREFIX}drop-{path.name}")
+    if doomed.exists():
+        shutil.rmtree(doomed)
+    os.replace(path, doomed)
+    fsync_dir(path.parent)
+    shutil.rmtree(doomed)

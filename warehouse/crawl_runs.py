@@ -1,0 +1,74 @@
+"""The crawl's run records (`raw.crawl_runs`): a killed crawl never stays `running`.
+
+Why this exists: a crawl killed by a signal (or the machine going down) cannot close its
+own record, so the row would say `running` forever and every later reader (the ingest
+check, the dashboard, the next night's planner) would believe a crawl is still going.
+DuckDB lets one process write the file at a time, so a writer that starts a run knows any
+other `running` row belongs to a dead process and closes it as `interrupted`. The run
+orchestration can also close a run it has just seen killed (`mark_interrupted`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+
+log = logging.getLogger("bodoge.warehouse")
+
+INTERRUPTED = "interrupted"
+
+
+def start_run(con: duckdb.DuckDBPyConnection, *, run_id: str, base_url: str) -> int:
+    """Record `run_id` as running (re-running a run id replaces its record).
+
+    Returns how many stale `running` rows of other runs were closed as interrupted.
+    """
+    stale = interrupt_stale_runs(con, current_run_id=run_id)
+    con.execute(
+        "INSERT OR REPLACE INTO raw.crawl_runs VALUES (?, ?, ?, NULL, 'running', NULL)",
+        [run_id, base_url, _now()],
+    )
+    return stale
+
+
+def finish_run(con: duckdb.DuckDBPyConnection, *, run_id: str, status: str, stats: dict[str, Any]) -> None:
+    """Close the run record with its outcome and stats."""
+    con.execute(
+        "UPDATE raw.crawl_runs SET finished_at = ?, status = ?, stats = ? WHERE run_id = ?",
+        [_now(), status, json.dumps(stats, default=str, ensure_ascii=False), run_id],
+    )
+
+
+def mark_interrupted(con: duckdb.DuckDBPyConnection, *, run_id: str) -> bool:
+    """Close `run_id` as interrupted if its record still says running; True if it did.
+
+    For the run orchestration, right after it saw the crawl subprocess die by a signal.
+    A run that managed to close its own record (finished, failed) is left as it is.
+    """
+    rows = con.execute(
+        "UPDATE raw.crawl_runs SET finished_at = ?, status = ? WHERE run_id = ? AND status = 'running' "
+        "RETURNING run_id",
+        [_now(), INTERRUPTED, run_id],
+    ).fetchall()
+    return bool(rows)
+
+
+def interrupt_stale_runs(con: duckdb.DuckDBPyConnection, *, current_run_id: str) -> int:
+    """Close every other `running` record as interrupted (its process is gone); logs one line."""
+    rows = con.execute(
+        "UPDATE raw.crawl_runs SET finished_at = ?, status = ? WHERE status = 'running' AND run_id <> ? "
+        "RETURNING run_id",
+        [_now(), INTERRUPTED, current_run_id],
+    ).fetchall()
+    if rows:
+        ids = ", ".join(sorted(r[0] for r in rows))
+        log.warning("crawl runs left running by a dead process marked interrupted: %s", ids)
+    return len(rows)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)

@@ -1,0 +1,232 @@
+"""Keeping export bundles: few of them, none holding a member who is private now, no litter.
+
+Why each rule:
+- Bundles are never read again once the site has the newest, yet each one holds every
+  member's recommendations; keeping them forever keeps data nobody needs. At most
+  `BODOGE_KEEP_EXPORTS` (default 7) stay; the one LATEST names is never deleted.
+- A member who turns private must leave no trace, old bundles included. The warehouse
+  keeps no list of private members (that list would itself be a trace), so the rule is
+  the other way round: a bundle keeps only the lines of members the warehouse knows as
+  public *now*; anyone else (turned private, deleted) is cut from every per-user file,
+  and the manifest's counts and sha256s are rewritten so the bundle still verifies.
+- A process killed while exporting leaves `exports/.tmp-*`, possibly holding members who
+  are private by now; the next export (or prune) removes it.
+
+Run `prune_bundles` whenever the warehouse's view of who is public may have changed: at
+the end of an export, and right after a crawl (so a night that fails later still scrubs).
+It assumes one exporter at a time (the nightly run is the only writer).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
+
+log = logging.getLogger("bodoge.export")
+
+KEEP_ENV = "BODOGE_KEEP_EXPORTS"
+DEFAULT_KEEP = 7
+
+# Manifest counts derived from a per-user file: (count of lines, count of items), where present.
+_PER_USER_COUNTS = {
+    "recommendations.jsonl": ("users", "recommendations"),
+    "next_to_play.jsonl": ("next_to_play_users", "next_to_play"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    """What one prune did: bundles deleted by age, bundles rewritten, litter removed."""
+
+    deleted: list[str] = field(default_factory=list)
+    scrubbed: list[str] = field(default_factory=list)
+    litter: list[str] = field(default_factory=list)
+
+
+def keep_exports(*, environ: Mapping[str, str] | None = None) -> int:
+    """How many bundles to keep: `BODOGE_KEEP_EXPORTS` (a whole number ≥ 1), default 7."""
+    raw = (os.environ if environ is None else environ).get(KEEP_ENV, "").strip()
+    if not raw:
+        return DEFAULT_KEEP
+    try:
+        keep = int(raw)
+    except ValueError:
+        keep = 0
+    if keep < 1:
+        raise ExportError(f"{KEEP_ENV} must be a whole number of bundles, at least 1 (got {raw!r})")
+    return keep
+
+
+def prune_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> PruneReport:
+    """Remove litter, delete bundles beyond `keep` (env default), cut non-public members from the rest."""
+    keep = keep_exports() if keep is None else keep
+    if not exports_dir.is_dir():
+        return PruneReport()
+    litter = remove_litter(exports_dir)
+    deleted = retain_bundles(exports_dir, keep=keep)
+    scrubbed = scrub_bundles(con, exports_dir)
+    return PruneReport(deleted=deleted, scrubbed=scrubbed, litter=litter)
+
+
+def remove_litter(exports_dir: Path) -> list[str]:
+    """Delete `.tmp-*` folders and `*.tmp` files a dead export left; logs one line if any."""
+    if not exports_dir.is_dir():
+        return []
+    gone = []
+    for path in sorted(exports_dir.iterdir()):
+        if path.is_dir() and path.name.startswith(TMP_PREFIX):
+            shutil.rmtree(path)
+            gone.append(path.name)
+        elif path.is_file() and path.name.endswith(".tmp"):
+            path.unlink()
+            gone.append(path.name)
+    for bundle in _bundles(exports_dir):
+        for tmp in sorted(bundle.glob("*.tmp")):
+            tmp.unlink()
+            gone.append(f"{bundle.name}/{tmp.name}")
+    if gone:
+        log.warning("exports: removed %d leftover(s) of an interrupted export: %s", len(gone), ", ".join(gone))
+    return gone
+
+
+def retain_bundles(exports_dir: Path, *, keep: int) -> list[str]:
+    """Delete the oldest bundles beyond `keep`, never the one LATEST names; returns their names."""
+    latest = _latest_name(exports_dir)
+    newest_first = sorted(_bundles(exports_dir), key=_created_key, reverse=True)
+    kept = [b for b in newest_first if b.name == latest]
+    doomed = []
+    for bundle in newest_first:
+        if bundle.name == latest:
+            continue
+        if len(kept) < keep:
+            kept.append(bundle)
+        else:
+            doomed.append(bundle)
+    for bundle in doomed:
+        drop_dir(bundle)
+    if doomed:
+        log.info("exports: deleted %d bundle(s) beyond the %d kept: %s", len(doomed), keep,
+                 ", ".join(b.name for b in doomed))
+    return [b.name for b in doomed]
+
+
+def public_users(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Members the warehouse knows as public now.
+
+    Raw first: a crawl that finds a member private purges them from raw at once, while the
+    marts still show them until the next build; after a crawl, raw is the truth. The marts
+    are the fallback for a warehouse without raw tables.
+    """
+    if _has_table(con, "raw", "collection_entries") and _has_table(con, "raw", "listing_crawls"):
+        query = (
+            "SELECT user_id FROM raw.collection_entries UNION "
+            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' AND status IN ('public', 'empty')"
+        )
+    elif _has_table(con, "marts", "collections"):
+        query = "SELECT DISTINCT user_id FROM marts.collections"
+    else:
+        return set()
+    return {row[0] for row in con.execute(query).fetchall()}
+
+
+def scrub_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> list[str]:
+    """Cut every member not public now from every kept bundle; returns the bundles rewritten."""
+    public = public_users(con)
+    latest = _latest_name(exports_dir)
+    scrubbed = []
+    for bundle in sorted(_bundles(exports_dir)):
+        try:
+            changed = _scrub_bundle(bundle, public)
+        except (OSError, ValueError, KeyError) as exc:
+            if bundle.name == latest:
+                raise ExportError(f"export bundle {bundle} is unreadable: {exc}") from exc
+            log.warning("exports: deleted unreadable bundle %s (%s)", bundle.name, exc)
+            drop_dir(bundle)
+            continue
+        if changed:
+            scrubbed.append(bundle.name)
+    if scrubbed:
+        log.info("exports: removed members no longer public from %d bundle(s)", len(scrubbed))
+    return scrubbed
+
+
+def _scrub_bundle(bundle: Path, public: set[str]) -> bool:
+    """Rewrite one bundle's per-user files down to `public`; the manifest last. True if changed."""
+    manifest = json.loads((bundle / MANIFEST).read_text(encoding="utf-8"))
+    rewritten: dict[str, tuple[bytes, int, int]] = {}
+    for name in manifest["files"]:
+        data = (bundle / name).read_bytes()
+        kept, n_items, dropped = _public_lines(data, public)
+        if dropped:
+            rewritten[name] = (b"".join(kept), len(kept), n_items)
+    if not rewritten:
+        return False
+    counts = manifest.setdefault("counts", {})
+    for name, (data, n_lines, n_items) in rewritten.items():
+        digest = replace_synced(bundle / name, data)
+        manifest["files"][name] = {"sha256": digest, "bytes": len(data)}
+        lines_key, items_key = _PER_USER_COUNTS.get(name, (None, None))
+        if lines_key in counts:
+            counts[lines_key] = n_lines
+        if items_key in counts:
+            counts[items_key] = n_items
+    manifest["scrubbed_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    replace_synced(bundle / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8"))
+    return True
+
+
+def _public_lines(data: bytes, public: set[str]) -> tuple[list[bytes], int, int]:
+    """The lines to keep (byte for byte), their items, and how many were dropped.
+
+    A line with a `user_id` is per-user and stays only for a public member; any other line
+    (a game's similar games) stays as it is.
+    """
+    kept, n_items, dropped = [], 0, 0
+    for line in data.splitlines(keepends=True):
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        if isinstance(obj, dict) and "user_id" in obj and str(obj["user_id"]) not in public:
+            dropped += 1
+            continue
+        kept.append(line if line.endswith(b"\n") else line + b"\n")
+        n_items += len(obj.get("items", [])) if isinstance(obj, dict) else 0
+    return kept, n_items, dropped
+
+
+def _bundles(exports_dir: Path) -> list[Path]:
+    """Complete bundles: visible folders with a manifest."""
+    return [
+        p for p in exports_dir.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).is_file()
+    ]
+
+
+def _created_key(bundle: Path) -> tuple[str, str]:
+    try:
+        created = str(json.loads((bundle / MANIFEST).read_text(encoding="utf-8")).get("created_at", ""))
+    except (OSError, ValueError):
+        created = ""
+    return created, bundle.name
+
+
+def _latest_name(exports_dir: Path) -> str | None:
+    latest = exports_dir / "LATEST"
+    return latest.read_text(encoding="utf-8").strip() if latest.is_file() else None
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    rows = con.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [schema, table]
+    ).fetchall()
+    return bool(rows)
