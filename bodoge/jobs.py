@@ -97,7 +97,10 @@ def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 1
 
     from warehouse.crawl_floor import floor_from_env
 
-    floor_from_env()  # a bad BODOGE_CRAWL_FLOOR is a one-line error now, not a failed night
+    from warehouse.export_retention import keep_exports
+
+    floor_from_env()  # a bad BODOGE_CRAWL_FLOOR or BODOGE_KEEP_EXPORTS is one line now, not a failed night
+    keep_exports()
     try:
         base_url = validate_base_url(base_url)
         robots_crawl_delay(base_url, USER_AGENT, timeout=timeout)

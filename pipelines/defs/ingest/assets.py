@@ -1,6 +1,8 @@
 """The crawl: the site's pages into the warehouse's raw tables (Scrapy in a subprocess)."""
 
 
+from pathlib import Path
+
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
@@ -9,6 +11,7 @@ from pipelines.defs.resources import SiteSettings
 from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor, floor_from_env
 from warehouse.db import scalar, sql_files
+from warehouse.export_retention import prune_bundles
 from warehouse.raw import RAW_TABLES as ITEM_TABLES
 
 # Every raw table (one SQL file each), and which item kind fills it.
@@ -51,6 +54,11 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
         verdict = crawl_floor(con, run_id=result.run_id, floor=floor_from_env())
+        # Members found private tonight leave every kept export bundle now, even if the
+        # night fails later on.
+        pruned = prune_bundles(con, Path(site.data_dir) / "exports")
+        if pruned.scrubbed or pruned.deleted:
+            context.log.info(f"export bundles: {len(pruned.scrubbed)} scrubbed, {len(pruned.deleted)} deleted by age")
         for name in RAW_TABLES:
             rows = int(scalar(con, f"SELECT count(*) FROM raw.{name}") or 0)
             yield dg.MaterializeResult(
