@@ -140,7 +140,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 tmp_dir=paths.data_dir / "tmp",
             )
     except Interrupted as stop:
-        print(f"bodoge: error: crawl {stop}; its run is recorded as interrupted", file=sys.stderr)
+        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
         return stop.exit_code
     written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
     print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")

@@ -50,7 +50,9 @@ def verify_intact(con: duckdb.DuckDBPyConnection, path: Path | str) -> None:
     opens without complaint and may even build marts from the parts it still has. The
     header says how many blocks the file holds; a file shorter than that lost data.
     """
-    rows = con.execute("SELECT block_size, total_blocks FROM pragma_database_size() WHERE database_name = current_database()").fetchall()
+    rows = con.execute(
+        "SELECT block_size, total_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+    ).fetchall()
     if not rows:
         return
     block_size, total_blocks = int(rows[0][0]), int(rows[0][1])
