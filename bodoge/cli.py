@@ -52,7 +52,9 @@ def one_line(exc: BaseException) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bodoge", description="The bodoge-pipeline data platform.")
+    from bodoge.args import OneLineParser
+
+    parser = OneLineParser(prog="bodoge", description="The bodoge-pipeline data platform.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in _COMMANDS:
@@ -104,32 +106,42 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _register_crawl(sub: Any) -> None:
+    from bodoge.args import comma_list, positive_int
+
     p = sub.add_parser("crawl", help="crawl a site into the warehouse's raw tables")
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL), e.g. https://bodoge.hoobby.net")
     _add_data_dir(p)
-    p.add_argument("--sections", default="games,posts,members,cafes", help="any of games,posts,members,cafes")
-    p.add_argument("--users", help="comma-separated member ids to crawl instead of the directory")
-    p.add_argument("--max-pages", type=int, help="stop after this many pages (a trial on the real site)")
+    p.add_argument("--sections", type=comma_list, default=["games", "posts", "members", "cafes"],
+                   help="any of games,posts,members,cafes (default all)")
+    p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
+    p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
     p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
     p.set_defaults(handler=cmd_crawl)
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
     from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.interrupts import Interrupted, signals_raise
     from scrapers.crawl import CrawlError, run_crawl
 
     base_url = resolve_base_url(args.base_url)
     if not base_url:
         raise CrawlError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
     paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
-    result = run_crawl(
-        base_url=base_url,
-        warehouse=paths.warehouse,
-        sections=[s for s in args.sections.split(",") if s],
-        users=[u for u in args.users.split(",") if u] if args.users else None,
-        max_pages=args.max_pages,
-        http_cache_dir=paths.http_cache if args.http_cache else None,
-    )
+    try:
+        with signals_raise():  # SIGTERM/Ctrl-C: run_crawl stops its child, then we end with 143/130
+            result = run_crawl(
+                base_url=base_url,
+                warehouse=paths.warehouse,
+                sections=args.sections,
+                users=args.users,
+                max_pages=args.max_pages,
+                http_cache_dir=paths.http_cache if args.http_cache else None,
+                tmp_dir=paths.data_dir / "tmp",
+            )
+    except Interrupted as stop:
+        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
+        return stop.exit_code
     written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
     print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
     return 0
@@ -258,10 +270,12 @@ def cmd_cafes(args: argparse.Namespace) -> int:
 
 
 def _register_evaluate(sub: Any) -> None:
+    from bodoge.args import positive_int
+
     p = sub.add_parser("evaluate", help="tune and score every candidate model on TRAIN/TEST interaction files")
     p.add_argument("--train", required=True, help="Parquet or CSV: user_id, game_id and any of have/played/...")
     p.add_argument("--test", required=True, help="the held-out rows, same shape")
-    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--k", type=positive_int, default=10, help="the length of each ranked list (default 10)")
     p.add_argument("--json", action="store_true", help="print the contract's JSON instead of a table")
     p.add_argument("--output", help="write the champion's top-K lists (.parquet or .csv)")
     p.add_argument("--seed", type=int, default=0)
@@ -293,42 +307,53 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _register_dashboard(sub: Any) -> None:
+    from bodoge.args import port_number
+
     p = sub.add_parser("dashboard", help="the analysts' dashboard on the warehouse (read-only)")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=port_number, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="listen address (default localhost only)")
     _add_data_dir(p)
     p.set_defaults(handler=cmd_dashboard)
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    import subprocess
     import tempfile
 
     from bodoge.config import resolve_paths
-    from dashboards.launch import launch, url_for, wait_until_ready
+    from bodoge.interrupts import Interrupted, signals_raise
+    from dashboards.launch import launch, stop, url_for, wait_until_ready
 
     warehouse = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse
-    if not warehouse.exists():
+    if not warehouse.is_file():
         raise FileNotFoundError(2, "no warehouse (run `bodoge demo` or `bodoge run` first)", str(warehouse))
-    with tempfile.TemporaryFile() as log:
-        process = launch(warehouse, args.port, address=args.address, log=log)
-        try:
-            wait_until_ready(url_for(args.port, args.address), 90, process=process)
-        except (RuntimeError, TimeoutError) as exc:
-            process.terminate()
-            log.seek(0)
-            tail = [ln for ln in log.read().decode("utf-8", "replace").splitlines() if ln.strip()][-1:]
-            raise RuntimeError(f"{exc}{': ' + tail[0] if tail else ''}") from exc
-        print(f"dashboard: {url_for(args.port, args.address)} (read-only on {warehouse}); Ctrl-C to stop", flush=True)
-        try:
-            return process.wait()
-        except KeyboardInterrupt:
-            process.terminate()
+    process = None
+    try:
+        # SIGTERM/SIGINT go on to the server, and we return only once it is gone (port free).
+        with tempfile.TemporaryFile() as log, signals_raise():
+            process = launch(warehouse, args.port, address=args.address, log=log)
             try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            return 0
+                wait_until_ready(url_for(args.port, args.address), 90, process=process)
+                print(f"dashboard: {url_for(args.port, args.address)} (read-only on {warehouse}); Ctrl-C to stop",
+                      flush=True)
+                code = process.wait()
+            except (RuntimeError, TimeoutError) as exc:
+                stop(process)
+                log.seek(0)
+                tail = [ln for ln in log.read().decode("utf-8", "replace").splitlines() if ln.strip()][-1:]
+                raise RuntimeError(f"{exc}{': ' + tail[0] if tail else ''}") from exc
+            except Interrupted as interrupted:
+                stop(process, signum=interrupted.signum)  # the same signal, passed on
+                raise
+            finally:
+                stop(process)  # a no-op once it has exited; otherwise nothing outlives this command
+    except Interrupted as interrupted:
+        if process is not None:
+            stop(process, signum=interrupted.signum)  # interrupted while starting or leaving
+        print(f"bodoge: dashboard {interrupted}; the server on port {args.port} is down", file=sys.stderr)
+        return interrupted.exit_code
+    if code != 0:
+        raise RuntimeError(f"the dashboard server exited with code {code}")
+    return 0
 
 
 def _register_build(sub: Any) -> None:
@@ -338,14 +363,18 @@ def _register_build(sub: Any) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from warehouse.build import build_all
+    from bodoge.config import resolve_paths
+    from warehouse.build import build_all, open_crawled
     from warehouse.quality import run_checks
 
-    with _warehouse(args, read_only=False) as con:
+    con = open_crawled(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse)
+    try:
         for name, n in build_all(con).items():
             print(f"marts.{name}: {n:,} rows")
         for result in run_checks(con):
             print(result.line())
+    finally:
+        con.close()
     return 0
 
 

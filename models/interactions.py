@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 import polars as pl
@@ -120,7 +120,60 @@ def read_interactions(path: str | Path) -> pl.DataFrame:
     except Exception as error:  # polars raises many kinds; the CLI needs one line
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise InteractionsError(f"could not read interaction file {path}: {first_line}") from error
+    check_values(frame, source=str(path))
     return normalise_interactions(frame, source=str(path))
+
+
+def check_values(frame: pl.DataFrame, *, source: str) -> None:
+    """Refuse a file whose ratings or flags are not what the contract says they are.
+
+    A ``rating`` is a whole number 1–5 or empty; a flag (``have``, ``played``, ``favorite``,
+    ``watching``) is 0/1, true/false or empty. Why strict: a lenient cast used to turn
+    ``five`` into "unrated" and ``maybe`` into "no", and a model was then scored on data
+    nobody had written. The error names the file, the column, the row (1 = the first
+    row after a CSV header) and the first bad value.
+    """
+    checks: dict[str, Callable[[str, pl.DataType], pl.Expr]] = {"rating": _bad_rating}
+    checks |= {flag: _bad_flag for flag in FLAGS}
+    for column, is_bad in checks.items():
+        if column not in frame.columns:
+            continue
+        dtype = frame.schema[column]
+        bad = frame.select(column).with_row_index("row", offset=1).filter(is_bad(column, dtype))
+        if bad.height:
+            row, value = bad.row(0)
+            expected = "a whole number 1-5, or empty" if column == "rating" else "0/1, true/false, or empty"
+            raise InteractionsError(
+                f"{source}: column {column}, row {row}: {value!r} is not valid ({expected}); "
+                f"{bad.height:,} bad value(s) in all"
+            )
+
+
+def _blank_or_null(column: pl.Expr) -> pl.Expr:
+    return column.is_null() | (column.cast(pl.String).str.strip_chars() == "")
+
+
+def _bad_rating(name: str, dtype: pl.DataType) -> pl.Expr:
+    column = pl.col(name)
+    if dtype.is_numeric():
+        number = column.cast(pl.Float64)  # NaN is how pandas writes "missing": empty
+        whole = (number >= 1) & (number <= 5) & (number == number.floor())
+        return ~(column.is_null() | number.is_nan() | whole)
+    if dtype == pl.String:
+        return ~(_blank_or_null(column) | column.str.strip_chars().str.contains(r"^[1-5](\.0*)?$"))
+    return ~column.is_null()
+
+
+def _bad_flag(name: str, dtype: pl.DataType) -> pl.Expr:
+    column = pl.col(name)
+    if dtype == pl.Boolean:
+        return pl.lit(False)
+    if dtype.is_numeric():
+        return ~(column.is_null() | column.cast(pl.Float64).is_in([0.0, 1.0]))
+    if dtype == pl.String:
+        text = column.str.strip_chars().str.to_lowercase()
+        return ~(_blank_or_null(column) | text.is_in(["0", "1", "true", "false"]))
+    return ~column.is_null()
 
 
 def _require_ids(columns: list[str], source: object) -> None:

@@ -11,20 +11,30 @@ import argparse
 import ipaddress
 import json
 import os
+import signal
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 import uuid
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from scrapy.crawler import CrawlerProcess
+
 from scrapers import settings as default_settings
+from scrapers.lifeline import die_with_parent, stop_process
+from scrapers.outcome import FAILURE_STAT, first_line
+from scrapers.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
+
+CHILD_ERROR = "bodoge: error: "
+# How long an interrupted crawl may take to stop gracefully (flush, record) before SIGKILL.
+STOP_TIMEOUT_SECONDS = 45.0
 
 
 class CrawlError(Exception):
@@ -114,6 +124,18 @@ def crawl_settings(
     return values
 
 
+def validate_sections(sections: list[str] | tuple[str, ...]) -> list[str]:
+    """The sections to crawl, or a one-line CrawlError naming the valid ones."""
+    chosen = [s.strip() for s in sections if s.strip()]
+    valid = ", ".join(ALL_SECTIONS)
+    if not chosen:
+        raise CrawlError(f"no section to crawl: choose from {valid}")
+    unknown = sorted({s for s in chosen if s not in ALL_SECTIONS})
+    if unknown:
+        raise CrawlError(f"unknown section(s) {', '.join(unknown)}: choose from {valid}")
+    return chosen
+
+
 def run_crawl(
     *,
     base_url: str,
@@ -124,16 +146,34 @@ def run_crawl(
     http_cache_dir: str | Path | None = None,
     max_pages: int | None = None,
     progress: TextIO | None = sys.stderr,
+    tmp_dir: str | Path | None = None,
+    stop_timeout: float = STOP_TIMEOUT_SECONDS,
 ) -> CrawlResult:
-    """Crawl `base_url` into `warehouse` in a subprocess; returns its stats."""
+    """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
+
+    Raises CrawlError (one line) when the crawl did not do its job: the warehouse could
+    not be opened or written, no page answered 2xx, nothing was written, the child died
+    of a signal. The child never outlives this call: if the wait is interrupted (Ctrl-C,
+    SystemExit, any exception) it is stopped first, then the interruption goes on.
+    Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse).
+    """
     base_url = validate_base_url(base_url)
+    sections = validate_sections(sections)
+    if max_pages is not None and max_pages < 1:
+        raise CrawlError(f"max_pages must be at least 1, not {max_pages}")
     run_id = run_id or new_run_id()
-    with tempfile.TemporaryDirectory(prefix="bodoge-crawl-") as tmp:
-        stats_file = Path(tmp) / "stats.json"
+    tmp_root = Path(tmp_dir) if tmp_dir is not None else Path(warehouse).resolve().parent / "tmp"
+    with ExitStack() as stack:
+        try:
+            tmp = stack.enter_context(scratch_dir(tmp_root, run_id=run_id))
+        except OSError as exc:
+            raise CrawlError(f"cannot make the crawl's temp dir under {tmp_root}: {exc.strerror or exc}") from exc
+        stats_file = tmp / "stats.json"
         cmd = [
             sys.executable, "-m", "scrapers.crawl",
             "--base-url", base_url, "--warehouse", str(warehouse), "--run-id", run_id,
             "--sections", ",".join(sections), "--stats-file", str(stats_file),
+            "--parent-pid", str(os.getpid()),
         ]
         if users:
             cmd += ["--users", ",".join(users)]
@@ -141,20 +181,56 @@ def run_crawl(
             cmd += ["--http-cache-dir", str(http_cache_dir)]
         if max_pages:
             cmd += ["--max-pages", str(max_pages)]
-        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=_child_env())
-        last_lines: list[str] = []
+        code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
+        if code < 0:
+            raise CrawlError(f"crawl interrupted by signal {-code}")
+        if code != 0 or not stats_file.exists():
+            errors = [ln.removeprefix(CHILD_ERROR) for ln in last_lines if ln.startswith(CHILD_ERROR)]
+            last = last_lines[-1] if last_lines else ""
+            raise CrawlError(errors[-1] if errors else f"crawl failed (exit {code}): {last}")
+        stats = json.loads(stats_file.read_text(encoding="utf-8"))
+    if progress is not None:
+        for line in filter(_is_summary, last_lines):
+            print(line, file=progress, flush=True)
+    return CrawlResult(run_id=run_id, stats=stats)
+
+
+def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) -> tuple[int, list[str]]:
+    """Run the crawl subprocess, echo its progress lines; its exit code and last stderr lines.
+
+    The child gets its own process group, so a Ctrl-C in the terminal reaches only this
+    process, which then sends the child exactly one SIGTERM (Scrapy's graceful stop; a
+    second signal would make Scrapy stop uncleanly and leave the run's record open).
+    Neither the child's error line nor its closing summary is echoed: on success the caller
+    prints the summary, on failure it raises the error, and the operator reads one line.
+    """
+    proc = subprocess.Popen(
+        cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_child_env(), process_group=0
+    )
+    last_lines: list[str] = []
+    try:
         assert proc.stderr is not None
         for line in proc.stderr:
-            last_lines = (last_lines + [line.rstrip()])[-20:]
-            if progress is not None and (line.startswith("crawl:") or line.startswith("bodoge:")):
-                print(line.rstrip(), file=progress, flush=True)
-        code = proc.wait()
-        if code != 0 or not stats_file.exists():
-            errors = [ln for ln in last_lines if ln.startswith("bodoge: error")]
-            detail = errors[-1].removeprefix("bodoge: error: ") if errors else (last_lines[-1] if last_lines else "")
-            raise CrawlError(f"crawl failed (exit {code}): {detail}")
-        stats = json.loads(stats_file.read_text(encoding="utf-8"))
-    return CrawlResult(run_id=run_id, stats=stats)
+            line = line.rstrip()
+            last_lines = (last_lines + [line])[-20:]
+            if progress is not None and _is_progress(line) and not _is_summary(line):
+                print(line, file=progress, flush=True)
+        return proc.wait(), last_lines
+    except BaseException:
+        stop_process(proc, timeout=stop_timeout)
+        raise
+    finally:
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _is_progress(line: str) -> bool:
+    return line.startswith("crawl:") or (line.startswith("bodoge:") and not line.startswith(CHILD_ERROR))
+
+
+def _is_summary(line: str) -> bool:
+    """The closing `crawl: ... — done (reason)` line of scrapers.progress."""
+    return line.startswith("crawl:") and " — done (" in line
 
 
 def _child_env() -> dict[str, str]:
@@ -163,8 +239,27 @@ def _child_env() -> dict[str, str]:
     return env
 
 
+class _CrawlerProcess(CrawlerProcess):
+    """Scrapy's CrawlerProcess that remembers which signal asked it to stop.
+
+    Why: after a graceful stop the crawl subprocess re-raises that signal on itself, so
+    its parent sees "killed by SIGTERM" rather than a success.
+    """
+
+    received_signal: int | None = None
+
+    def _signal_shutdown(self, signum: int, frame: Any) -> None:
+        if self.received_signal is None:
+            self.received_signal = signum
+        super()._signal_shutdown(signum, frame)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Subprocess entry point: run one crawl in this process and write its stats."""
+    """Subprocess entry point: run one crawl in this process and write its stats.
+
+    Exits 0 only for a crawl that did its job; otherwise prints one `bodoge: error:` line
+    and exits 1 (or dies of the signal that stopped it, after a graceful stop).
+    """
     parser = argparse.ArgumentParser(prog="python -m scrapers.crawl")
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--warehouse", required=True)
@@ -174,9 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--http-cache-dir")
     parser.add_argument("--max-pages", type=int)
     parser.add_argument("--stats-file", required=True)
+    parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
     args = parser.parse_args(argv)
-
-    from scrapy.crawler import CrawlerProcess
+    if args.parent_pid:
+        die_with_parent(parent_pid=args.parent_pid)
 
     from scrapers.spiders.site import SiteSpider
 
@@ -184,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         base_url = validate_base_url(args.base_url)
         delay = robots_crawl_delay(base_url, default_settings.USER_AGENT)
     except CrawlError as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr, flush=True)
+        print(f"{CHILD_ERROR}{exc}", file=sys.stderr, flush=True)
         return 2
     settings = crawl_settings(
         base_url=base_url,
@@ -194,13 +290,29 @@ def main(argv: list[str] | None = None) -> int:
         max_pages=args.max_pages,
         crawl_delay=delay,
     )
-    process = CrawlerProcess(settings, install_root_handler=True)
+    process = _CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(SiteSpider)
-    process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users)
+    start_errors: list[BaseException] = []
+    done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users)
+    done.addErrback(lambda failure: start_errors.append(failure.value))
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}
     Path(args.stats_file).write_text(json.dumps(stats, default=str, ensure_ascii=False), encoding="utf-8")
+    if process.received_signal is not None:
+        _die_of(process.received_signal)
+    failure = first_line(start_errors[0]) if start_errors else stats.get(FAILURE_STAT)
+    if failure:
+        print(f"{CHILD_ERROR}{failure}", file=sys.stderr, flush=True)
+        return 1
     return 0
+
+
+def _die_of(signum: int) -> None:
+    """End this process by `signum` itself, the way a process without a handler would."""
+    sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    sys.exit(128 + signum)  # not reached: the default action ends the process
 
 
 if __name__ == "__main__":

@@ -78,3 +78,25 @@ class BackoffRetryMiddleware(RetryMiddleware):
         log.info("retrying %s after HTTP %s in %.1fs", request.url, response.status, delay)
         await asyncio.sleep(delay)
         return retry
+
+
+class PageStatusStats:
+    """Counts the final answer of every page by HTTP status, as `bodoge/pages/status/<code>`.
+
+    Why not Scrapy's `downloader/response_status_count/*`: those count every attempt
+    (each retried 500 again) and robots.txt. Placed below the retry and redirect
+    middlewares, this one sees only what the spider finally gets, so "no page answered
+    2xx" (`scrapers.outcome.crawl_problem`) means exactly that.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "PageStatusStats":
+        return cls(crawler)
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        if not request.meta.get("dont_obey_robotstxt") and self.crawler.stats:
+            self.crawler.stats.inc_value(f"bodoge/pages/status/{response.status}")
+        return response

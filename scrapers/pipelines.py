@@ -1,19 +1,28 @@
-"""Item pipeline: crawled items into the warehouse's raw tables, in batches."""
+"""Item pipeline: crawled items into the warehouse's raw tables, in batches.
+
+Why it is strict about failures: Scrapy logs an exception from a pipeline and carries on,
+so a warehouse that cannot be opened or written used to end in "0 pages" and success. Here
+a warehouse that cannot be opened fails the crawl's start (the crawl subprocess turns that
+into one line and a non-zero exit), and one that fails mid-crawl closes the spider and
+records `bodoge/failure` in the stats, which the subprocess reads the same way.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.defer import deferred_from_coro
 
 from scrapers.items import item_fields
-from warehouse.db import connect
+from scrapers.outcome import FAILURE_STAT, crawl_problem, first_line, run_status
+from warehouse.db import WarehouseError, connect
 from warehouse.raw import RawWriter
 
 log = logging.getLogger("bodoge.crawl")
-
 
 class WarehousePipeline:
     """Hands every item to a RawWriter bound to this crawl's run id.
@@ -28,6 +37,7 @@ class WarehousePipeline:
         self.run_id = run_id
         self.batch_size = batch_size
         self.writer: RawWriter | None = None
+        self.failure: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "WarehousePipeline":
@@ -35,36 +45,92 @@ class WarehousePipeline:
         warehouse = settings.get("BODOGE_WAREHOUSE")
         if not warehouse:
             raise NotConfigured("BODOGE_WAREHOUSE is not set")
-        return cls(
+        pipeline = cls(
             crawler,
             warehouse=warehouse,
             run_id=settings.get("BODOGE_RUN_ID") or "adhoc",
             batch_size=settings.getint("BODOGE_BATCH_SIZE", 2000),
         )
+        # The run's status is written once the close reason is known: Scrapy tells the
+        # pipelines to close before it records `finish_reason`, but passes the reason here.
+        crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
+        return pipeline
 
     def open_spider(self) -> None:
-        self.writer = RawWriter(connect(self.warehouse), run_id=self.run_id, batch_size=self.batch_size)
-        self.writer.start_run(base_url=getattr(self.crawler.spider, "base_url", ""))
+        """Open the warehouse and record the run; any failure here fails the crawl's start."""
+        try:
+            con = connect(self.warehouse)
+        except WarehouseError:
+            raise
+        except Exception as exc:  # duckdb raises several kinds; the operator needs one line
+            raise WarehouseError(f"cannot open warehouse {self.warehouse}: {first_line(exc)}") from exc
+        try:
+            writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size)
+            writer.start_run(base_url=getattr(self.crawler.spider, "base_url", ""))
+        except Exception as exc:
+            con.close()
+            raise WarehouseError(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}") from exc
+        self.writer = writer
 
     def process_item(self, item: Any) -> Any:
-        assert self.writer is not None
-        self.writer.add(item.kind, item_fields(item))
+        if self.writer is None or self.failure:
+            raise DropItem(f"not written: {self.failure or 'the warehouse is not open'}")
+        try:
+            self.writer.add(item.kind, item_fields(item))
+        except Exception as exc:
+            self._fail(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}", close=True)
+            raise DropItem(f"not written: {self.failure}") from exc
         if self.crawler.stats:
             self.crawler.stats.inc_value(f"bodoge/items/{item.kind}")
         return item
 
     def close_spider(self) -> None:
-        assert self.writer is not None
+        """Write what is still buffered; the run's status follows in `spider_closed`."""
         writer = self.writer
-        writer.flush()
-        spider = self.crawler.spider
-        cleared = writer.clear_quarantine(getattr(spider, "ok_urls", set()))
+        if writer is None:
+            return
+        if not self.failure:
+            try:
+                writer.flush()
+                spider = self.crawler.spider
+                cleared = writer.clear_quarantine(getattr(spider, "ok_urls", set()))
+                if self.crawler.stats:
+                    self.crawler.stats.set_value("bodoge/quarantine_cleared", cleared)
+            except Exception as exc:
+                self._fail(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}")
         if self.crawler.stats:
             self.crawler.stats.set_value("bodoge/written", dict(writer.written))
-            self.crawler.stats.set_value("bodoge/quarantine_cleared", cleared)
             self.crawler.stats.set_value("bodoge/private_members", len(writer.private_users))
+
+    def spider_closed(self, reason: str) -> None:
+        """Record the run's outcome (finished, interrupted, failed) and close the warehouse."""
+        writer = self.writer
+        if writer is None:
+            return
+        self.writer = None
         stats = dict(self.crawler.stats.get_stats()) if self.crawler.stats else {}
-        reason = stats.get("finish_reason", "finished")
-        writer.finish_run(status="finished" if reason == "finished" else f"stopped: {reason}", stats=stats)
-        writer.con.close()
+        stats.setdefault("finish_reason", reason)
+        if not self.failure and reason != "shutdown":
+            problem = crawl_problem(stats)
+            if problem:
+                self._fail(problem)
+                stats[FAILURE_STAT] = problem
+        try:
+            writer.finish_run(status=run_status(reason=reason, failure=self.failure), stats=stats)
+        except Exception as exc:
+            if not self.failure:
+                self._fail(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}")
+        finally:
+            writer.con.close()
         log.info("warehouse: %s", dict(writer.written))
+
+    def _fail(self, message: str, *, close: bool = False) -> None:
+        """Remember the first failure (in the stats too) and, if asked, stop the crawl."""
+        if self.failure:
+            return
+        self.failure = message
+        log.error("%s", message)
+        if self.crawler.stats:
+            self.crawler.stats.set_value(FAILURE_STAT, message)
+        if close and self.crawler.engine is not None:
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="warehouse_error"))

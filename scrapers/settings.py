@@ -37,6 +37,8 @@ BACKOFF_MAX_SECONDS = 60.0
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "scrapers.middlewares.BackoffRetryMiddleware": 550,
+    # Below retries and redirects: counts each page's final answer (scrapers.outcome).
+    "scrapers.middlewares.PageStatusStats": 540,
 }
 
 # Non-2xx answers still reach the spider's errback, which quarantines them.

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import duckdb
 
-from warehouse.db import SQL_DIR, run_sql_file, scalar
+from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar
 from warehouse.raw import ensure_raw_schema
 
 log = logging.getLogger("bodoge.warehouse")
@@ -71,3 +72,29 @@ def build_all(con: duckdb.DuckDBPyConnection, marts: list[str] | None = None) ->
         con.execute("ROLLBACK")
         raise
     return counts
+
+
+def open_crawled(path: Path | str) -> duckdb.DuckDBPyConnection:
+    """Open for a build a warehouse that a crawl has written; a one-line WarehouseError otherwise.
+
+    Why: opening for writing creates a missing file, so `bodoge build --data-dir <typo>`
+    used to build empty marts in a new warehouse and report every check ok. A build only
+    makes sense over raw tables a crawl wrote.
+    """
+    path = Path(path)
+    hint = "run `bodoge run` or `bodoge crawl` first"
+    if not path.is_file():
+        what = "is a directory, not a warehouse file" if path.is_dir() else "does not exist"
+        raise WarehouseError(f"no warehouse to build: {path} {what} ({hint})")
+    con = connect(path)
+    try:
+        crawled = scalar(
+            con,
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'raw' AND table_name = 'crawl_runs'",
+        )
+        if not crawled:
+            raise WarehouseError(f"no raw tables in {path}: nothing was crawled into it ({hint})")
+    except BaseException:
+        con.close()
+        raise
+    return con

@@ -11,6 +11,8 @@ from pathlib import Path
 import duckdb
 
 SQL_DIR = Path(__file__).resolve().parent
+# A DuckDB file starts with a main header and two database headers of 4 KiB each.
+DUCKDB_HEADER_BYTES = 3 * 4096
 
 
 class WarehouseError(Exception):
@@ -20,17 +22,52 @@ class WarehouseError(Exception):
 def connect(path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the warehouse file; read-only opens never create it.
 
-    A lock held by another writer becomes a one-line WarehouseError instead of a traceback.
+    A lock held by another writer, a path that cannot be a file, or a damaged file becomes a
+    one-line WarehouseError instead of a traceback. A writer's open also checks the file is
+    whole (`verify_intact`): it holds the lock, so no one else can be resizing the file.
     """
     path = Path(path)
     if read_only and not path.exists():
         raise WarehouseError(f"no warehouse at {path} (run `bodoge run` or `bodoge demo` first)")
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        first = str(exc).splitlines()[0]
-        raise WarehouseError(f"cannot open warehouse {path}: {first}") from exc
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(path), read_only=read_only)
+    except (duckdb.Error, OSError) as exc:
+        raise WarehouseError(f"cannot open warehouse {path}: {_first_line(exc)}") from exc
+    if not read_only:
+        try:
+            verify_intact(con, path)
+        except WarehouseError:
+            con.close()
+            raise
+    return con
+
+
+def verify_intact(con: duckdb.DuckDBPyConnection, path: Path | str) -> None:
+    """Raise WarehouseError when the file is shorter than the blocks its header counts.
+
+    Why: DuckDB reads blocks lazily, so a truncated file (a copy cut short, a full disk)
+    opens without complaint and may even build marts from the parts it still has. The
+    header says how many blocks the file holds; a file shorter than that lost data.
+    """
+    rows = con.execute(
+        "SELECT block_size, total_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+    ).fetchall()
+    if not rows:
+        return
+    block_size, total_blocks = int(rows[0][0]), int(rows[0][1])
+    expected = DUCKDB_HEADER_BYTES + block_size * total_blocks
+    size = Path(path).stat().st_size
+    if size < expected:
+        raise WarehouseError(
+            f"warehouse {path} is damaged: the file has {size:,} bytes but its header counts "
+            f"{total_blocks:,} blocks ({expected:,} bytes); restore it from a backup or re-crawl"
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def sql_files(folder: str) -> list[Path]:

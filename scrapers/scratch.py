@@ -1,0 +1,110 @@
+"""The crawl's scratch directory: under the data dir, owned by a pid, swept when its owner is dead.
+
+Why not `tempfile.TemporaryDirectory` in /tmp: a crawl killed with SIGKILL (or a machine
+that lost power) never runs its cleanup, and its directory stays behind in /tmp forever,
+with nothing to say whose it was. Here every crawl's directory is
+`<tmp_root>/crawl-<run_id>` with an `owner` file naming the process that made it (pid and
+start time, so a recycled pid is not mistaken for the owner); the next crawl removes every
+`crawl-*` directory whose owner is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+log = logging.getLogger("bodoge.crawl")
+
+PREFIX = "crawl-"
+OWNER_FILE = "owner"
+
+
+def _proc_stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (state first), or [] without /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    # The command name (field 2) may hold spaces and parentheses; fields after it do not.
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def process_start_time(pid: int) -> str | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None where /proc lacks it.
+
+    Why: pids are recycled; a pid plus its start time names one process for good.
+    """
+    fields = _proc_stat(pid)
+    return fields[19] if len(fields) > 19 else None
+
+
+def process_alive(pid: int, *, start_time: str | None = None) -> bool:
+    """True while `pid` runs (and, when `start_time` is given, is still the same process)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # someone else's live process
+    fields = _proc_stat(pid)
+    if fields and fields[0] == "Z":  # a zombie: dead, only not yet reaped by its parent
+        return False
+    if start_time is not None and len(fields) > 19 and fields[19] != start_time:
+        return False
+    return True
+
+
+def _owner_alive(directory: Path) -> bool:
+    if directory.name.startswith("."):  # still being made: its maker's pid ends the name
+        pid_text = directory.name.rsplit(".", 1)[-1]
+        return pid_text.isdigit() and process_alive(int(pid_text))
+    try:
+        parts = (directory / OWNER_FILE).read_text(encoding="utf-8").split()
+        pid = int(parts[0])
+    except (OSError, ValueError, IndexError):
+        return False  # no readable owner: a directory made by no live crawl
+    return process_alive(pid, start_time=parts[1] if len(parts) > 1 else None)
+
+
+def remove_stale(root: Path) -> list[Path]:
+    """Remove every `crawl-*` directory under `root` whose owner process is dead; returns them."""
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    for directory in sorted([*root.glob(f"{PREFIX}*"), *root.glob(f".{PREFIX}*")]):
+        if directory.is_dir() and not _owner_alive(directory):
+            shutil.rmtree(directory, ignore_errors=True)
+            if not directory.exists():
+                removed.append(directory)
+    if removed:
+        log.warning("crawl: removed %d leftover temp dir(s) of dead crawls under %s", len(removed), root)
+    return removed
+
+
+@contextmanager
+def scratch_dir(root: Path, *, run_id: str) -> Iterator[Path]:
+    """`<root>/crawl-<run_id>`, owned by this process, removed on the way out.
+
+    Stale directories of dead crawls are swept first. The directory is made under a
+    hidden name and renamed once its owner file is written, so a sweep running at the same
+    moment never sees a `crawl-*` directory without an owner.
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    remove_stale(root)
+    final = root / f"{PREFIX}{run_id}"
+    building = root / f".{PREFIX}{run_id}.{os.getpid()}"
+    building.mkdir()
+    pid = os.getpid()
+    (building / OWNER_FILE).write_text(f"{pid} {process_start_time(pid) or ''}".strip() + "\n", encoding="utf-8")
+    building.rename(final)
+    try:
+        yield final
+    finally:
+        shutil.rmtree(final, ignore_errors=True)
