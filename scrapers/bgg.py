@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from lxml import etree
 
+from scrapers.fields import as_int32
 from scrapers.items import CollectionEntry, Game
 
 #: Thing types that are games (the accessory is kept: BGG files kits and upgrade packs
@@ -103,7 +104,7 @@ def _int_value(item: Any, tag: str) -> int | None:
     """The `value` of a direct child such as `<minplayers value="2"/>`; BGG's 0 means unknown."""
     child = item.find(tag)
     try:
-        value = int(child.get("value")) if child is not None else None
+        value = as_int32(int(child.get("value"))) if child is not None else None
     except (TypeError, ValueError):
         return None
     return value if value is not None and value > 0 else None
@@ -113,7 +114,7 @@ def _stat(item: Any, name: str) -> int | None:
     """A counter from `statistics/ratings` (`owned`, `wishing`), None without stats=1."""
     node = item.find(f"statistics/ratings/{name}")
     try:
-        return int(node.get("value")) if node is not None else None
+        return as_int32(int(node.get("value"))) if node is not None else None
     except (TypeError, ValueError):
         return None
 
