@@ -68,6 +68,7 @@ def test_games_equal_truth_field_by_field(crawled, truth) -> None:
     cast = {c: pl.Int64 for c in SPEC + COUNTERS}
     assert_frame_equal(sort(got.select(cols).cast(cast), "game_id"), sort(exp.select(cols).cast(cast), "game_id"))
     assert got["url"].str.ends_with("/games/" + got["game_id"]).all()
+    assert got["name_ja"].str.contains("\u3000").any()  # an ideographic space is stored as shown
 
 
 def test_catalogue_covers_games_whose_page_is_broken(crawled, truth, site) -> None:

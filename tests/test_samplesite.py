@@ -181,6 +181,7 @@ def test_all_text_format_variants_occur(big: tuple[Site, float]) -> None:
     players = re.findall(r'games-spec-players">(.*?)<', game_pages)
     assert any("～" in t for t in players) and any("〜" in t for t in players)
     assert any("~" in t for t in players)
+    assert any("\u3000" in g.name_ja and f">{g.name_ja}</span>" in render(site, g.url).text for g in site.games)
     assert any(re.fullmatch(r"\d人", t) for t in players)  # a single value: 2人
     assert any(re.search(r"[０-９]人", t) for t in players)  # full-width digits
     assert "1人～65536人" in game_pages or "1人〜65536人" in game_pages or "1人~65536人" in game_pages
