@@ -33,7 +33,9 @@ _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 #: (樂→楽, 體→体 …): a kanji-only name using one is Chinese, not Japanese.
 _CHINESE_ONLY_FORMS = frozenset("樂體轉絕與說這們會國學來實對關萬廣雙戰傳黃鐵險營處將變劍藝亞靈寶戲團區圖畫號觀歷麼裡嗎呢")
 #: What may come before the root element: XML declaration, comments, doctype.
-_XML_PROLOG = re.compile(rb"^\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*", re.DOTALL | re.IGNORECASE)
+_XML_PROLOG = re.compile(
+    rb"^\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*", re.DOTALL | re.IGNORECASE
+)
 #: The root element's start tag: its name, and "/" when it closes itself.
 _XML_START = re.compile(rb"<([A-Za-z_][\w:.-]*)(?:\s[^>]*?)?(/?)>")
 #: Whitespace as XML defines it (names keep an ideographic space U+3000 as written).

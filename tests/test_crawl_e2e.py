@@ -115,7 +115,8 @@ def test_broken_pages_are_quarantined_and_the_crawl_goes_on(crawled, truth) -> N
     got = query(warehouse, "SELECT url, reason, http_status, body_sha256 FROM raw.quarantine")
     paths = sorted(u.split("//", 1)[1].split("/", 1)[1] for u in got["url"])
     assert ["/" + p for p in paths] == sorted(truth["quarantine"]["url"])
-    truncated = {"/" + u.split("//", 1)[1].split("/", 1)[1] for u in got.filter(pl.col("reason") == TRUNCATED_REASON)["url"]}
+    cut_urls = got.filter(pl.col("reason") == TRUNCATED_REASON)["url"]
+    truncated = {"/" + u.split("//", 1)[1].split("/", 1)[1] for u in cut_urls}
     assert truncated == set(truth["quarantine"].filter(pl.col("reason") == TRUNCATED_REASON)["url"])
     assert len(truncated) >= 2  # a cut game page and a cut collection page at least
     assert got.filter(pl.col("http_status") == 200)["body_sha256"].str.len_chars().to_list() == [64] * int(
@@ -128,7 +129,8 @@ def test_broken_pages_are_quarantined_and_the_crawl_goes_on(crawled, truth) -> N
 def test_cut_pages_leave_their_listing_incomplete_and_give_nothing(crawled, truth, site) -> None:
     """The cut member's listing is `incomplete` (nothing deleted), every other public one complete."""
     warehouse, _ = crawled
-    statuses = dict(query(warehouse, "SELECT key, status FROM raw.listing_crawls WHERE listing = 'collection'").iter_rows())
+    listings = query(warehouse, "SELECT key, status FROM raw.listing_crawls WHERE listing = 'collection'")
+    statuses = dict(listings.iter_rows())
     cut = {site.members[i].user_id for i in cut_collections(site)}
     assert cut and {statuses[u] for u in cut} == {"incomplete"}
     public = set(truth["members"]["user_id"])
