@@ -305,8 +305,8 @@ def _japanese_original(r: random.Random) -> tuple[str, str]:
         b_ja, b_ro = r.choice(vocab.JA_NOUNS)
         ja, ro = f"{a_ja}の{b_ja}", f"{a_ro} no {b_ro}"
     elif p < 0.8:
-        s_ja, s_ro = r.choice(vocab.JA_SUFFIXES)
-        ja, ro = f"{a_ja}{s_ja}", f"{a_ro} {s_ro}"
+        s_ja, s_ro = r.choice(vocab.JA_SUFFIXES)  # 〜大作戦 after an ideographic space (U+3000), as real titles do
+        ja, ro = f"{a_ja}{chr(0x3000) if s_ja == '大作戦' else ''}{s_ja}", f"{a_ro} {s_ro}"
     else:
         return a_ja, a_ro.upper()
     return ja, ro[:1].upper() + ro[1:]

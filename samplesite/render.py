@@ -2,7 +2,8 @@
 
 Why on demand: a site of 2,000 games and 5,000 members has tens of thousands of pages
 (every collection page of every member, filtered views, cafe pages...); rendering only
-what is asked keeps start-up instant and memory flat. `render` is a pure function of
+what is asked keeps start-up instant and memory flat. The permanent faults (malformed
+and cut pages, HTTP 500 posts) are rendered here, as `faults` designates them. `render` is a pure function of
 (site, target): the same request always gives the same bytes. Transient faults
 (503/429 on a first request) are not here but in the server (see faults.py), because
 they depend on what that server instance has already answered.
@@ -21,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from samplesite import vocab
+from samplesite import faults, vocab
 from samplesite.model import SITE_NAME, STATUS_LABELS, STATUSES, Cafe, Game, Member, Post, Site
 
 CATALOGUE_PAGE_SIZE = 20
@@ -252,7 +253,7 @@ def _malformed_game_page(g: Game, head: str, catcharea: str, rest: str) -> str:
     Two shapes, by game id parity: cut off mid-document just before the title, or the
     catch area replaced by a template error comment (counters and credits still there).
     """
-    if g.numeric_id % 2 == 0:
+    if faults.malformed_is_cut(g):
         full = _page(None, f'<main id="games-show" data-game-id="{g.numeric_id}">\n{catcharea}</main>\n',
                      head=head)
         return full[: full.index('<h1 class="games-title">')]
@@ -562,7 +563,10 @@ def _dispatch(site: Site, name: str, groups: tuple[str | None, ...], query: dict
         return _html(200, _catalogue(site, query, page))
     if name == "game":
         gi = site.game_by_slug.get(groups[0] or "")
-        return None if gi is None else _html(200, _game_page(site, site.games[gi]))
+        if gi is None:
+            return None
+        text = _game_page(site, site.games[gi])
+        return _html(200, faults.cut_game_page(text) if gi in faults.cut_games(site) else text)
     if name == "post":
         pi = site.post_by_id.get(int(groups[2] or 0))
         if pi is None:
@@ -584,7 +588,9 @@ def _dispatch(site: Site, name: str, groups: tuple[str | None, ...], query: dict
             return _html(200, _profile(site, m))
         if m.private:
             return _html(200, login_page())
-        return _html(200, _collection(site, m, groups[1], page))
+        text = _collection(site, m, groups[1], page)
+        cut = groups[1] is None and page == 1 and mi in faults.cut_collections(site)
+        return _html(200, faults.cut_collection_page(text) if cut else text)
     if name == "spaces":
         return _html(200, _spaces_index(site, page))
     if name in ("space", "space_games"):

@@ -2,14 +2,19 @@
 
 Why: crawler, warehouse and recommender tests compare what they extracted with these
 frames. Values are what the pages *mean* (`10分前後` -> 10/10, `未登録` -> null),
-labels are exactly as the pages show them, and pages broken on purpose are listed in
-`quarantine` and left out of `games` / `posts`. Transient faults change nothing here.
+labels are exactly as the pages show them (names keep an ideographic space U+3000 and
+full-width characters as written), and pages broken on purpose are listed in
+`quarantine` and left out of `games` / `posts`. A cut page (reason `truncated`, see
+faults.py) gives nothing: a cut game is left out of `games`, a member whose collection
+page is cut has no `collections` rows, as a first crawl finds them; a crawl over a
+warehouse that already holds them must keep them as they were. Transient faults change
+nothing here.
 
 Frames and columns:
 - games: game_id, name_ja, name_en, min_players, max_players, min_minutes, max_minutes,
   min_age, year, n_watching, n_played, n_favorite, n_have, designers, mechanics, themes, url
 - collections: user_id, game_id, have, played, favorite, watching, rating, updated_at
-  (public members only; rating null where the page shows 0)
+  (public members only, none whose collection page is cut; rating null where the page shows 0)
 - members: user_id, name (every non-private member of the directory)
 - private_users: user_id; empty_users: user_id (public members with no entries)
 - posts: post_id, game_id, post_kind, author_user_id, title, published_at
@@ -24,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from samplesite.faults import permanent_faults
+from samplesite.faults import cut_collections, cut_games, permanent_faults
 from samplesite.model import Site
 
 GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
@@ -38,6 +43,7 @@ GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
 
 
 def _games(site: Site) -> pl.DataFrame:
+    cut = cut_games(site)
     rows = [
         {
             "game_id": g.game_id, "name_ja": g.name_ja, "name_en": g.name_en,
@@ -51,15 +57,16 @@ def _games(site: Site) -> pl.DataFrame:
             "url": g.url,
         }
         for g in (site.games[i] for i in site.catalogue_order)
-        if not g.malformed
+        if not g.malformed and g.index not in cut
     ]
     return pl.DataFrame(rows, schema=GAMES_SCHEMA)
 
 
 def _collections(site: Site) -> pl.DataFrame:
     c = site.collections
-    private = np.array([m.private for m in site.members], dtype=bool)
-    keep = ~private[c.member] if len(c) else np.zeros(0, dtype=bool)
+    cut = cut_collections(site)
+    hidden = np.array([m.private or m.index in cut for m in site.members], dtype=bool)
+    keep = ~hidden[c.member] if len(c) else np.zeros(0, dtype=bool)
     user_ids = np.array([m.user_id for m in site.members], dtype=object)
     game_ids = np.array([g.game_id for g in site.games], dtype=object)
     rating = c.rating[keep].astype(np.int64)

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from lxml import etree
 
+from scrapers.fields import as_int32
 from scrapers.items import CollectionEntry, Game
 
 #: Thing types that are games (the accessory is kept: BGG files kits and upgrade packs
@@ -31,6 +32,14 @@ _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 #: Traditional-Chinese character forms that modern Japanese writes differently
 #: (樂→楽, 體→体 …): a kanji-only name using one is Chinese, not Japanese.
 _CHINESE_ONLY_FORMS = frozenset("樂體轉絕與說這們會國學來實對關萬廣雙戰傳黃鐵險營處將變劍藝亞靈寶戲團區圖畫號觀歷麼裡嗎呢")
+#: What may come before the root element: XML declaration, comments, doctype.
+_XML_PROLOG = re.compile(
+    rb"^\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*", re.DOTALL | re.IGNORECASE
+)
+#: The root element's start tag: its name, and "/" when it closes itself.
+_XML_START = re.compile(rb"<([A-Za-z_][\w:.-]*)(?:\s[^>]*?)?(/?)>")
+#: Whitespace as XML defines it (names keep an ideographic space U+3000 as written).
+_XML_SPACE = re.compile(r"[ \t\r\n]+")
 #: Words that mark a name as a Chinese edition.
 _CHINESE_MARKERS = ("繁體", "繁体", "简体", "簡體", "中文")
 
@@ -40,13 +49,35 @@ class BggError(ValueError):
 
 
 def _root(xml: bytes | str) -> Any:
-    """The parsed document's root element; entities are not resolved, no network."""
+    """The parsed document's root element; entities are not resolved, no network.
+
+    The parser does not recover: a cut response is an error (`truncated …`), never the
+    items before the cut.
+    """
     data = xml.encode("utf-8") if isinstance(xml, str) else xml
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, recover=False)
     try:
         return etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
+        if is_cut_xml(data):
+            raise BggError(f"truncated: the XML response ends before its root element closes ({exc})") from exc
         raise BggError(f"not a BoardGameGeek XML response ({exc})") from exc
+
+
+def is_cut_xml(data: bytes) -> bool:
+    """Whether an XML document stops before its root element is closed (a cut download).
+
+    Why look at the text: the parser's error for a cut document depends on where the
+    cut fell (mid-tag, mid-attribute, mid-text); a whole document ends with its root's
+    end tag, or is one self-closing root element.
+    """
+    doc = _XML_PROLOG.sub(b"", data, count=1)
+    start = _XML_START.match(doc)
+    if start is None:
+        return True  # nothing but a prolog (or nothing at all)
+    if start[2]:
+        return doc.rstrip() != start[0]
+    return re.search(rb"</" + re.escape(start[1]) + rb"\s*>\s*\Z", doc[-256:]) is None
 
 
 def _raise_for_errors(root: Any) -> None:
@@ -62,16 +93,20 @@ def _raise_for_errors(root: Any) -> None:
 
 
 def _clean(text: str | None) -> str | None:
-    """Text with whitespace collapsed; None when empty."""
-    cleaned = " ".join((text or "").split())
-    return cleaned or None
+    """Text with XML whitespace collapsed, nothing else changed; None when nothing is visible.
+
+    Why not `str.split()`: it also splits on U+3000 and would turn `地理ゲーム　ツイモット`
+    into an ASCII space, storing a name BGG does not show.
+    """
+    cleaned = _XML_SPACE.sub(" ", text or "").strip(" ")
+    return cleaned if cleaned.strip() else None
 
 
 def _int_value(item: Any, tag: str) -> int | None:
     """The `value` of a direct child such as `<minplayers value="2"/>`; BGG's 0 means unknown."""
     child = item.find(tag)
     try:
-        value = int(child.get("value")) if child is not None else None
+        value = as_int32(int(child.get("value"))) if child is not None else None
     except (TypeError, ValueError):
         return None
     return value if value is not None and value > 0 else None
@@ -81,7 +116,7 @@ def _stat(item: Any, name: str) -> int | None:
     """A counter from `statistics/ratings` (`owned`, `wishing`), None without stats=1."""
     node = item.find(f"statistics/ratings/{name}")
     try:
-        return int(node.get("value")) if node is not None else None
+        return as_int32(int(node.get("value"))) if node is not None else None
     except (TypeError, ValueError):
         return None
 
@@ -115,7 +150,7 @@ def _japanese_name(names: list[str]) -> str | None:
 def _overview(item: Any) -> str | None:
     """The description, unescaped twice over (BGG sends `&amp;#10;` for a newline)."""
     text = html.unescape(item.findtext("description") or "")
-    lines = [" ".join(line.split()) for line in text.replace("\r", "").split("\n")]
+    lines = [_clean(line) or "" for line in text.replace("\r", "").split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() or None
 
 

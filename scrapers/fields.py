@@ -39,6 +39,17 @@ _RATING = re.compile(r"^\d+(?:\.\d+)?$")
 
 _MIN_YEAR, _MAX_YEAR = 1000, 2999
 _MAX_AGE = 120
+#: The largest value the warehouse's INTEGER columns hold (counters, specs are Int32).
+INT32_MAX = 2**31 - 1
+
+
+def as_int32(value: int | None) -> int | None:
+    """The value when it fits the warehouse's INTEGER columns, else None.
+
+    Why: a page (or BGG) may print `99999999999999999999`; stored, it would make the
+    whole batch fail to load, so a number that cannot be a real count is "unknown".
+    """
+    return value if value is not None and -INT32_MAX - 1 <= value <= INT32_MAX else None
 
 
 def normalize(text: str | None) -> str:
@@ -166,10 +177,12 @@ def parse_count(text: str | None) -> int | None:
     """The first whole number in the text: `1,203`→1203, `９`→9, `全21,406個`→21406.
 
     Why: counters come wrapped in labels (`マイボードゲーム 412`, `遊べるボードゲーム 608個`)
-    and with thousands separators; the number is what matters. No digits → None.
+    and with thousands separators; the number is what matters. No digits, or a number
+    too large for the warehouse (`99999999999999999999`) → None.
     """
     match = _COUNT.search(normalize(text))
-    return int(match[0].replace(",", "")) if match else None
+    digits = match[0].replace(",", "") if match else ""
+    return as_int32(int(digits)) if 0 < len(digits) <= 10 else None  # int() of 4,300+ digits raises
 
 
 def parse_rating(text: str | None) -> int | None:
@@ -180,7 +193,7 @@ def parse_rating(text: str | None) -> int | None:
     garbage. A half star (`"3.5"`) rounds half up.
     """
     norm = normalize(text)
-    if not _RATING.match(norm):
+    if not _RATING.match(norm) or len(norm) > 16:  # a longer "number" is garbage (and float() may be inf)
         return None
     value = math.floor(float(norm) + 0.5)
     return value if 1 <= value <= 5 else None

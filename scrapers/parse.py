@@ -133,6 +133,8 @@ def detect_kind(body: bytes | str, url: str) -> str:
     kind = _url_kind(url)
     if kind:
         return kind
+    if not pages.has_layout_end(text):
+        raise ParseError(f"truncated: the page ends before its closing </html>: {url}")
     main_id = selector.xpath("//main/@id").get()
     if main_id:
         raise ParseError(f"not a page with items (main#{main_id}); kinds: {', '.join(KINDS[1:])}: {url}")
@@ -164,7 +166,9 @@ def parse_document(body: bytes | str, *, url: str, kind: str = "auto") -> list[I
 
     `kind` is one of KINDS; "auto" detects it. A login page (a private collection) and
     an empty listing give []. Raises ParseError for an unknown kind, a page whose kind
-    cannot be told, or a page or response the parsers reject.
+    cannot be told, or a page or response the parsers reject: a cut page (no closing
+    `</html>`, a listing without its pagination block, XML whose root never closes)
+    gives a message starting with `truncated`, never the items of its first half.
     """
     if kind not in KINDS:
         raise ParseError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -175,10 +179,11 @@ def parse_document(body: bytes | str, *, url: str, kind: str = "auto") -> list[I
             return _bgg_items(body, url, kind)
         selector = html_selector(body)
         if kind == "login" or pages.is_login_page(selector):
+            pages.require_complete(selector, what="login page")  # a cut page is no answer
             return []
         result = _HTML_PARSERS[kind](selector, url)
     except pages.PageParseError as exc:
-        raise ParseError(f"{kind} page {url}: {exc.reason}") from exc
+        raise ParseError(f"{kind} page {url}: {exc}") from exc
     except bgg.BggError as exc:
         raise ParseError(f"BoardGameGeek {kind.removeprefix('bgg-')} {url}: {exc}") from exc
     return list(result) if isinstance(result, list) else [result]

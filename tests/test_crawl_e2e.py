@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from samplesite.faults import TRUNCATED_REASON, cut_collections, cut_games
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from samplesite.truth import truth_frames
@@ -67,12 +68,13 @@ def test_games_equal_truth_field_by_field(crawled, truth) -> None:
     cast = {c: pl.Int64 for c in SPEC + COUNTERS}
     assert_frame_equal(sort(got.select(cols).cast(cast), "game_id"), sort(exp.select(cols).cast(cast), "game_id"))
     assert got["url"].str.ends_with("/games/" + got["game_id"]).all()
+    assert got["name_ja"].str.contains("\u3000").any()  # an ideographic space is stored as shown
 
 
 def test_catalogue_covers_games_whose_page_is_broken(crawled, truth, site) -> None:
     warehouse, _ = crawled
     catalog_only = set(query(warehouse, "SELECT game_id FROM marts.games WHERE source = 'catalog'")["game_id"])
-    assert catalog_only == {g.game_id for g in site.games if g.malformed}
+    assert catalog_only == {g.game_id for g in site.games if g.malformed} | {site.games[i].game_id for i in cut_games(site)}
     assert query(warehouse, "SELECT count(*) AS n FROM marts.games")["n"][0] == len(site.games)
 
 
@@ -113,11 +115,30 @@ def test_broken_pages_are_quarantined_and_the_crawl_goes_on(crawled, truth) -> N
     got = query(warehouse, "SELECT url, reason, http_status, body_sha256 FROM raw.quarantine")
     paths = sorted(u.split("//", 1)[1].split("/", 1)[1] for u in got["url"])
     assert ["/" + p for p in paths] == sorted(truth["quarantine"]["url"])
+    cut_urls = got.filter(pl.col("reason") == TRUNCATED_REASON)["url"]
+    truncated = {"/" + u.split("//", 1)[1].split("/", 1)[1] for u in cut_urls}
+    assert truncated == set(truth["quarantine"].filter(pl.col("reason") == TRUNCATED_REASON)["url"])
+    assert len(truncated) >= 2  # a cut game page and a cut collection page at least
     assert got.filter(pl.col("http_status") == 200)["body_sha256"].str.len_chars().to_list() == [64] * int(
         (got["http_status"] == 200).sum()
     )
     assert query(warehouse, "SELECT status FROM raw.crawl_runs")["status"].to_list() == ["finished"]
     assert result.stats.get("retry/count", 0) > 0  # transient 503/429 answers were retried, and recovered
+
+
+def test_cut_pages_leave_their_listing_incomplete_and_give_nothing(crawled, truth, site) -> None:
+    """The cut member's listing is `incomplete` (nothing deleted), every other public one complete."""
+    warehouse, _ = crawled
+    listings = query(warehouse, "SELECT key, status FROM raw.listing_crawls WHERE listing = 'collection'")
+    statuses = dict(listings.iter_rows())
+    cut = {site.members[i].user_id for i in cut_collections(site)}
+    assert cut and {statuses[u] for u in cut} == {"incomplete"}
+    public = set(truth["members"]["user_id"])
+    assert {statuses[u] for u in public - cut} <= {"public", "empty"}
+    got_users = set(query(warehouse, "SELECT DISTINCT user_id FROM raw.collection_entries")["user_id"])
+    assert not cut & got_users  # first crawl: nothing taken from the cut page 1
+    cut_ids = {site.games[i].game_id for i in cut_games(site)}
+    assert cut_ids and not cut_ids & set(query(warehouse, "SELECT game_id FROM raw.games")["game_id"])
 
 
 def test_no_trace_of_private_members(crawled, truth) -> None:

@@ -109,8 +109,11 @@ def test_game_page_without_spans_canonical_or_spec_classes() -> None:
         ('<html><body><main id="games-show"><ul class="games-spec"><li>2人</li></ul></main></body></html>',
          "game page has no title"),
         ('<html><head><link rel="canonical" href="https://bodoge.hoobby.net/games/x"><title>X | ボード',
-         "game page has no title"),
+         "truncated"),
         ('<html><body><main id="games-show"><h1 class="games-title"><span class="games-title-japanese">名前</span>',
+         "truncated"),
+        ('<html><body><main id="games-show"><h1 class="games-title"><span class="games-title-japanese">名前</span>'
+         "</h1></main></body></html>",
          "game page has no game id"),
         ("", "game page has no title"),
     ],
@@ -151,7 +154,7 @@ def test_catalog_without_any_class_names() -> None:
     """With every class gone, rows are the `<tr>`s linking a game; names split by script."""
     html = """<html><body><main><table><tr><th>ゲーム名</th></tr>
       <tr><td><a href="/games/c-game"><span>シー</span><span>Sea</span></a></td><td>3人～5人<br>60分前後</td>
-      <td>未登録</td><td>2001年</td></tr></table></main></body></html>"""
+      <td>未登録</td><td>2001年</td></tr></table><nav class="pagination"><span>1</span></nav></main></body></html>"""
     assert catalog_items(sel(html), f"{BASE}/games") == [
         GameSummary(game_id="c-game", name_ja="シー", name_en="Sea", min_players=3, max_players=5,
                     min_minutes=60, max_minutes=60, min_age=None, year=2001),
@@ -159,7 +162,8 @@ def test_catalog_without_any_class_names() -> None:
 
 
 def test_catalog_row_without_game_link_raises() -> None:
-    html = '<html><body><main id="games-index"><table class="games-table"><tr class="games-table-row"><td>名前'
+    html = ('<html><body><main id="games-index"><table class="games-table"><tr class="games-table-row"><td>名前'
+            '</td></tr></table><nav class="pagination"></nav></main></body></html>')
     with pytest.raises(PageParseError, match="no game link"):
         catalog_items(sel(html), f"{BASE}/games")
 
@@ -182,7 +186,8 @@ COLLECTION_HTML = """<html><body><main id="friends-boardgames" data-friend-id="5
   <a href="https://bodoge.hoobby.net/games/y-game">ワイ</a>
   <div class="rating--result-stars" data-rating-result="2"></div>
   <ul class="friend-interests"><li class="friend-interest watching on">興味あり</li></ul></div>
-</div></main></body></html>"""
+</div>
+<nav class="pagination"><span class="page current">1</span></nav></main></body></html>"""
 
 
 def test_collection_inline() -> None:
@@ -254,7 +259,7 @@ SPACE_HTML = """<html><head><title>カフェA の遊べるボードゲーム | �
   <span class="spaces-games-item-spec">２人～４人 ／ 10分前後 ／ 20歳～</span></li>
  <li class="spaces-games-item"><a href="/games/b-game"><span class="spaces-games-item-english">B</span></a>
   <span class="spaces-games-item-spec">2023年 / 1人</span></li>
-</ul></main></body></html>"""
+</ul><nav class="pagination"><a rel="prev" href="?page=1">前へ</a></nav></main></body></html>"""
 
 
 def test_space_inline() -> None:
@@ -491,7 +496,7 @@ def test_collection_card_hooks_anywhere_in_the_card() -> None:
       <li class="friend-interest-badge played on">経験あり</li>
       <li class=" friend-interest favorite active ">お気に入り</li>
       <li class="friend-interest watching on off">興味あり</li>
-     </ul></div></main></body></html>"""
+     </ul></div><nav class="pagination"></nav></main></body></html>"""
     assert collection_items(sel(html), f"{BASE}/friends/8/boardgames") == [
         CollectionEntry(user_id="8", game_id="z-game", have=True, played=False, favorite=True, watching=False,
                         rating=4, updated_at="2026-03-04T05:06:07+09:00"),

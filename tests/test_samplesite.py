@@ -30,6 +30,7 @@ from samplesite import (
     truth_frames,
     write_truth,
 )
+from samplesite.faults import TRUNCATED_REASON, cut_collections, cut_games
 from samplesite.model import Site
 from samplesite.render import COLLECTION_PAGE_SIZE, EMPTY_MARKER
 
@@ -180,6 +181,7 @@ def test_all_text_format_variants_occur(big: tuple[Site, float]) -> None:
     players = re.findall(r'games-spec-players">(.*?)<', game_pages)
     assert any("～" in t for t in players) and any("〜" in t for t in players)
     assert any("~" in t for t in players)
+    assert any("\u3000" in g.name_ja and f">{g.name_ja}</span>" in render(site, g.url).text for g in site.games)
     assert any(re.fullmatch(r"\d人", t) for t in players)  # a single value: 2人
     assert any(re.search(r"[０-９]人", t) for t in players)  # full-width digits
     assert "1人～65536人" in game_pages or "1人〜65536人" in game_pages or "1人~65536人" in game_pages
@@ -235,6 +237,10 @@ def test_game_pages_match_truth(small: Site, small_truth: dict[str, pl.DataFrame
     for g in small.games:
         resp = render(small, g.url)
         assert resp.status == 200
+        if g.index in cut_games(small):
+            assert not resp.text.rstrip().endswith("</html>") and "games-interest-count" not in resp.text
+            assert g.url in quarantined and g.game_id not in truth
+            continue
         parsed = parse_game_page(resp.text)
         if g.malformed:
             assert parsed is None and g.url in quarantined and g.game_id not in truth
@@ -244,7 +250,8 @@ def test_game_pages_match_truth(small: Site, small_truth: dict[str, pl.DataFrame
         assert parsed == row, g.game_id
         seen += 1
     n_bad = sum(g.malformed for g in small.games)
-    assert 1 <= n_bad <= 3 and seen == small_truth["games"].height == len(small.games) - n_bad
+    assert 1 <= n_bad <= 3 and len(cut_games(small)) == 1
+    assert seen == small_truth["games"].height == len(small.games) - n_bad - 1
 
 
 def test_catalogue_lists_every_game(small: Site) -> None:
@@ -277,6 +284,12 @@ def test_collections_match_truth(small: Site, small_truth: dict[str, pl.DataFram
             continue
         if m.user_id in empty:
             assert f'<p class="empty">{EMPTY_MARKER}</p>' in text
+            continue
+        if m.index in cut_collections(small):  # page 1 cut mid-card: no rows in truth, page 2 whole
+            assert not text.rstrip().endswith("</html>") and 'class="pagination"' not in text
+            assert not coll.filter(pl.col("user_id") == m.user_id).height
+            page2 = page_text(small, f"{m.collection_url}?page=2")
+            assert page2.endswith("</html>\n") and 'class="pagination"' in page2
             continue
         rows = coll.filter(pl.col("user_id") == m.user_id).drop("user_id").to_dicts()
         n_pages = -(-len(rows) // COLLECTION_PAGE_SIZE)
@@ -453,3 +466,21 @@ def test_server_handles_concurrent_requests(small: Site) -> None:
     assert all(s in (200, 500) for s in retried)
     broken = {u for u, reason in permanent_faults(small) if reason == "http 500"}
     assert retried.count(500) == sum(1 for u in urls if u in broken)
+
+
+def test_cut_pages_answer_200_and_are_truncated_in_truth(small: Site, small_truth: dict[str, pl.DataFrame]) -> None:
+    """The cut fault: HTTP 200 with the cut body's length, no closing markup, `truncated` in truth."""
+    assert len(cut_games(small)) == 1 and len(cut_collections(small)) == 1
+    cut_urls = [small.games[i].url for i in cut_games(small)]
+    cut_urls += [small.members[i].collection_url for i in cut_collections(small)]
+    reasons = dict(small_truth["quarantine"].iter_rows())
+    assert all(reasons[u] == TRUNCATED_REASON for u in cut_urls)
+    with SampleSiteServer(small, transient_faults=False) as srv:
+        for url in cut_urls:
+            status, headers, body = _get(srv.base_url + url)
+            assert status == 200 and int(headers["Content-Length"]) == len(body.encode("utf-8"))
+            assert "</html>" not in body and "<main" in body
+            assert body.encode("utf-8") == render(small, url).body  # permanent: the same cut every time
+    clean = generate_site(n_games=300, n_users=400, seed=7, faults=False)
+    assert not cut_games(clean) and not cut_collections(clean)
+    assert all(reason != TRUNCATED_REASON for _, reason in permanent_faults(clean))

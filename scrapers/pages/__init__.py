@@ -6,10 +6,13 @@ page URL. They lean on stable hooks: class names, data-attributes, `href` shapes
 formats (via `scrapers.fields`), never on deep positional paths, because the site's
 markup is partly reconstructed and will drift. Each hook has a fallback.
 
-A page whose required hooks are missing raises `PageParseError`; a login page (a
-private collection) or an empty listing gives [] from the listing functions.
+A page whose required hooks are missing raises `PageParseError`; a page cut off before
+its closing markup raises `TruncatedPage` (a PageParseError with reason `truncated`),
+before anything else is read from it; a (whole) login page (a private collection) or
+an empty listing gives [] from the listing functions.
 
-Modules: `markup` (XPath on lxml elements, text and href helpers), `specs` (spec cells
+Modules: `markup` (XPath on lxml elements, text and href helpers), `complete` (whether a
+page arrived whole), `specs` (spec cells
 and statuses), `listings` (login page, empty marker, rows), then one per page kind:
 `games` (catalogue and game pages), `posts`, `members` (directory and collections),
 `cafes`, and `links` (what the spiders follow). Import from `scrapers.pages`.
@@ -18,6 +21,7 @@ and statuses), `listings` (login page, empty marker, rows), then one per page ki
 from __future__ import annotations
 
 from scrapers.pages.cafes import space_items
+from scrapers.pages.complete import TRUNCATED, TruncatedPage, has_layout_end, require_complete
 from scrapers.pages.games import catalog_items, game_item
 from scrapers.pages.links import (
     author_links,
@@ -34,7 +38,7 @@ from scrapers.pages.posts import post_item
 from scrapers.pages.specs import STATUS_LABELS, STATUSES
 
 __all__ = [
-    "PageParseError", "author_links", "catalog_items", "collection_items", "game_item", "game_links",
-    "game_slug", "is_empty_listing", "is_login_page", "member_id", "member_items",
-    "member_links", "next_page_url", "post_item", "post_links", "space_items", "space_links", "space_slug",
+    "TRUNCATED", "PageParseError", "TruncatedPage", "author_links", "catalog_items", "collection_items", "game_item", "game_links",
+    "game_slug", "has_layout_end", "is_empty_listing", "is_login_page", "member_id", "member_items",
+    "member_links", "next_page_url", "post_item", "post_links", "require_complete", "space_items", "space_links", "space_slug",
 ]

@@ -9,6 +9,7 @@ from parsel import Selector
 
 from scrapers.fields import normalize, parse_count
 from scrapers.items import Game, GameSummary
+from scrapers.pages.complete import require_complete, require_listing_end
 from scrapers.pages.listings import is_login, no_rows, row_names, rows_with_game_links
 from scrapers.pages.markup import (
     GAME_PATH,
@@ -44,6 +45,7 @@ _HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
 
 def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     """The rows of a catalogue page (`/games?page=N`): names and the spec cells."""
+    require_complete(selector, what="catalogue page")
     root = selector.root
     if is_login(root):
         return []
@@ -51,6 +53,7 @@ def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     rows = css(main, ".games-table-row") or [r for r in rows_with_game_links(main) if r.tag == "tr"]
     if not rows:
         return no_rows(root, "catalogue page")
+    require_listing_end(rows, what="catalogue page")
     items = []
     for row in rows:
         found = game_link(row)
@@ -62,7 +65,12 @@ def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
 
 
 def game_item(selector: Selector, url: str) -> Game:
-    """A game page (`/games/<slug>`): names, specs, the four counters, credits, overview."""
+    """A game page (`/games/<slug>`): names, specs, the four counters, credits, overview.
+
+    A cut page raises TruncatedPage: what it lacks would otherwise read as NULL counters
+    and empty credits, and overwrite the game's values.
+    """
+    require_complete(selector, what="game page")
     root = selector.root
     main = main_of(root)
     name_ja, name_en = _game_names(root, main)

@@ -39,7 +39,9 @@ MEMBER_PATH = re.compile(r"^/friends/(\d+)")
 MEMBER_PROFILE_PATH = re.compile(r"^/friends/(\d+)/?$")
 SPACE_PATH = re.compile(r"^/spaces/([^/?#]+)")
 _JAPANESE = re.compile("[\u3040-\u30ff\u3400-\u9fff]")
-_WS = re.compile(r"\s+")
+#: What HTML collapses when it renders text: ASCII whitespace only (never U+3000).
+_HTML_SPACE = " \t\n\r\f"
+_WS = re.compile(f"[{_HTML_SPACE}]+")
 _CLASS_SEPARATORS = re.compile(r"[\s\-_]+")
 _XML_SPACE = re.compile(r"[ \t\r\n]+")  # what XPath's normalize-space() collapses
 _BLOCK_TAGS = frozenset(
@@ -87,9 +89,16 @@ def text(node: Node) -> str:
 
 
 def clean(value: str | None) -> str | None:
-    """Display text with whitespace collapsed (no NFKC: names keep their `（）` and `：`)."""
-    cleaned = _WS.sub(" ", value or "").strip()
-    return cleaned or None
+    """Display text as the site shows it: HTML whitespace collapsed, nothing else changed.
+
+    Why only HTML whitespace (space, tab, CR, LF, FF): that is all a browser collapses.
+    An ideographic space (U+3000, `地理ゲーム　ツイモット`), a no-break space and
+    full-width characters (`（）`, `：`, `２`) are shown as written, so they are stored as
+    written; matching and number parsing normalise their own copy (`fields.normalize`).
+    None when nothing visible is left.
+    """
+    cleaned = _WS.sub(" ", value or "").strip(_HTML_SPACE)
+    return cleaned if cleaned.strip() else None
 
 
 def string(node: Node | None) -> str | None:

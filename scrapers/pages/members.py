@@ -9,6 +9,7 @@ from parsel import Selector
 
 from scrapers.fields import parse_rating
 from scrapers.items import CollectionEntry, Member
+from scrapers.pages.complete import require_complete, require_listing_end
 from scrapers.pages.listings import is_login, no_rows
 from scrapers.pages.markup import (
     GAME_PATH,
@@ -33,6 +34,7 @@ _ON = frozenset({"on", "active", "checked"})
 
 def member_items(selector: Selector, url: str) -> list[Member]:
     """The rows of the member directory (`/friends?page=N`): id and display name."""
+    require_complete(selector, what="member directory")
     root = selector.root
     if is_login(root):
         return []
@@ -53,11 +55,17 @@ def member_items(selector: Selector, url: str) -> list[Member]:
                 break
     if not names:
         return no_rows(root, "member directory")
+    require_listing_end(rows, what="member directory")
     return [Member(user_id=uid, name=name) for uid, name in names.items()]
 
 
 def collection_items(selector: Selector, url: str) -> list[CollectionEntry]:
-    """The cards of a member's マイボードゲーム (`/friends/<id>/boardgames?page=N`)."""
+    """The cards of a member's マイボードゲーム (`/friends/<id>/boardgames?page=N`).
+
+    A cut page raises TruncatedPage, also when it looks like the login page or the
+    empty marker: half a listing read as the whole would delete the rest.
+    """
+    require_complete(selector, what="collection page")
     root = selector.root
     if is_login(root):
         return []
@@ -72,6 +80,7 @@ def collection_items(selector: Selector, url: str) -> list[CollectionEntry]:
     ]
     if not cards:
         return no_rows(root, "collection page")
+    require_listing_end(cards, what="collection page")
     user_id = _collection_owner(root, url)
     if not user_id:
         raise PageParseError("collection page has no member id")

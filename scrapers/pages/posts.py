@@ -5,6 +5,7 @@ from __future__ import annotations
 from parsel import Selector
 
 from scrapers.items import Post
+from scrapers.pages.complete import require_complete
 from scrapers.pages.markup import (
     POST_PATH,
     PageParseError,
@@ -25,6 +26,7 @@ _KINDS = {"rules": "rule", "reviews": "review"}
 
 def post_item(selector: Selector, url: str) -> Post:
     """A rule/instruction or review post (`/games/<slug>/rules/<id>`, `/reviews/<id>`)."""
+    require_complete(selector, what="post page")
     root = selector.root
     main = main_of(root)
     refs = [m for m in (POST_PATH.match(path(u)) for u in (url, canonical(root))) if m]

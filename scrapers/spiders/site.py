@@ -11,6 +11,11 @@ Sections (any subset, comma separated):
 A paginated listing (a collection, a cafe's games) is walked page after page; after
 its last page the spider yields a `ListingCrawl` saying whether it was complete, empty
 or private, so that the warehouse can replace that listing safely.
+
+A page the parsers reject, a cut one (`truncated`) included, is quarantined and yields
+nothing, so it never overwrites what the warehouse holds; a listing with such a page
+is `incomplete` (the warehouse then deletes nothing of it). Only a whole login page
+makes a collection private.
 """
 
 from __future__ import annotations
@@ -82,7 +87,7 @@ class SiteSpider(scrapy.Spider):
         try:
             game = pages.game_item(response.selector, response.url)
         except pages.PageParseError as exc:
-            yield self._quarantine(response, str(exc))
+            yield self._quarantine(response, exc)
             return
         self.ok_urls.add(response.url)
         yield game
@@ -96,7 +101,7 @@ class SiteSpider(scrapy.Spider):
         try:
             post = pages.post_item(response.selector, response.url)
         except pages.PageParseError as exc:
-            yield self._quarantine(response, str(exc))
+            yield self._quarantine(response, exc)
             return
         self.ok_urls.add(response.url)
         yield post
@@ -116,11 +121,6 @@ class SiteSpider(scrapy.Spider):
         yield from self._next(response, self.parse_directory)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
-        if pages.is_login_page(response.selector):
-            page = response.meta["listing_page"]
-            yield ListingCrawl(listing="collection", key=response.meta["listing_key"], status="private",
-                               n_entries=0, n_pages=page)
-            return
         yield from self._listing_page(response, pages.collection_items, self.parse_collection)
 
     # -- cafes ------------------------------------------------------------------------
@@ -136,12 +136,15 @@ class SiteSpider(scrapy.Spider):
         meta = response.meta
         listing, key, page, seen = meta["listing"], meta["listing_key"], meta["listing_page"], meta["listing_seen"]
         try:
-            rows = parse(response.selector, response.url)
+            rows = parse(response.selector, response.url)  # a cut page (login page too) raises
         except pages.PageParseError as exc:
-            yield self._quarantine(response, str(exc))
+            yield self._quarantine(response, exc)
             yield ListingCrawl(listing=listing, key=key, status="incomplete", n_entries=seen, n_pages=page)
             return
         self.ok_urls.add(response.url)
+        if listing == "collection" and pages.is_login_page(response.selector):
+            yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
+            return
         yield from rows
         yield from self._listing_next(response, listing, key, page, seen + len(rows), callback)
 
@@ -219,16 +222,17 @@ class SiteSpider(scrapy.Spider):
         try:
             items = parse(response.selector, response.url)
         except pages.PageParseError as exc:
-            yield self._quarantine(response, str(exc))
+            yield self._quarantine(response, exc)
             return
         self.ok_urls.add(response.url)
         yield from items
 
-    def _quarantine(self, response: Response, reason: str) -> Quarantined:
-        self.logger.warning("quarantined %s: %s", response.url, reason)
+    def _quarantine(self, response: Response, exc: pages.PageParseError) -> Quarantined:
+        """The page as a quarantine row; its reason is the parser's (`truncated` for a cut page)."""
+        self.logger.warning("quarantined %s: %s", response.url, exc)
         return Quarantined(
             url=response.url,
-            reason=reason,
+            reason=exc.reason,
             body_sha256=hashlib.sha256(response.body).hexdigest(),
             http_status=response.status,
         )
