@@ -3,13 +3,17 @@
 Why a module of its own: every command that takes a count (`crawl --max-pages`,
 `run --max-pages`, ...) must refuse 0 and negatives the same way, and a bad flag must end
 in the same one line as any other bad input (`bodoge: error: ...`), not argparse's usage
-block. Nothing here imports Scrapy, Polars or DuckDB: building the parser stays instant.
+block. Nothing here imports Scrapy, Polars or DuckDB at load time: building the parser stays
+instant. The `--data-dir`/`--warehouse` pair and opening that warehouse live here too,
+shared by every command that reads it.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -60,3 +64,21 @@ def port_number(text: str) -> int:
     if value > 65535:
         raise argparse.ArgumentTypeError(f"not a TCP port (1-65535): {value}")
     return value
+
+
+def add_data_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
+
+
+@contextmanager
+def open_warehouse(args: argparse.Namespace, *, read_only: bool = True) -> Iterator[Any]:
+    """The warehouse named by --warehouse / --data-dir / the environment, closed afterwards."""
+    from bodoge.config import resolve_paths
+    from warehouse.db import connect
+
+    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()

@@ -12,9 +12,10 @@ import logging
 import os
 import sys
 from pathlib import Path
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Callable
+
+from bodoge.args import add_data_dir, open_warehouse
+from bodoge.cli_night import register_build, register_crawl, register_demo, register_run
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -65,24 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
 # -- commands ---------------------------------------------------------------------------
 
 
-def _add_data_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
-    p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
-
-
-@contextmanager
-def _warehouse(args: argparse.Namespace, *, read_only: bool = True) -> Iterator[Any]:
-    """The warehouse named by --warehouse / --data-dir / the environment, closed afterwards."""
-    from bodoge.config import resolve_paths
-    from warehouse.db import connect
-
-    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=read_only)
-    try:
-        yield con
-    finally:
-        con.close()
-
-
 def _register_parse(sub: Any) -> None:
     p = sub.add_parser("parse", help="parse one saved page or URL and print its items as JSON lines")
     p.add_argument("source", metavar="PATH_OR_URL")
@@ -102,48 +85,6 @@ def cmd_parse(args: argparse.Namespace) -> int:
     body, url = read_source(args.source)
     for item in parse_document(body, url=url, kind=args.kind):
         sys.stdout.write(json.dumps(item_to_dict(item), ensure_ascii=False) + "\n")
-    return 0
-
-
-def _register_crawl(sub: Any) -> None:
-    from bodoge.args import comma_list, positive_int
-
-    p = sub.add_parser("crawl", help="crawl a site into the warehouse's raw tables")
-    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL), e.g. https://bodoge.hoobby.net")
-    _add_data_dir(p)
-    p.add_argument("--sections", type=comma_list, default=["games", "posts", "members", "cafes"],
-                   help="any of games,posts,members,cafes (default all)")
-    p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
-    p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
-    p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
-    p.set_defaults(handler=cmd_crawl)
-
-
-def cmd_crawl(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_base_url, resolve_paths
-    from bodoge.interrupts import Interrupted, signals_raise
-    from scrapers.crawl import CrawlError, run_crawl
-
-    base_url = resolve_base_url(args.base_url)
-    if not base_url:
-        raise CrawlError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
-    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
-    try:
-        with signals_raise():  # SIGTERM/Ctrl-C: run_crawl stops its child, then we end with 143/130
-            result = run_crawl(
-                base_url=base_url,
-                warehouse=paths.warehouse,
-                sections=args.sections,
-                users=args.users,
-                max_pages=args.max_pages,
-                http_cache_dir=paths.http_cache if args.http_cache else None,
-                tmp_dir=paths.data_dir / "tmp",
-            )
-    except Interrupted as stop:
-        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
-        return stop.exit_code
-    written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
-    print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
     return 0
 
 
@@ -192,7 +133,7 @@ def _register_collection(sub: Any) -> None:
     p.add_argument("--sort", default="updated", choices=["players", "time", "age", "year", "name", "updated"])
     p.add_argument("--reverse", action="store_true", help="reverse the order (missing values stay last)")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
-    _add_data_dir(p)
+    add_data_dir(p)
     p.set_defaults(handler=cmd_collection)
 
 
@@ -201,7 +142,7 @@ def cmd_collection(args: argparse.Namespace) -> int:
     from warehouse.views import collection, parse_count
 
     players = parse_count(args.players) if args.players is not None else None
-    with _warehouse(args) as con:
+    with open_warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, default=str))
@@ -217,7 +158,7 @@ def _register_recommend(sub: Any) -> None:
     p.add_argument("--players", help="only games playable with N players")
     p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
-    _add_data_dir(p)
+    add_data_dir(p)
     p.set_defaults(handler=cmd_recommend)
 
 
@@ -231,7 +172,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
     model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).models / "champion"
-    with _warehouse(args) as con:
+    with open_warehouse(args) as con:
         rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
                          model_dir=model_dir)
     if args.json:
@@ -245,7 +186,7 @@ def _register_cafes(sub: Any) -> None:
     p = sub.add_parser("cafes", help="cafes offering the member's watching and favourite games, best first")
     p.add_argument("user_id", metavar="USER_ID")
     p.add_argument("--json", action="store_true", help="JSON instead of text")
-    _add_data_dir(p)
+    add_data_dir(p)
     p.set_defaults(handler=cmd_cafes)
 
 
@@ -253,7 +194,7 @@ def cmd_cafes(args: argparse.Namespace) -> int:
     from bodoge.display import game_name
     from warehouse.views import cafes_for
 
-    with _warehouse(args) as con:
+    with open_warehouse(args) as con:
         cafes = cafes_for(con, args.user_id)
     if args.json:
         print(json.dumps(cafes, ensure_ascii=False, default=str))
@@ -312,7 +253,7 @@ def _register_dashboard(sub: Any) -> None:
     p = sub.add_parser("dashboard", help="the analysts' dashboard on the warehouse (read-only)")
     p.add_argument("--port", type=port_number, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="listen address (default localhost only)")
-    _add_data_dir(p)
+    add_data_dir(p)
     p.set_defaults(handler=cmd_dashboard)
 
 
@@ -356,83 +297,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register_build(sub: Any) -> None:
-    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
-    _add_data_dir(p)
-    p.set_defaults(handler=cmd_build)
-
-
-def cmd_build(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
-    from warehouse.build import build_all, open_crawled
-    from warehouse.quality import run_checks
-
-    con = open_crawled(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse)
-    try:
-        for name, n in build_all(con).items():
-            print(f"marts.{name}: {n:,} rows")
-        for result in run_checks(con):
-            print(result.line())
-    finally:
-        con.close()
-    return 0
-
-
-def _register_run(sub: Any) -> None:
-    p = sub.add_parser("run", help="the nightly job once: crawl → warehouse → models → recommendations → export")
-    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
-    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
-    p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
-    p.set_defaults(handler=cmd_run)
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_base_url, resolve_paths
-    from bodoge.jobs import JobInterrupted, run_nightly
-    from bodoge.summary import print_summary
-
-    base_url = resolve_base_url(args.base_url)
-    if not base_url:
-        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
-    paths = resolve_paths(data_dir=args.data_dir)
-    try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
-    except JobInterrupted as exc:
-        print(f"bodoge: {exc}", file=sys.stderr)
-        return 128 + exc.signum
-    print_summary(paths, summary)
-    return 0
-
-
-def _register_demo(sub: Any) -> None:
-    p = sub.add_parser("demo", help="generate and serve the sample site, run the whole nightly job on it")
-    p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
-    p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--data-dir", help="where the warehouse and exports go (default ./data)")
-    p.set_defaults(handler=cmd_demo)
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
-    from bodoge.demo import run_demo
-    from bodoge.jobs import JobInterrupted
-    from bodoge.summary import print_summary
-
-    if args.games < 20 or args.users < 20:
-        raise ValueError("the sample site needs at least 20 games and 20 members")
-    paths = resolve_paths(data_dir=args.data_dir)
-    try:
-        summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
-    except JobInterrupted as exc:
-        print(f"bodoge: {exc}", file=sys.stderr)
-        return 128 + exc.signum
-    print_summary(paths, summary, demo_seconds=info["seconds"])
-    return 0
-
-
 _COMMANDS: list[Callable[[Any], None]] = [
-    _register_demo, _register_run, _register_crawl, _register_build, _register_parse, _register_evaluate,
+    register_demo, register_run, register_crawl, register_build, _register_parse, _register_evaluate,
     _register_recommend, _register_collection, _register_cafes, _register_dashboard, _register_site,
 ]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from bodoge import runlock
+from scrapers import runlock
 from bodoge.config import Paths
 
 # Lines of the worker's output that the operator sees; everything goes to the log file.
@@ -212,12 +212,11 @@ def _forwarded_signals() -> Iterator[_Stop]:
 
 def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO) -> int:
     """Start the worker, copy its output to the log (progress lines to the terminal too)."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **{runlock.LOCK_FD_ENV: str(lock.fd)})
     stop.proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.worker", "--result", str(result_path)],
+        [sys.executable, "-m", "pipelines.worker", "--result", str(result_path), "--parent-pid", str(os.getpid())],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        text=True, encoding="utf-8", errors="replace", env=env,
-        pass_fds=(lock.fd,), preexec_fn=_die_with_parent,
+        text=True, encoding="utf-8", errors="replace", env=env, pass_fds=(lock.fd,),
     )
     assert stop.proc.stdout is not None
     for line in stop.proc.stdout:
@@ -225,16 +224,6 @@ def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Sto
         if line.startswith(PROGRESS_PREFIXES):
             print(line.rstrip(), file=progress, flush=True)
     return stop.proc.wait()
-
-
-def _die_with_parent() -> None:
-    """In the worker, before exec: get SIGTERM if the supervisor dies (Linux prctl)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def _worker_death(code: int) -> str:

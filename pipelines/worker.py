@@ -21,9 +21,10 @@ from typing import Any
 
 import dagster as dg
 
-from bodoge.runlock import pid_alive
+from scrapers.runlock import pid_alive
 from pipelines.recovery import PID_TAG, recover_dead_runs
 from pipelines.run_log import log_run
+from scrapers.lifeline import die_with_parent
 
 
 def root_cause(error: Any) -> str:
@@ -116,7 +117,10 @@ def _write(path: Path, outcome: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipelines.worker")
     parser.add_argument("--result", required=True, help="where to write the run's outcome (JSON)")
+    parser.add_argument("--parent-pid", type=int, help="the supervisor: this worker stops when it dies")
     args = parser.parse_args(argv)
+    if args.parent_pid:
+        die_with_parent(parent_pid=args.parent_pid)
     return run(Path(args.result))
 
 

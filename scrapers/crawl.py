@@ -29,6 +29,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapers import settings as default_settings
 from scrapers.lifeline import die_with_parent, stop_process
 from scrapers.outcome import FAILURE_STAT, first_line
+from scrapers.runlock import inherited_fds
 from scrapers.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
@@ -205,7 +206,8 @@ def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) 
     prints the summary, on failure it raises the error, and the operator reads one line.
     """
     proc = subprocess.Popen(
-        cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_child_env(), process_group=0
+        cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_child_env(), process_group=0,
+        pass_fds=inherited_fds(),  # the nightly run lock, held until the crawler is gone too
     )
     last_lines: list[str] = []
     try:

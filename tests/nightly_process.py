@@ -49,7 +49,7 @@ class NightlyProcess:
             except queue.Empty:
                 break
             if line is None:
-                raise AssertionError(f"bodoge run ended before the line we waited for:\n" + "\n".join(self.lines))
+                raise AssertionError("bodoge run ended before the line we waited for:\n" + "\n".join(self.lines))
             self.lines.append(line)
             if predicate(line):
                 return line

@@ -6,8 +6,9 @@ the kernel drops an `flock` the moment its last holder dies, whatever killed it
 next one. The lock file itself stays; it only says who holds the lock, for the log line
 of a run that has to wait.
 
-The lock is taken by `bodoge run` and handed to its worker process (the inherited file
-descriptor shares the lock), so the lock lives exactly as long as the last of them.
+The lock is taken by `bodoge run` and handed to its worker process and on to the crawler
+(an inherited file descriptor shares the lock), so it lives exactly as long as the last
+of them. It lives beside the crawler's other process helpers (`scratch`, `lifeline`).
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from scrapers.scratch import process_alive
+
 log = logging.getLogger("bodoge.runlock")
 
 LOCK_NAME = ".nightly.lock"
+LOCK_FD_ENV = "BODOGE_RUN_LOCK_FD"
 
 
 @dataclass(slots=True)
@@ -92,17 +96,22 @@ def acquire(
 
 
 def pid_alive(pid: int) -> bool:
-    """True if a process with this pid exists on this machine (zombies count as dead)."""
-    if pid <= 0:
-        return False
+    """True if a process with this pid runs on this machine (zombies count as dead)."""
+    return process_alive(pid)
+
+
+def inherited_fds() -> tuple[int, ...]:
+    """The run lock's descriptor, if this process was handed one (see `LOCK_FD_ENV`).
+
+    Why: every process of a night (supervisor, worker, crawler) holds the lock, so a
+    crawler still stopping after its worker died keeps the next night waiting rather
+    than failing on a locked warehouse.
+    """
+    text = os.environ.get(LOCK_FD_ENV, "")
+    if not text.isdigit():
+        return ()
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+        os.fstat(int(text))
     except OSError:
-        return True
+        return ()
+    return (int(text),)

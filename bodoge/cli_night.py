@@ -1,0 +1,134 @@
+"""The nightly's commands: `bodoge demo`, `run`, `crawl` and `build`.
+
+Why a module of their own: these are the long-running, signal-aware commands an
+operator or the schedule runs; the member-facing views and tools stay in `bodoge.cli`.
+Each is a thin shell over `bodoge.jobs`, `scrapers.crawl` and `warehouse.build`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bodoge.args import add_data_dir, comma_list, positive_int
+
+
+def _interrupted(exc: Any) -> int:
+    """A night stopped by a signal: its one line, and the shell's exit code (128 + signal)."""
+    print(f"bodoge: {exc}", file=sys.stderr)
+    return 128 + exc.signum
+
+
+def register_crawl(sub: Any) -> None:
+
+    p = sub.add_parser("crawl", help="crawl a site into the warehouse's raw tables")
+    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL), e.g. https://bodoge.hoobby.net")
+    add_data_dir(p)
+    p.add_argument("--sections", type=comma_list, default=["games", "posts", "members", "cafes"],
+                   help="any of games,posts,members,cafes (default all)")
+    p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
+    p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
+    p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
+    p.set_defaults(handler=cmd_crawl)
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.interrupts import Interrupted, signals_raise
+    from scrapers.crawl import CrawlError, run_crawl
+
+    base_url = resolve_base_url(args.base_url)
+    if not base_url:
+        raise CrawlError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    try:
+        with signals_raise():  # SIGTERM/Ctrl-C: run_crawl stops its child, then we end with 143/130
+            result = run_crawl(
+                base_url=base_url,
+                warehouse=paths.warehouse,
+                sections=args.sections,
+                users=args.users,
+                max_pages=args.max_pages,
+                http_cache_dir=paths.http_cache if args.http_cache else None,
+                tmp_dir=paths.data_dir / "tmp",
+            )
+    except Interrupted as stop:
+        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
+        return stop.exit_code
+    written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
+    print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
+    return 0
+
+
+def register_build(sub: Any) -> None:
+    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
+    add_data_dir(p)
+    p.set_defaults(handler=cmd_build)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from warehouse.build import build_all, open_crawled
+    from warehouse.quality import run_checks
+
+    con = open_crawled(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse)
+    try:
+        for name, n in build_all(con).items():
+            print(f"marts.{name}: {n:,} rows")
+        for result in run_checks(con):
+            print(result.line())
+    finally:
+        con.close()
+    return 0
+
+
+def register_run(sub: Any) -> None:
+    p = sub.add_parser("run", help="the nightly job once: crawl → warehouse → models → recommendations → export")
+    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.jobs import JobInterrupted, run_nightly
+    from bodoge.summary import print_summary
+
+    base_url = resolve_base_url(args.base_url)
+    if not base_url:
+        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    paths = resolve_paths(data_dir=args.data_dir)
+    try:
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+    except JobInterrupted as exc:
+        return _interrupted(exc)
+    print_summary(paths, summary)
+    return 0
+
+
+def register_demo(sub: Any) -> None:
+    p = sub.add_parser("demo", help="generate and serve the sample site, run the whole nightly job on it")
+    p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
+    p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--data-dir", help="where the warehouse and exports go (default ./data)")
+    p.set_defaults(handler=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bodoge.config import resolve_paths
+    from bodoge.demo import run_demo
+    from bodoge.jobs import JobInterrupted
+    from bodoge.summary import print_summary
+
+    if args.games < 20 or args.users < 20:
+        raise ValueError("the sample site needs at least 20 games and 20 members")
+    paths = resolve_paths(data_dir=args.data_dir)
+    try:
+        summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
+    except JobInterrupted as exc:
+        return _interrupted(exc)
+    print_summary(paths, summary, demo_seconds=info["seconds"])
+    return 0
