@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar
+from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar, verify_intact
 from warehouse.raw import ensure_raw_schema
 
 log = logging.getLogger("bodoge.warehouse")
@@ -88,6 +88,7 @@ def open_crawled(path: Path | str) -> duckdb.DuckDBPyConnection:
         raise WarehouseError(f"no warehouse to build: {path} {what} ({hint})")
     con = connect(path)
     try:
+        verify_intact(con, path)
         crawled = scalar(
             con,
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'raw' AND table_name = 'crawl_runs'",

@@ -22,9 +22,8 @@ class WarehouseError(Exception):
 def connect(path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the warehouse file; read-only opens never create it.
 
-    A lock held by another writer, a path that cannot be a file, or a damaged file becomes a
-    one-line WarehouseError instead of a traceback. A writer's open also checks the file is
-    whole (`verify_intact`): it holds the lock, so no one else can be resizing the file.
+    A lock held by another writer or a path that cannot be a file becomes a one-line
+    WarehouseError instead of a traceback. (`bodoge build` also runs `verify_intact`.)
     """
     path = Path(path)
     if read_only and not path.exists():
@@ -34,34 +33,30 @@ def connect(path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConn
         con = duckdb.connect(str(path), read_only=read_only)
     except (duckdb.Error, OSError) as exc:
         raise WarehouseError(f"cannot open warehouse {path}: {_first_line(exc)}") from exc
-    if not read_only:
-        try:
-            verify_intact(con, path)
-        except WarehouseError:
-            con.close()
-            raise
     return con
 
 
 def verify_intact(con: duckdb.DuckDBPyConnection, path: Path | str) -> None:
-    """Raise WarehouseError when the file is shorter than the blocks its header counts.
+    """Raise WarehouseError when the file is too short to hold the blocks in use.
 
     Why: DuckDB reads blocks lazily, so a truncated file (a copy cut short, a full disk)
-    opens without complaint and may even build marts from the parts it still has. The
-    header says how many blocks the file holds; a file shorter than that lost data.
+    opens without complaint and may even build marts from the parts it still has. Only
+    *used* blocks count: `total_blocks` includes free blocks that DuckDB may have cut off
+    the end of a healthy file, so a check against it fails good warehouses. A file shorter
+    than its used blocks surely lost data (a milder cut can pass unseen).
     """
     rows = con.execute(
-        "SELECT block_size, total_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+        "SELECT block_size, used_blocks FROM pragma_database_size() WHERE database_name = current_database()"
     ).fetchall()
     if not rows:
         return
-    block_size, total_blocks = int(rows[0][0]), int(rows[0][1])
-    expected = DUCKDB_HEADER_BYTES + block_size * total_blocks
+    block_size, used_blocks = int(rows[0][0]), int(rows[0][1])
+    expected = DUCKDB_HEADER_BYTES + block_size * used_blocks
     size = Path(path).stat().st_size
     if size < expected:
         raise WarehouseError(
             f"warehouse {path} is damaged: the file has {size:,} bytes but its header counts "
-            f"{total_blocks:,} blocks ({expected:,} bytes); restore it from a backup or re-crawl"
+            f"{used_blocks:,} used blocks ({expected:,} bytes); restore it from a backup or re-crawl"
         )
 
 
