@@ -15,7 +15,8 @@ Frames and columns:
   min_age, year, n_watching, n_played, n_favorite, n_have, designers, mechanics, themes, url
 - collections: user_id, game_id, have, played, favorite, watching, rating, updated_at
   (public members only, none whose collection page is cut; rating null where the page shows 0)
-- members: user_id, name (every non-private member of the directory)
+- members: user_id, name (every non-private member of the directory whose collection page
+  1 could be read: a cut one leaves the member unknown)
 - private_users: user_id; empty_users: user_id (public members with no entries)
 - posts: post_id, game_id, post_kind, author_user_id, title, published_at
 - cafes: space_slug, space_name; cafe_games: space_slug, game_id, space_name
@@ -83,14 +84,18 @@ def _collections(site: Site) -> pl.DataFrame:
 def truth_frames(site: Site) -> dict[str, pl.DataFrame]:
     """All ground-truth frames of the site, by name (see the module docstring)."""
     public = [m for m in site.members if not m.private]
+    # A directory row is kept only once the member's collection is known not private, so a
+    # member whose collection page 1 is cut stays unknown (on a first crawl: absent).
+    cut = cut_collections(site)
+    readable = [m for m in public if m.index not in cut]
     posts = [p for p in site.posts if not p.http500 and not site.games[p.game_index].malformed]
     cafe_games = [(c.slug, site.games[i].game_id, c.name) for c in site.cafes for i in c.game_indices]
     quarantine = permanent_faults(site)
     return {
         "games": _games(site),
         "collections": _collections(site),
-        "members": pl.DataFrame({"user_id": [m.user_id for m in public],
-                                 "name": [m.name for m in public]},
+        "members": pl.DataFrame({"user_id": [m.user_id for m in readable],
+                                 "name": [m.name for m in readable]},
                                 schema={"user_id": pl.Utf8, "name": pl.Utf8}),
         "private_users": pl.DataFrame({"user_id": [m.user_id for m in site.members if m.private]},
                                       schema={"user_id": pl.Utf8}),

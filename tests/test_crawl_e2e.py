@@ -194,7 +194,7 @@ def test_removed_entry_disappears_after_the_next_crawl(site, tmp_path) -> None:
     assert len(after) == len(before) - 3 and set(before) - set(after) == removed
 
 
-def test_robots_txt_is_obeyed(served) -> None:
+def test_robots_txt_is_obeyed(served, crawled) -> None:
     targets = [t for _, t, _ in served.requests]
     assert "/robots.txt" in targets
     assert not [t for t in targets if t.startswith(("/login", "/mypage", "/shop/cart"))]

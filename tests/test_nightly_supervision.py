@@ -1,9 +1,6 @@
-"""`bodoge run` with nobody watching: crashes, signals, bad settings, a thin crawl.
+"""`bodoge run` with nobody watching: signals, bad settings, a thin crawl (crashes: test_nightly_crashes).
 
 Real processes, real signals, a real sample site over HTTP and the real Dagster instance:
-- a run killed at each stage (crawl, build, training, export; SIGTERM, SIGINT, kill -9 of
-  the group, kill -9 of the supervisor alone) never blocks the next, which completes
-  with no manual step, and the dead runs are marked failed/interrupted;
 - a run waiting for a live run's lock says so and obeys SIGTERM;
 - a bad --base-url or --push is one line before anything starts;
 - a crawl far thinner than the last good nights stops the night before it publishes.
@@ -25,7 +22,7 @@ import pytest
 
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import BODOGE, NightlyProcess, processes_mentioning, wait_until_gone
+from tests.nightly_process import BODOGE, NightlyProcess, processes_mentioning
 from warehouse.export import verify_bundle
 
 
@@ -44,13 +41,6 @@ def site():
 @pytest.fixture(scope="module")
 def site_url(site):
     with SampleSiteServer(site) as server:
-        yield server.base_url
-
-
-@pytest.fixture(scope="module")
-def slow_site_url(site):
-    """The same site asking for 0.2 s between requests: its crawl lasts well over a minute."""
-    with SampleSiteServer(site, crawl_delay=0.2) as server:
         yield server.base_url
 
 
@@ -96,65 +86,6 @@ def test_a_waiting_run_says_so_and_obeys_sigterm(tmp_path, site_url) -> None:
     finally:
         holder.kill()
         holder.wait()
-
-
-@pytest.mark.slow
-def test_a_run_killed_at_any_stage_never_blocks_the_next(tmp_path, site_url, slow_site_url) -> None:
-    """SIGTERM in the crawl, SIGINT in the build, kill -9 of the group in training, kill -9 of
-    the supervisor alone before the export: then a plain `bodoge run` completes."""
-    stages = [
-        ("crawl", lambda ln: ln.startswith("crawl:"), "SIGTERM", 143),
-        ("build", lambda ln: ln.startswith("nightly: done marts__games"), "SIGINT", 130),
-        ("training", lambda ln: ln.startswith("nightly: done recsys__interactions"), "KILL_GROUP", None),
-        ("export", lambda ln: ln.startswith("nightly: done discovery"), "KILL_SUPERVISOR", None),
-    ]
-    every_line: list[str] = []
-    for stage, seen, how, expected_code in stages:
-        run = NightlyProcess(tmp_path, slow_site_url if stage == "crawl" else site_url)
-        run.wait_for(seen)
-        if how == "SIGTERM":
-            run.signal(signal.SIGTERM)
-        elif how == "SIGINT":
-            run.signal(signal.SIGINT)
-        elif how == "KILL_GROUP":
-            run.kill_group()
-        else:
-            run.signal(signal.SIGKILL)
-        code, lines = run.finish(timeout=120)
-        every_line += lines
-        if expected_code is not None:
-            assert code == expected_code, (stage, lines)
-            last = one_error_line(lines)
-            assert last.startswith(f"bodoge: interrupted by {how}") and "next run starts cleanly" in last
-        else:
-            assert code == -signal.SIGKILL
-        # Whatever was killed, nothing of that run is left running for long (the crawl of
-        # this site alone takes longer than the grace given here).
-        assert not wait_until_gone(str(tmp_path), timeout=8), f"{stage}: processes left behind"
-
-    final = NightlyProcess(tmp_path, site_url)
-    code, lines = final.finish(timeout=400)
-    assert code == 0, "\n".join(lines)
-    recovered = [ln for ln in every_line + lines if "was dead: marked failed" in ln]
-    assert len(recovered) >= 1, every_line  # at least the kill -9 of the group left a STARTED run
-
-    import dagster as dg
-
-    with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
-        runs = instance.get_runs()
-        statuses = sorted(r.status.value for r in runs)
-        assert statuses.count("SUCCESS") == 1 and statuses.count("FAILURE") == 4, statuses
-        assert not instance.event_log_storage.get_concurrency_run_ids()
-    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True)
-    try:
-        outcomes = dict(con.execute("SELECT status, count(*) FROM marts.pipeline_runs GROUP BY status").fetchall())
-        running = con.execute("SELECT count(*) FROM raw.crawl_runs WHERE status = 'running'").fetchone()[0]
-    finally:
-        con.close()
-    assert outcomes.get("SUCCESS") == 1 and outcomes.get("INTERRUPTED", 0) >= 1, outcomes
-    assert running == 0
-    assert (tmp_path / "exports" / "LATEST").exists()
-    assert not list((tmp_path / "exports").glob(".tmp-*"))
 
 
 @pytest.mark.slow
