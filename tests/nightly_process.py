@@ -16,6 +16,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from samplesite.generator import generate_site
+from samplesite.server import SampleSiteServer
+
 BODOGE = [sys.executable, "-m", "bodoge.cli"]
 
 
@@ -102,3 +107,22 @@ def wait_until_gone(text: str, timeout: float = 30.0) -> list[int]:
             return []
         time.sleep(0.2)
     return processes_mentioning(text)
+
+
+def one_error_line(lines: list[str]) -> str:
+    """The supervisor's closing line; the test fails if a traceback reached the terminal."""
+    assert not any("Traceback" in ln for ln in lines), "\n".join(lines)
+    assert lines, "no output"
+    return lines[-1]
+
+
+@pytest.fixture(scope="module")
+def site():
+    """A small site without planted faults: the nightly tests are about processes, not pages."""
+    return generate_site(n_games=80, n_users=140, seed=11, faults=False)
+
+
+@pytest.fixture(scope="module")
+def site_url(site):
+    with SampleSiteServer(site) as server:
+        yield server.base_url

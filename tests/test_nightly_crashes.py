@@ -14,21 +14,9 @@ import signal
 import duckdb
 import pytest
 
-from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import NightlyProcess, wait_until_gone
-from tests.test_nightly_supervision import one_error_line
-
-
-@pytest.fixture(scope="module")
-def site():
-    return generate_site(n_games=80, n_users=140, seed=11, faults=False)
-
-
-@pytest.fixture(scope="module")
-def site_url(site):
-    with SampleSiteServer(site) as server:
-        yield server.base_url
+from tests.nightly_process import NightlyProcess, one_error_line, wait_until_gone
+from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
 
 
 @pytest.fixture(scope="module")

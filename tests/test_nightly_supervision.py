@@ -20,28 +20,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import BODOGE, NightlyProcess, processes_mentioning
+from tests.nightly_process import BODOGE, NightlyProcess, one_error_line, processes_mentioning
+from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
 from warehouse.export import verify_bundle
-
-
-def one_error_line(lines: list[str]) -> str:
-    """The supervisor's closing line; the test fails if a traceback reached the terminal."""
-    assert not any("Traceback" in ln for ln in lines), "\n".join(lines)
-    assert lines, "no output"
-    return lines[-1]
-
-
-@pytest.fixture(scope="module")
-def site():
-    return generate_site(n_games=80, n_users=140, seed=11, faults=False)
-
-
-@pytest.fixture(scope="module")
-def site_url(site):
-    with SampleSiteServer(site) as server:
-        yield server.base_url
 
 
 def test_bad_base_url_and_push_are_one_line_before_anything_starts(tmp_path, site_url) -> None:
