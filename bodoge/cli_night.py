@@ -34,13 +34,11 @@ def register_crawl(sub: Any) -> None:
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.config import require_base_url, resolve_paths
     from bodoge.interrupts import Interrupted, signals_raise
-    from scrapers.crawl import CrawlError, run_crawl
+    from scrapers.crawl import run_crawl
 
-    base_url = resolve_base_url(args.base_url)
-    if not base_url:
-        raise CrawlError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
     try:
         with signals_raise():  # SIGTERM/Ctrl-C: run_crawl stops its child, then we end with 143/130
@@ -92,13 +90,11 @@ def register_run(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_base_url, resolve_paths
+    from bodoge.config import require_base_url, resolve_paths
     from bodoge.jobs import JobInterrupted, run_nightly
     from bodoge.summary import print_summary
 
-    base_url = resolve_base_url(args.base_url)
-    if not base_url:
-        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir)
     try:
         summary = run_nightly(paths, base_url=base_url, push_url=args.push)

@@ -47,3 +47,11 @@ def resolve_paths(*, data_dir: str | Path | None = None, warehouse: str | Path |
 def resolve_base_url(base_url: str | None = None) -> str | None:
     """The site to crawl: the flag, else BODOGE_BASE_URL."""
     return base_url or os.environ.get("BODOGE_BASE_URL") or None
+
+
+def require_base_url(base_url: str | None = None) -> str:
+    """The site to crawl, or a one-line ValueError saying how to give it (crawl, run)."""
+    resolved = resolve_base_url(base_url)
+    if not resolved:
+        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+    return resolved

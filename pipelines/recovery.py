@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES, RunsFilter
+from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES  # no public twin
 
 PID_TAG = "bodoge/pid"
 
@@ -31,7 +31,7 @@ class Recovered:
 def recover_dead_runs(instance: dg.DagsterInstance, *, is_alive: Callable[[int], bool]) -> list[Recovered]:
     """Mark unfinished runs of dead `bodoge run` workers failed and free every orphaned pool slot."""
     recovered: list[Recovered] = []
-    for run in instance.get_runs(RunsFilter(statuses=NOT_FINISHED_STATUSES)):
+    for run in instance.get_runs(dg.RunsFilter(statuses=NOT_FINISHED_STATUSES)):
         pid_text = run.tags.get(PID_TAG)
         if pid_text is None or not pid_text.isdigit() or is_alive(int(pid_text)):
             continue

@@ -21,10 +21,10 @@ from typing import Any
 
 import dagster as dg
 
-from scrapers.runlock import pid_alive
 from pipelines.recovery import PID_TAG, recover_dead_runs
 from pipelines.run_log import log_run
 from scrapers.lifeline import die_with_parent
+from scrapers.scratch import process_alive
 
 
 def root_cause(error: Any) -> str:
@@ -64,7 +64,7 @@ def run(result_path: Path) -> int:
     warehouse = os.environ["BODOGE_WAREHOUSE"]
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
-        recovered = recover_dead_runs(instance, is_alive=pid_alive)
+        recovered = recover_dead_runs(instance, is_alive=process_alive)
         for item in recovered:
             print(f"nightly: run {item.run_id} (pid {item.pid}) was dead: {item.what}", file=sys.stderr, flush=True)
             if item.pid is not None:

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from scrapers.scratch import process_alive
 
 log = logging.getLogger("bodoge.runlock")
 
@@ -93,11 +92,6 @@ def acquire(
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
     return RunLock(path=path, fd=fd)
-
-
-def pid_alive(pid: int) -> bool:
-    """True if a process with this pid runs on this machine (zombies count as dead)."""
-    return process_alive(pid)
 
 
 def inherited_fds() -> tuple[int, ...]:
