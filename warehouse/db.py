@@ -10,7 +10,8 @@ from pathlib import Path
 
 import duckdb
 
-SQL_DIR = Path(__file__).resolve().parent
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+"""The warehouse contract: `raw/`, `staging/`, `marts/` and `checks/`, one SQL file per table or check."""
 # A DuckDB file starts with a main header and two database headers of 4 KiB each.
 DUCKDB_HEADER_BYTES = 3 * 4096
 
@@ -67,7 +68,10 @@ def _first_line(exc: BaseException) -> str:
 
 def sql_files(folder: str) -> list[Path]:
     """The SQL files of one layer (`raw`, `staging`, `marts`, ...) in name order."""
-    return sorted((SQL_DIR / folder).glob("*.sql"))
+    folder_dir = SQL_DIR / folder
+    if not folder_dir.is_dir():  # raw/ until its move under sql/ (branch "incremental") lands
+        folder_dir = SQL_DIR.parent / folder
+    return sorted(folder_dir.glob("*.sql"))
 
 
 def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:

@@ -1,6 +1,6 @@
 """Data-quality checks over the marts: counts and examples, never a crash.
 
-Each check is one SQL file in `warehouse/checks/` that selects the offending rows as
+Each check is one SQL file in `warehouse/sql/checks/` that selects the offending rows as
 (`key`, `detail`) and names its severity in a `-- severity:` comment. A check that
 itself fails to run is reported as an error result, so one broken check never hides
 the others.
