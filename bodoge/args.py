@@ -74,7 +74,7 @@ def add_data_dir(p: argparse.ArgumentParser) -> None:
 @contextmanager
 def open_warehouse(args: argparse.Namespace, *, read_only: bool = True) -> Iterator[Any]:
     """The warehouse named by --warehouse / --data-dir / the environment, closed afterwards."""
-    from bodoge.config import resolve_paths
+    from core.config import resolve_paths
     from warehouse.db import connect
 
     con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=read_only)

@@ -163,7 +163,7 @@ def _register_recommend(sub: Any) -> None:
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
+    from core.config import resolve_paths
     from bodoge.display import print_table, recommendation_table
     from bodoge.recommend import recommend
     from warehouse.views import parse_count
@@ -260,7 +260,7 @@ def _register_dashboard(sub: Any) -> None:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import tempfile
 
-    from bodoge.config import resolve_paths
+    from core.config import resolve_paths
     from bodoge.interrupts import Interrupted, signals_raise
     from dashboards.launch import launch, stop, url_for, wait_until_ready
 

@@ -34,7 +34,7 @@ def register_crawl(sub: Any) -> None:
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from bodoge.config import require_base_url, resolve_paths
+    from core.config import require_base_url, resolve_paths
     from bodoge.interrupts import Interrupted, signals_raise
     from scrapers.crawl import run_crawl
 
@@ -66,7 +66,7 @@ def register_build(sub: Any) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
+    from core.config import resolve_paths
     from warehouse.build import build_all, open_crawled
     from warehouse.quality import run_checks
 
@@ -90,7 +90,7 @@ def register_run(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from bodoge.config import require_base_url, resolve_paths
+    from core.config import require_base_url, resolve_paths
     from bodoge.jobs import JobInterrupted, run_nightly
     from bodoge.summary import print_summary
 
@@ -114,7 +114,7 @@ def register_demo(sub: Any) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bodoge.config import resolve_paths
+    from core.config import resolve_paths
     from bodoge.demo import run_demo
     from bodoge.jobs import JobInterrupted
     from bodoge.summary import print_summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bodoge.config import Paths
+from core.config import Paths
 from bodoge.jobs import JobSummary, run_nightly
 
 

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from scrapers import runlock
-from bodoge.config import Paths
+from core.config import Paths
 
 # Lines of the worker's output that the operator sees; everything goes to the log file.
 PROGRESS_PREFIXES = ("crawl:", "nightly:", "bodoge:")

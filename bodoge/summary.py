@@ -6,7 +6,7 @@ from typing import Any
 
 import duckdb
 
-from bodoge.config import Paths
+from core.config import Paths
 from bodoge.jobs import JobSummary
 
 

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from bodoge.config import resolve_paths
+from core.config import resolve_paths
 from bodoge.jobs import run_nightly
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer

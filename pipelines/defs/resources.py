@@ -11,7 +11,7 @@ import os
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from bodoge.config import resolve_paths
+from core.config import resolve_paths
 
 
 class SiteSettings(dg.ConfigurableResource):

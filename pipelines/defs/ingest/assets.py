@@ -6,7 +6,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from bodoge.config import resolve_paths
+from core.config import resolve_paths
 from pipelines.defs.resources import SiteSettings
 from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor, floor_from_env
