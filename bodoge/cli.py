@@ -171,7 +171,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     players = parse_count(args.players) if args.players is not None else None
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
-    model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).models / "champion"
+    model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).champion
     with open_warehouse(args) as con:
         rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
                          model_dir=model_dir)

@@ -14,7 +14,7 @@ class SourceError(Exception):
 def read_source(source: str, *, timeout: float = 30.0) -> tuple[bytes, str]:
     """The page's bytes and the URL (or file path) its parser should resolve links against."""
     if source.startswith(("http://", "https://")):
-        from scrapers.settings import USER_AGENT
+        from core.http import USER_AGENT
 
         request = urllib.request.Request(source, headers={"User-Agent": USER_AGENT})
         try:

@@ -93,7 +93,7 @@ def configure_environment(paths: Paths, base_url: str | None) -> None:
 def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 10.0) -> str:
     """Check the site answers and the push endpoint accepts connections, before anything starts."""
     from scrapers.crawl import CrawlError, robots_crawl_delay, validate_base_url
-    from scrapers.settings import USER_AGENT
+    from core.http import USER_AGENT
 
     from warehouse.crawl_floor import floor_from_env
 

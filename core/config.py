@@ -33,6 +33,11 @@ class Paths:
     def models(self) -> Path:
         return self.data_dir / "models"
 
+    @property
+    def champion(self) -> Path:
+        """The saved champion (the nightly writes it, `bodoge recommend` re-ranks with it)."""
+        return self.models / "champion"
+
 
 def resolve_paths(*, data_dir: str | Path | None = None, warehouse: str | Path | None = None) -> Paths:
     """Flags win over the environment, the environment over defaults."""

@@ -16,16 +16,15 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-import uuid
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from scrapy.crawler import CrawlerProcess
 
+from core.ids import new_run_id
 from scrapers import settings as default_settings
 from scrapers.lifeline import die_with_parent, stop_process
 from scrapers.outcome import FAILURE_STAT, first_line
@@ -56,12 +55,6 @@ class CrawlResult:
     @property
     def pages(self) -> int:
         return int(self.stats.get("response_received_count", 0))
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, unique run id: UTC time plus a short random suffix."""
-    now = now or datetime.now(timezone.utc)
-    return f"{now:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
 def is_local(base_url: str) -> bool:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from email.utils import parsedate_to_datetime
-from datetime import datetime, timezone
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -13,34 +11,9 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.http import Response
 from scrapy.utils.response import response_status_message
 
+from core.http import backoff_delay
+
 log = logging.getLogger("bodoge.crawl")
-
-
-def backoff_delay(attempt: int, *, base: float, cap: float, retry_after: str | None = None) -> float:
-    """Seconds to wait before retry number `attempt` (0-based): base·2^attempt, capped.
-
-    A server's Retry-After (seconds or an HTTP date) wins when it asks for longer,
-    still within the cap, so one bad header cannot stall the crawl for hours.
-    """
-    delay = base * (2**attempt)
-    if retry_after:
-        asked = _retry_after_seconds(retry_after)
-        if asked is not None:
-            delay = max(delay, asked)
-    return max(0.0, min(delay, cap))
-
-
-def _retry_after_seconds(value: str) -> float | None:
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 class BackoffRetryMiddleware(RetryMiddleware):

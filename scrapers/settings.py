@@ -14,7 +14,7 @@ SPIDER_MODULES = ["scrapers.spiders"]
 NEWSPIDER_MODULE = "scrapers.spiders"
 
 # Who we are, and how to reach us.
-USER_AGENT = "bodoge-pipeline/0.1 (+https://github.com/bodoge-pipeline; crawler of public board game pages)"
+from core.http import USER_AGENT  # noqa: E402 - the identity the push uses too
 ROBOTSTXT_OBEY = True
 
 # Pace for a real site: one page at a time per host, at least a second apart,

@@ -13,11 +13,11 @@ import io
 import json
 import tarfile
 import time
-import urllib.error
-import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.http import PostGaveUp, PostRefused, post_with_retry
 from warehouse.export import verify_bundle
 
 
@@ -58,34 +58,23 @@ def push_bundle(
     base_delay: float = 1.0,
     max_delay: float = 30.0,
     timeout: float = 30.0,
-    sleep=time.sleep,  # noqa: ANN001 - injectable for fast tests of the backoff schedule
+    sleep: Callable[[float], None] = time.sleep,
 ) -> PushResult:
     """POST the bundle at `path` to `url`; returns the final status or raises PushError."""
-    from scrapers.middlewares import backoff_delay
-    from scrapers.settings import USER_AGENT
-
     manifest = verify_bundle(path)
     key = idempotency_key(manifest)
-    body = bundle_archive(path)
     headers = {
         "Content-Type": "application/gzip",
         "Idempotency-Key": key,
-        "User-Agent": USER_AGENT,
         "X-Bodoge-Run-Id": manifest["run_id"],
     }
-    last = ""
-    for attempt in range(attempts):
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        retry_after = None
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return PushResult(status=response.status, attempts=attempt + 1, idempotency_key=key)
-        except urllib.error.HTTPError as exc:
-            if exc.code != 429 and exc.code < 500:
-                raise PushError(f"{url} refused the bundle: HTTP {exc.code}") from exc
-            last, retry_after = f"HTTP {exc.code}", exc.headers.get("Retry-After")
-        except (urllib.error.URLError, OSError) as exc:
-            last = str(getattr(exc, "reason", exc))
-        if attempt + 1 < attempts:
-            sleep(backoff_delay(attempt, base=base_delay, cap=max_delay, retry_after=retry_after))
-    raise PushError(f"{url} did not take the bundle after {attempts} attempts (last: {last})")
+    try:
+        answer = post_with_retry(
+            url, bundle_archive(path), headers,
+            attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout, sleep=sleep,
+        )
+    except PostRefused as exc:
+        raise PushError(f"{url} refused the bundle: HTTP {exc.status}") from exc
+    except PostGaveUp as exc:
+        raise PushError(f"{url} did not take the bundle after {exc.attempts} attempts (last: {exc.last})") from exc
+    return PushResult(status=answer.status, attempts=answer.attempts, idempotency_key=key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import dagster as dg
+from dagster_duckdb import DuckDBResource
 
 @dg.success_hook(name="stage_done")
 def stage_done(context: dg.HookContext) -> None:
@@ -46,12 +47,10 @@ nightly_schedule = dg.ScheduleDefinition(
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Records each finished nightly run and its checks in marts.pipeline_runs.",
 )
-def nightly_succeeded(context: dg.RunStatusSensorContext) -> None:
-    import os
-
+def nightly_succeeded(context: dg.RunStatusSensorContext, duckdb: DuckDBResource) -> None:
     from pipelines.run_log import log_run
 
-    log_run(context.instance, context.dagster_run.run_id, os.environ["BODOGE_WAREHOUSE"])
+    log_run(context.instance, context.dagster_run.run_id, duckdb.database)
 
 
 @dg.run_failure_sensor(
@@ -59,9 +58,7 @@ def nightly_succeeded(context: dg.RunStatusSensorContext) -> None:
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Records each failed nightly run and its checks in marts.pipeline_runs.",
 )
-def nightly_failed(context: dg.RunFailureSensorContext) -> None:
-    import os
-
+def nightly_failed(context: dg.RunFailureSensorContext, duckdb: DuckDBResource) -> None:
     from pipelines.run_log import log_run
 
-    log_run(context.instance, context.dagster_run.run_id, os.environ["BODOGE_WAREHOUSE"])
+    log_run(context.instance, context.dagster_run.run_id, duckdb.database)

@@ -1,8 +1,5 @@
 """The export for the site: a checksummed bundle, LATEST swapped atomically, optionally pushed."""
 
-import os
-from pathlib import Path
-
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
@@ -20,13 +17,13 @@ from warehouse.push import push_bundle
 def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
     """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json; then LATEST.
 
-    With BODOGE_PUSH_URL set (`bodoge run --push URL`) the bundle is POSTed there with an
+    With a push URL (BODOGE_PUSH_URL, set by `bodoge run --push URL`) the bundle is POSTed there with an
     idempotency key and retried with backoff.
     """
     with duckdb.get_connection() as con:
-        bundle = export_bundle(con, Path(site.data_dir) / "exports")
+        bundle = export_bundle(con, site.paths.exports)
     metadata = {"path": str(bundle.path), "run_id": bundle.run_id, **{f"n_{k}": v for k, v in bundle.manifest["counts"].items()}}
-    push_url = os.environ.get("BODOGE_PUSH_URL")
+    push_url = site.push_url
     if push_url:
         result = push_bundle(bundle.path, push_url)
         context.log.info(f"pushed {bundle.run_id} to {push_url}: HTTP {result.status} after {result.attempts} attempt(s)")

@@ -18,7 +18,7 @@ from models.evaluate import evaluate
 from models.interactions import normalise_interactions
 from models.split import holdout_split
 from pipelines.defs.resources import SiteSettings
-from scrapers.crawl import new_run_id
+from core.ids import new_run_id
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
 
 K = 10
@@ -27,7 +27,7 @@ CANDIDATES = list(default_candidates())
 
 
 def _models_dir(site: SiteSettings) -> Path:
-    path = Path(site.data_dir) / "models"
+    path = site.paths.models
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -183,7 +183,7 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
         weighting=chosen["weighting"],
         run_id=chosen["run_id"],
         generated_at=utcnow(),
-        model_dir=folder / "champion",
+        model_dir=site.paths.champion,
         seed=SEED,
     )
     context.log.info(f"discovery: {result.stats}")

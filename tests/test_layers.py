@@ -1,0 +1,96 @@
+"""The layers only point down: no import cycle between the project's top-level packages.
+
+Every module of every package is parsed (ast, nothing imported), including imports made
+inside functions, since a lazy import is still a dependency. `core` is the bottom layer and
+imports no other package of the project.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("core", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
+
+
+def package_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
+    """{package: {imported package: {module files that import it}}}, project packages only."""
+    graph: dict[str, dict[str, set[str]]] = {name: {} for name in PACKAGES}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in graph and top != package:
+                        graph[package].setdefault(top, set()).add(str(path.relative_to(root)))
+    return graph
+
+
+def find_cycle(graph: Mapping[str, Mapping[str, object]]) -> list[str] | None:
+    """One cycle as [a, b, …, a], or None (depth-first search with an on-stack set)."""
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, {})):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_no_import_cycle_between_top_level_packages() -> None:
+    graph = package_imports()
+    cycle = find_cycle(graph)
+    if cycle:
+        where = "; ".join(
+            f"{a} → {b} in {', '.join(sorted(graph[a][b]))}" for a, b in zip(cycle, cycle[1:], strict=False)
+        )
+        raise AssertionError(f"import cycle {' → '.join(cycle)}: {where}")
+
+
+def test_core_is_the_bottom_layer() -> None:
+    assert package_imports()["core"] == {}
+
+
+def test_the_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:
+    """The walker and the finder together catch a lazy import that closes a loop."""
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "warehouse" / "push.py").write_text("def f():\n    from scrapers.x import y\n", encoding="utf-8")
+    (tmp_path / "scrapers" / "pipelines.py").write_text("import warehouse.raw\n", encoding="utf-8")
+    graph = package_imports(tmp_path)
+    assert find_cycle(graph) in (["scrapers", "warehouse", "scrapers"], ["warehouse", "scrapers", "warehouse"])
+    assert find_cycle({"a": {"b": 1}, "b": {}}) is None
+
+
+def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:
+    """Only `pipelines/defs/resources.py` looks at the environment; everything else gets a resource."""
+    readers = []
+    for path in sorted((ROOT / "pipelines" / "defs").rglob("*.py")):
+        if path.name == "resources.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
+                readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not readers, f"settings read from the environment outside resources.py: {readers}"
