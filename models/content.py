@@ -61,10 +61,10 @@ rules says what the game is, the rest is detail that adds noise and cost)."""
 CHUNK_CELLS = 1 << 22
 """Dense similarity cells computed at once (4M float32 = 16 MB)."""
 
-MAX_PLAYERS_PLAUSIBLE = 100
-"""A larger maximum player count is a placeholder (the site shows 65536人), not a fact."""
-
-MAX_MINUTES_PLAUSIBLE = 24 * 60
+FILTER_COLUMNS = ("players_from", "players_to", "minutes_to")
+"""``marts.games``' filter-ready columns: the published ranges with implausible or missing
+values already NULL. The rule and its limits live in ``warehouse/sql/marts/games.sql``;
+features and filters here read these columns and restate nothing."""
 
 PLAYER_TOKENS = 10
 """Player counts 1…10 get a token each; 10 stands for "10 or more"."""
@@ -185,35 +185,21 @@ def _flag(games: pl.DataFrame, name: str) -> np.ndarray:
 
 
 def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
-    """Player, minute, age and year values with implausible ones set to NaN.
+    """Player, minute, age and year values with unknown ones set to NaN.
 
-    A maximum player count above ``MAX_PLAYERS_PLAUSIBLE`` (65536人), below the minimum,
-    or flagged ``players_implausible`` is unknown (the minimum stays); both play times
-    are unknown when either is above a day, negative, out of order or flagged
-    ``minutes_implausible`` (the warehouse's rule); a year flagged ``year_implausible``
-    is unknown.
+    Players and minutes come from ``marts.games``' filter columns (``FILTER_COLUMNS``), so
+    a placeholder such as 1人～65536人 is unknown here exactly as it is for every filter;
+    ``min_minutes`` is kept as published where the time is known (features use the
+    range). A year flagged ``year_implausible`` is unknown.
     """
-    min_players = _column(games, "min_players")
-    max_players = _column(games, "max_players")
-    bad_max = (
-        (max_players > MAX_PLAYERS_PLAUSIBLE)
-        | (max_players < min_players)
-        | _flag(games, "players_implausible")
-    )
-    max_players[bad_max] = np.nan
-    min_players[(min_players < 1) | (min_players > MAX_PLAYERS_PLAUSIBLE)] = np.nan
+    missing = [name for name in FILTER_COLUMNS if name not in games.columns]
+    if missing:
+        raise ValueError(f"games need marts.games' filter columns, missing {', '.join(missing)}")
+    min_players = _column(games, "players_from")
+    max_players = _column(games, "players_to")
+    max_minutes = _column(games, "minutes_to")
     min_minutes = _column(games, "min_minutes")
-    max_minutes = _column(games, "max_minutes")
-    # The warehouse's rule (marts.games.minutes_implausible): either bound wrong → both unknown.
-    bad_minutes = (
-        _flag(games, "minutes_implausible")
-        | (max_minutes > MAX_MINUTES_PLAUSIBLE)
-        | (min_minutes > MAX_MINUTES_PLAUSIBLE)
-        | (min_minutes < 0)
-        | (max_minutes < min_minutes)
-    )
-    min_minutes[bad_minutes] = np.nan
-    max_minutes[bad_minutes] = np.nan
+    min_minutes[np.isnan(max_minutes)] = np.nan
     year = _column(games, "year")
     year[_flag(games, "year_implausible")] = np.nan
     min_age = _column(games, "min_age")
@@ -247,6 +233,21 @@ def soft_buckets(values: np.ndarray, centres: Sequence[float]) -> np.ndarray:
     out[known, lower] = 1.0 - share
     np.add.at(out, (known, upper), share)
     return out
+
+
+def eligible(*, players: int | None = None, max_minutes: int | None = None) -> pl.Expr:
+    """"Playable with ``players``" and "fits in ``max_minutes``" over ``FILTER_COLUMNS``.
+
+    The one rule (README, ``marts.games``): ``players_from <= N <= players_to`` and
+    ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side
+    (``warehouse.views``) writes the same comparison over the same columns.
+    """
+    keep = pl.lit(True)
+    if players is not None:
+        keep = keep & (pl.col("players_from") <= players) & (pl.col("players_to") >= players)
+    if max_minutes is not None:
+        keep = keep & (pl.col("minutes_to") <= max_minutes)
+    return keep.fill_null(False)
 
 
 def _player_tokens(min_players: np.ndarray, max_players: np.ndarray) -> np.ndarray:

@@ -95,7 +95,7 @@ import scipy.sparse as sp
 
 from models.base import SCORE_BUDGET, Recommender, single_threaded_blas, top_n
 from models.candidates import default_candidates
-from models.content import ContentModel, clean_specs, topk_frame
+from models.content import FILTER_COLUMNS, ContentModel, eligible, topk_frame
 from models.ease import EASE
 from models.factorization import ALS
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
@@ -838,10 +838,10 @@ def filter_recommendations(
 ) -> pl.DataFrame:
     """The first ``n`` rows per member (by ``rank``) that pass the filters, columns kept.
 
-    * ``players=N``: playable with N, i.e. ``min_players <= N <= max_players``; a game
-      missing either value (or with an implausible maximum such as 65536人) is excluded.
-    * ``max_minutes=M``: ``max_minutes`` (``min_minutes`` when the maximum is missing)
-      ``<= M``; a game with neither (or an implausible time) is excluded.
+    ``players=N`` and ``max_minutes=M`` apply the one rule of ``marts.games``' filter
+    columns (``models.content.eligible``): ``players_from <= N <= players_to`` and
+    ``minutes_to <= M``; a game whose value is unknown (unpublished, or implausible such
+    as 1人～65536人) is excluded.
 
     ``rank`` keeps the member's overall position (a filtered list may read 1, 4, 9).
     """
@@ -851,18 +851,12 @@ def filter_recommendations(
         raise ValueError(f"players must be at least 1, got {players}")
     if max_minutes is not None and max_minutes < 0:
         raise ValueError(f"max_minutes must not be negative, got {max_minutes}")
-    specs = clean_specs(games)
-    spec_frame = pl.DataFrame(
-        {"game_id": games.get_column("game_id").cast(pl.String), **{k: v for k, v in specs.items()}}
-    ).fill_nan(None).unique("game_id", keep="first", maintain_order=True)
+    spec_frame = games.select(pl.col("game_id").cast(pl.String), *FILTER_COLUMNS).unique(
+        "game_id", keep="first", maintain_order=True
+    )
     joined = recs.join(spec_frame, on="game_id", how="left", maintain_order="left")
-    keep = pl.lit(True)
-    if players is not None:
-        keep = keep & (pl.col("min_players") <= players) & (pl.col("max_players") >= players)
-    if max_minutes is not None:
-        keep = keep & (pl.coalesce("max_minutes", "min_minutes") <= max_minutes)
     return (
-        joined.filter(keep.fill_null(False))
+        joined.filter(eligible(players=players, max_minutes=max_minutes))
         .sort("user_id", "rank")
         .group_by("user_id", maintain_order=True)
         .head(n)

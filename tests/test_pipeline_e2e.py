@@ -143,8 +143,8 @@ def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
         known = {r[0] for r in con.execute(
             "SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played)", [user]).fetchall()}
         qualifying = con.execute(
-            "SELECT count(*) FROM marts.games g WHERE min_players <= 4 AND 4 <= coalesce(max_players, min_players) "
-            "AND coalesce(max_minutes, min_minutes) <= 30 AND game_id NOT IN "
+            "SELECT count(*) FROM marts.games g WHERE players_from <= 4 AND 4 <= players_to "
+            "AND minutes_to <= 30 AND game_id NOT IN "
             "(SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played OR favorite))", [user]
         ).fetchall()[0][0]
     finally:

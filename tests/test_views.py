@@ -53,15 +53,16 @@ def test_sorts(con, sort, expected) -> None:
 
 
 def test_playable_with_n_players(con) -> None:
+    # a single value 2人 is 2–2; a missing count and the placeholder 1–65536人 are unknown
     two = set(ids(collection(con, "17406", players=2)))
-    assert two == {"propolis", "sky-team", "party-kingo", "khora"}  # single value 2人 is 2–2; missing excluded
-    assert set(ids(collection(con, "17406", players=1))) == {"propolis", "party-kingo"}
-    assert set(ids(collection(con, "17406", players=5))) == {"party-kingo"}
+    assert two == {"propolis", "sky-team", "khora"}
+    assert set(ids(collection(con, "17406", players=1))) == {"propolis"}
+    assert set(ids(collection(con, "17406", players=5))) == set()
 
 
 def test_status_filter(con) -> None:
     assert set(ids(collection(con, "17406", status="favorite"))) == {"propolis", "khora"}
-    assert set(ids(collection(con, "17406", status="watching", players=3))) == {"party-kingo", "khora"}
+    assert set(ids(collection(con, "17406", status="watching", players=3))) == {"khora"}
 
 
 @pytest.mark.parametrize(("text", "value"), [("4", 4), ("４", 4), ("4人", 4), ("４人", 4), (3, 3)])
@@ -102,7 +103,7 @@ def run_cli(*args: str, warehouse: Path) -> subprocess.CompletedProcess:
 def test_cli_collection_json_and_table(warehouse) -> None:
     out = run_cli("collection", "17406", "--players", "２", "--sort", "players", "--json", warehouse=warehouse)
     assert out.returncode == 0, out.stderr
-    assert [r["game_id"] for r in json.loads(out.stdout)] == ["propolis", "party-kingo", "sky-team", "khora"]
+    assert [r["game_id"] for r in json.loads(out.stdout)] == ["propolis", "sky-team", "khora"]
     table = run_cli("collection", "17406", "--sort", "time", warehouse=warehouse)
     assert table.returncode == 0 and "プロポリス" in table.stdout and "15–30分" in table.stdout
 

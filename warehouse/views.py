@@ -27,8 +27,10 @@ _SORTS = {
 }
 SORT_KEYS = tuple(_SORTS)
 
-# "Playable with N players": min <= N <= max, a single published value being both ends.
-PLAYABLE_WITH = "g.min_players <= $players AND $players <= coalesce(g.max_players, g.min_players)"
+# The one rule (marts.games, README): playable with N and fits in M minutes, over the
+# filter columns, where an implausible or unpublished value is NULL and so never matches.
+PLAYABLE_WITH = "g.players_from <= $players AND $players <= g.players_to"
+FITS_IN = "g.minutes_to <= $minutes"
 _DEFAULT_DESC = {"updated"}  # newest first, as on the site
 
 
@@ -73,8 +75,8 @@ def collection(
 ) -> list[dict[str, Any]]:
     """The member's games with their specs, filtered by status and "playable with N players".
 
-    Playable with N means min_players <= N <= max_players (a single value is both ends);
-    a game with no published player count is not shown when filtering by players.
+    Playable with N is `PLAYABLE_WITH` (marts.games' players_from <= N <= players_to);
+    a game whose player count is unpublished or implausible is not shown by that filter.
     """
     if status is not None and status not in STATUSES:
         raise ValueError(f"unknown status {status!r}: choose one of {', '.join(STATUSES)}")
@@ -145,9 +147,9 @@ def recommendations_for(
 ) -> list[dict[str, Any]]:
     """The member's stored discovery list, filtered, best first, renumbered 1..n.
 
-    Playable with N players: min_players <= N <= max_players; a maximum play time M keeps
-    games whose longest play (max_minutes, else min_minutes) is at most M. Games whose
-    needed value is unpublished are left out when that filter is on. Never a game the
+    Playable with N players is `PLAYABLE_WITH`, a maximum play time M is `FITS_IN`
+    (marts.games' minutes_to: the longest play, else the only one, at most M). Games whose
+    needed value is unpublished or implausible are left out when that filter is on. Never a game the
     member has or has played: the join re-checks it against marts.collections.
     """
     if n < 1:
@@ -159,7 +161,7 @@ def recommendations_for(
         where.append(PLAYABLE_WITH)
         params["players"] = players
     if max_minutes is not None:
-        where.append("coalesce(g.max_minutes, g.min_minutes) <= $minutes")
+        where.append(FITS_IN)
         params["minutes"] = max_minutes
     query = f"""
         SELECT row_number() OVER (ORDER BY r.rank) AS rank, r.game_id, g.name_ja, g.name_en,

@@ -16,6 +16,7 @@ from models.content import (
     game_texts,
     soft_buckets,
 )
+from tests.games_rule import with_filter_columns
 
 SCHEMA = {
     "game_id": pl.String, "name_ja": pl.String, "name_en": pl.String,
@@ -46,7 +47,7 @@ def games_frame() -> pl.DataFrame:
          "質問で答えを当てながらインサイダーを推理で探し出す正体隠匿のゲームです。"),
         ("blank", "ナゾ", None, None, None, None, None, None, None, [], [], [], None),
     ]
-    return pl.DataFrame(rows, schema=SCHEMA, orient="row")
+    return with_filter_columns(pl.DataFrame(rows, schema=SCHEMA, orient="row"))
 
 
 @pytest.fixture(scope="module")
@@ -119,17 +120,18 @@ def test_similar_frame_shape(model: ContentModel) -> None:
 
 
 def test_implausible_values_are_unknown() -> None:
-    games = games_frame().with_columns(
-        pl.Series("players_implausible", [False, False, False, True, False, False]),
-    )
+    """Features read marts.games' filter columns: 3–65536人 is unknown, as for every filter."""
+    games = games_frame()
     specs = clean_specs(games)
     werewolf = games.get_column("game_id").to_list().index("werewolf")
     assert math.isnan(specs["max_players"][werewolf])
-    assert specs["min_players"][werewolf] == 3
-    # Without the flag, 65536人 is still recognised as a placeholder.
-    assert math.isnan(clean_specs(games_frame())["max_players"][werewolf])
-    flagged = games_frame().with_columns(pl.Series("minutes_implausible", [True] + [False] * 5))
-    assert math.isnan(clean_specs(flagged)["min_minutes"][0])
+    assert math.isnan(specs["min_players"][werewolf])
+    assert (specs["min_players"][0], specs["max_players"][0]) == (1, 4)
+    unknown_time = games.with_columns(pl.when(pl.col("game_id") == "agricola").then(None)
+                                      .otherwise(pl.col("minutes_to")).alias("minutes_to"))
+    assert math.isnan(clean_specs(unknown_time)["min_minutes"][0])
+    with pytest.raises(ValueError, match="players_from"):
+        clean_specs(games.drop("players_from"))
 
 
 def test_soft_buckets_share_between_neighbouring_centres() -> None:

@@ -22,6 +22,7 @@ from models.discovery import (
 from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
+from tests.games_rule import with_filter_columns
 
 GENERATED_AT = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
 NEW_GAME = "brand-new-game"
@@ -129,7 +130,7 @@ def data() -> dict[str, object]:
     solo = games.filter(pl.col("game_id") == games.get_column("game_id")[0]).with_columns(
         pl.lit(SOLO_GAME).alias("game_id"), pl.lit("ひとりだけ").alias("name_ja")
     )
-    games = pl.concat([games, _new_game_like(games, favourites), solo])
+    games = with_filter_columns(pl.concat([games, _new_game_like(games, favourites), solo]))
     collections = pl.concat([collections, _extra_members(collections, games)])
     return {"games": games, "posts": frames["posts"], "collections": collections, "fan": fan}
 
@@ -342,16 +343,15 @@ def test_champions_without_explanations(data: dict[str, object], champion: str) 
 # --------------------------------------------------------------------- serving
 
 
-GAMES = pl.DataFrame(
+GAMES = with_filter_columns(pl.DataFrame(
     {
         "game_id": ["a", "b", "c", "d", "e", "f", "g"],
         "min_players": [2, 1, 3, None, 2, 3, 2],
         "max_players": [4, 1, 65536, 5, None, 6, 2],
         "min_minutes": [30, 10, 20, 15, None, 60, 45],
         "max_minutes": [60, None, 30, 15, None, 2000, 45],
-        "players_implausible": [False, False, True, False, False, False, False],
     }
-)
+))
 RECS = pl.DataFrame(
     {
         "user_id": ["u"] * 7 + ["v"] * 2,
@@ -368,9 +368,11 @@ def _filtered(**kwargs) -> dict[str, list[str]]:
 
 
 def test_filter_by_players() -> None:
-    # c: 3–65536人 (unknown max); d: no min; e: no max; f 3–6, a 2–4, g 2–2.
-    assert _filtered(players=2, max_minutes=None, n=10) == {"u": ["a", "g"], "v": ["g", "a"]}
+    # c: 3–65536人 (implausible: unknown); d: no min (unknown); e: 2人 with no max is 2–2;
+    # f 3–6, a 2–4, g 2–2.
+    assert _filtered(players=2, max_minutes=None, n=10) == {"u": ["a", "e", "g"], "v": ["g", "a"]}
     assert _filtered(players=4, max_minutes=None, n=10) == {"u": ["a", "f"], "v": ["a"]}
+    assert _filtered(players=3, max_minutes=None, n=10)["u"] == ["a", "f"]
     assert _filtered(players=1, max_minutes=None, n=10)["u"] == ["b"]
 
 
@@ -382,7 +384,7 @@ def test_filter_by_minutes() -> None:
 
 
 def test_filter_combined_and_n() -> None:
-    assert _filtered(players=2, max_minutes=45, n=10)["u"] == ["g"]
+    assert _filtered(players=2, max_minutes=45, n=10)["u"] == ["g"]  # e has no time
     assert _filtered(players=None, max_minutes=None, n=2) == {"u": ["a", "b"], "v": ["g", "a"]}
     frame = filter_recommendations(RECS, GAMES, players=None, max_minutes=None, n=3)
     assert frame.columns == RECS.columns
@@ -433,7 +435,7 @@ def test_recommend_filtered_goes_beyond_the_stored_depth(result: Discovery, data
     games = data["games"]
     shown = recommend_filtered(stored, games, user_id=user, n=10, players=2, model_dir=model_dir)  # type: ignore[arg-type]
     assert shown.height == 10
-    playable = games.filter((pl.col("min_players") <= 2) & (pl.col("max_players") >= 2))  # type: ignore[union-attr]
+    playable = games.filter((pl.col("players_from") <= 2) & (pl.col("players_to") >= 2))  # type: ignore[union-attr]
     assert shown.join(playable, on="game_id", how="anti").height == 0
     without_model = recommend_filtered(stored, games, user_id=user, n=10, players=2)  # type: ignore[arg-type]
     assert without_model.height <= 5

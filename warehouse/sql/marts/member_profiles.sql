@@ -2,8 +2,7 @@
 -- the player counts and play times of what they own, their favourite mechanics/themes.
 CREATE OR REPLACE TABLE marts.member_profiles AS
 WITH entries AS (
-    SELECT c.*, g.min_players, g.max_players, g.min_minutes, g.max_minutes,
-           g.mechanics, g.themes, g.players_implausible
+    SELECT c.*, g.players_from, g.players_to, g.minutes_to, g.mechanics, g.themes
     FROM marts.collections c
     LEFT JOIN marts.games g USING (game_id)
 ),
@@ -17,12 +16,13 @@ stats AS (
         count(*) FILTER (WHERE watching) AS n_watching,
         count(rating) AS n_ratings,
         avg(rating)::DOUBLE AS avg_rating,
-        count(*) FILTER (WHERE have AND min_players <= 2 AND max_players >= 2) AS owned_for_2,
-        count(*) FILTER (WHERE have AND min_players <= 4 AND max_players >= 4) AS owned_for_4,
-        count(*) FILTER (WHERE have AND min_players <= 6 AND max_players >= 6) AS owned_for_6,
-        count(*) FILTER (WHERE have AND min_players = 1) AS owned_solo,
-        median(max_minutes) FILTER (WHERE have) AS owned_median_minutes,
-        median(max_players) FILTER (WHERE have AND NOT players_implausible) AS owned_median_max_players,
+        -- playable with N: marts.games' one rule, players_from <= N <= players_to
+        count(*) FILTER (WHERE have AND players_from <= 2 AND 2 <= players_to) AS owned_for_2,
+        count(*) FILTER (WHERE have AND players_from <= 4 AND 4 <= players_to) AS owned_for_4,
+        count(*) FILTER (WHERE have AND players_from <= 6 AND 6 <= players_to) AS owned_for_6,
+        count(*) FILTER (WHERE have AND players_from <= 1 AND 1 <= players_to) AS owned_solo,
+        median(minutes_to) FILTER (WHERE have) AS owned_median_minutes,
+        median(players_to) FILTER (WHERE have) AS owned_median_max_players,
         max(updated_at) AS last_updated_at
     FROM entries
     GROUP BY user_id

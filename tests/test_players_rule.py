@@ -1,0 +1,129 @@
+"""One rule for "playable with N players" and "fits in M minutes", whichever path answers.
+
+`bodoge collection --players N` and `bodoge recommend --players N` answer from SQL
+(`warehouse.views`); when the stored list is too thin, `bodoge recommend` re-ranks with
+the saved champion and filters in Polars (`models.discovery.filter_recommendations`, used
+by `recommend_filtered` on both the stored rows and the whole catalogue). Over every game of
+a generated sample site, plus hand-made edge cases (a missing maximum, a missing minimum,
+a backwards range, a time beyond a day), all paths must keep exactly the same games, and
+those are the games marts.games' filter columns say.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from models.discovery import RECOMMENDATION_COLUMNS, filter_recommendations
+from samplesite.generator import generate_site
+from samplesite.truth import truth_frames
+from warehouse.build import build_all
+from warehouse.db import connect
+from warehouse.raw import RawWriter
+from warehouse.views import collection, recommendations_for
+
+EVERYTHING = "everything"  # a member watching every game: every game is in their collection and eligible to recommend
+EDGES = [
+    # game_id, min_players, max_players, min_minutes, max_minutes
+    ("edge-min-only", 2, None, 30, None),  # 2人, 30分: a single published value is both ends
+    ("edge-max-only", None, 4, None, 45),  # no minimum: unknown
+    ("edge-backwards", 5, 2, 60, 30),  # a maximum below its minimum: unknown
+    ("edge-long", 2, 4, 30, 99999),  # more than a day: the time is unknown
+    ("edge-any-number", 1, 65536, 10, 10),  # the site's placeholder for "any number": unknown
+    ("edge-hundred", 2, 100, 5, 5),  # 100 players is still plausible
+    ("edge-none", None, None, None, None),
+]
+PLAYERS = [None, *range(1, 13), 50, 100, 101]
+MINUTES = [None, 5, 10, 30, 45, 60, 24 * 60]
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rule") / "warehouse.duckdb"
+    truth = truth_frames(generate_site(n_games=400, n_users=30, seed=3))
+    con = connect(path)
+    writer = RawWriter(con, run_id="rule")
+    for row in truth["games"].to_dicts():
+        writer.add("game", row)
+    for game_id, pmin, pmax, tmin, tmax in EDGES:
+        writer.add("game", {"game_id": game_id, "name_ja": game_id, "min_players": pmin, "max_players": pmax,
+                            "min_minutes": tmin, "max_minutes": tmax})
+    game_ids = [*truth["games"]["game_id"], *(edge[0] for edge in EDGES)]
+    for game_id in game_ids:
+        writer.add("collection_entry", {"user_id": EVERYTHING, "game_id": game_id, "have": False, "played": False,
+                                        "favorite": False, "watching": True, "rating": None, "updated_at": None})
+    writer.add("listing_crawl", {"listing": "collection", "key": EVERYTHING, "status": "public",
+                                 "n_entries": len(game_ids), "n_pages": 1})
+    writer.add("member", {"user_id": EVERYTHING, "name": "全部"})
+    writer.flush()
+    build_all(con)
+    recs = pl.DataFrame({"game_id": game_ids}).with_row_index("rank", offset=1).with_columns(
+        pl.lit(EVERYTHING).alias("user_id"), (1.0 / pl.col("rank")).alias("score"), pl.lit("ease").alias("model"),
+        pl.lit("r1").alias("run_id"), pl.lit("").alias("reason"), pl.lit(True).alias("watching"),
+        pl.lit(datetime(2026, 11, 1, tzinfo=timezone.utc)).alias("generated_at"),
+    ).with_columns(pl.col("rank").cast(pl.Int64)).select(RECOMMENDATION_COLUMNS)
+    con.register("recs", recs.to_arrow())
+    con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM recs")
+    con.close()
+    return path
+
+
+def test_the_site_has_the_cases_that_used_to_disagree(warehouse: Path) -> None:
+    con = connect(warehouse, read_only=True)
+    try:
+        implausible, single, unknown_time = con.execute(
+            "SELECT count(*) FILTER (WHERE players_implausible), count(*) FILTER (WHERE min_players = max_players), "
+            "count(*) FILTER (WHERE minutes_to IS NULL AND min_minutes IS NOT NULL) FROM marts.games"
+        ).fetchone()
+    finally:
+        con.close()
+    assert implausible >= 2 and single >= 1 and unknown_time >= 1
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int | None) -> None:
+    con = connect(warehouse, read_only=True)
+    try:
+        games = con.sql("SELECT * FROM marts.games").pl()
+        stored = con.sql("SELECT * FROM marts.recommendations").pl()
+        n = games.height
+        in_collection = {r["game_id"] for r in collection(con, EVERYTHING, players=players)}
+        assert players is not None or len(in_collection) == n
+        for minutes in MINUTES:
+            expected = {
+                g["game_id"] for g in games.iter_rows(named=True)
+                if (players is None or (g["players_from"] is not None and g["players_from"] <= players <= g["players_to"]))
+                and (minutes is None or (g["minutes_to"] is not None and g["minutes_to"] <= minutes))
+            }
+            sql = {r["game_id"] for r in recommendations_for(con, EVERYTHING, n=n, players=players, max_minutes=minutes)}
+            model = set(filter_recommendations(stored, games, players=players, max_minutes=minutes, n=n)["game_id"])
+            assert sql == model == expected, (players, minutes, sorted(sql ^ model), sorted(sql ^ expected))
+            if minutes is None:
+                assert in_collection == expected
+    finally:
+        con.close()
+
+
+def test_what_the_rule_says_about_the_edges(warehouse: Path) -> None:
+    con = connect(warehouse, read_only=True)
+
+    def playable(n: int) -> set[str]:
+        return {r["game_id"] for r in collection(con, EVERYTHING, players=n) if r["game_id"].startswith("edge-")}
+
+    def fits(m: int) -> set[str]:
+        rows = recommendations_for(con, EVERYTHING, n=10_000, max_minutes=m)
+        return {r["game_id"] for r in rows if r["game_id"].startswith("edge-")}
+
+    try:
+        assert playable(2) == {"edge-min-only", "edge-long", "edge-hundred"}
+        assert playable(3) == {"edge-long", "edge-hundred"}
+        assert playable(100) == {"edge-hundred"}
+        assert fits(30) == {"edge-min-only", "edge-any-number", "edge-hundred"}  # any-number: only its players are unknown
+        assert fits(24 * 60) == {"edge-min-only", "edge-max-only", "edge-any-number", "edge-hundred"}
+        shown = {r["game_id"]: r for r in collection(con, EVERYTHING, sort="players")}
+        assert (shown["edge-any-number"]["min_players"], shown["edge-any-number"]["max_players"]) == (1, 65536)
+    finally:
+        con.close()
