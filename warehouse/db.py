@@ -79,6 +79,32 @@ def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     con.execute(path.read_text(encoding="utf-8"))
 
 
+def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Create `marts.<name>` from its DDL file (`sql/marts/<name>.sql`) unless it exists.
+
+    For the marts written from frames (model runs, recommendations, checks...): their
+    shape is declared in SQL like every other table, and writes go `INSERT … BY NAME`.
+    """
+    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
+    run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
+
+
+def insert_by_name(con: duckdb.DuckDBPyConnection, name: str, frame: object, *, or_replace: bool = False) -> int:
+    """Append a Polars/Arrow frame to `marts.<name>` by column name (after `ensure_table`).
+
+    `or_replace` replaces rows whose primary key is already there. Returns rows written.
+    """
+    ensure_table(con, name)
+    arrow = frame.to_arrow() if hasattr(frame, "to_arrow") else frame
+    con.register("_frame", arrow)
+    try:
+        verb = "INSERT OR REPLACE" if or_replace else "INSERT"
+        con.execute(f"{verb} INTO marts.{name} BY NAME SELECT * FROM _frame")
+    finally:
+        con.unregister("_frame")
+    return int(arrow.num_rows)
+
+
 def scalar(con: duckdb.DuckDBPyConnection, query: str, params: list | dict | None = None) -> object:
     """The first value of a query's first row, or None.
 

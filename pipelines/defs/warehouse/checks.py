@@ -1,11 +1,16 @@
-"""Checks beside the marts: keys and schema block the run; data-quality findings warn."""
+"""Checks beside the marts: one asset check per SQL check file, at the severity it declares.
+
+A file that says `-- severity: error` (the keys) is a blocking check: when it fails, the
+assets downstream of its mart do not run. `warn` files report and let the night go on.
+The contract-column checks block too: CONTRACT.md promises those columns to readers.
+"""
 
 from __future__ import annotations
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from warehouse.quality import run_checks
+from warehouse.quality import CheckSpec, check_specs, run_check
 
 # CONTRACT.md: the columns each public mart has at least.
 CONTRACT_COLUMNS = {
@@ -17,23 +22,26 @@ CONTRACT_COLUMNS = {
     "collections": ["user_id", "game_id", "have", "played", "favorite", "watching", "rating", "updated_at", "crawled_at"],
     "cafe_games": ["space_slug", "game_id", "space_name"],
 }
-KEYS = {"games": ["game_id"], "collections": ["user_id", "game_id"], "cafe_games": ["space_slug", "game_id"]}
 
 
-def _key_check(table: str, key: list[str]) -> dg.AssetChecksDefinition:
+def _sql_check(spec: CheckSpec) -> dg.AssetChecksDefinition:
+    error = spec.severity == "error"
+
     @dg.asset_check(
-        asset=dg.AssetKey(["marts", table]),
-        name=f"{table}_unique_key",
-        blocking=True,
-        description=f"({', '.join(key)}) is unique in marts.{table}.",
+        asset=dg.AssetKey(["marts", spec.table]),
+        name=spec.name,
+        blocking=error,
+        description=f"{spec.description} (warehouse/sql/checks/{spec.name}.sql, severity {spec.severity})",
+        pool="warehouse_writer",
     )
     def _check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-        cols = ", ".join(key)
         with duckdb.get_connection() as con:
-            dupes = con.execute(
-                f"SELECT {cols}, count(*) AS n FROM marts.{table} GROUP BY {cols} HAVING count(*) > 1 LIMIT 5"
-            ).fetchall()
-        return dg.AssetCheckResult(passed=not dupes, metadata={"examples": str(dupes)})
+            result = run_check(con, spec)
+        return dg.AssetCheckResult(
+            passed=result.passed,
+            severity=dg.AssetCheckSeverity.ERROR if error else dg.AssetCheckSeverity.WARN,
+            metadata={"failing_rows": result.n_failures, "report": result.line()},
+        )
 
     return _check
 
@@ -57,21 +65,5 @@ def _schema_check(table: str, columns: list[str]) -> dg.AssetChecksDefinition:
     return _check
 
 
-@dg.asset_check(
-    asset=dg.AssetKey(["marts", "member_profiles"]),
-    description="Data quality over all marts (ranges, known games, statuses); findings warn with examples.",
-    additional_deps=[dg.AssetKey(["marts", t]) for t in ("games", "collections", "cafe_games")],
-)
-def data_quality(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        results = run_checks(con)
-    failing = [r for r in results if not r.passed]
-    return dg.AssetCheckResult(
-        passed=not failing,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"checks": len(results), "failing": len(failing), "report": "\n".join(r.line() for r in results)},
-    )
-
-
-key_checks = [_key_check(t, k) for t, k in KEYS.items()]
+sql_checks = [_sql_check(spec) for spec in check_specs()]
 schema_checks = [_schema_check(t, c) for t, c in CONTRACT_COLUMNS.items()]
