@@ -89,17 +89,29 @@ def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
 
 
-def insert_by_name(con: duckdb.DuckDBPyConnection, name: str, frame: object, *, or_replace: bool = False) -> int:
-    """Append a Polars/Arrow frame to `marts.<name>` by column name (after `ensure_table`).
+def insert_by_name(
+    con: duckdb.DuckDBPyConnection, name: str, frame: object, *, or_replace: bool = False, replace_all: bool = False
+) -> int:
+    """Write a Polars/Arrow frame into `marts.<name>` by column name (creating it from its DDL).
 
-    `or_replace` replaces rows whose primary key is already there. Returns rows written.
+    `or_replace` replaces rows whose primary key is already there; `replace_all` empties
+    the table first, in the same transaction, so readers see the old rows or the new ones.
+    Returns the rows written.
     """
     ensure_table(con, name)
     arrow = frame.to_arrow() if hasattr(frame, "to_arrow") else frame
+    verb = "INSERT OR REPLACE" if or_replace else "INSERT"
     con.register("_frame", arrow)
     try:
-        verb = "INSERT OR REPLACE" if or_replace else "INSERT"
-        con.execute(f"{verb} INTO marts.{name} BY NAME SELECT * FROM _frame")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if replace_all:
+                con.execute(f"DELETE FROM marts.{name}")
+            con.execute(f"{verb} INTO marts.{name} BY NAME SELECT * FROM _frame")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
     finally:
         con.unregister("_frame")
     return int(arrow.num_rows)

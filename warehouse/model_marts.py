@@ -14,42 +14,17 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import scalar
-
-MODEL_RUNS_DDL = """
-CREATE TABLE IF NOT EXISTS marts.model_runs (
-    run_id VARCHAR NOT NULL, model VARCHAR NOT NULL, params JSON, k INTEGER,
-    ndcg DOUBLE, precision DOUBLE, recall DOUBLE, map DOUBLE, coverage DOUBLE,
-    n_users INTEGER, n_games INTEGER, n_interactions INTEGER,
-    trained_at TIMESTAMPTZ, champion BOOLEAN,
-    PRIMARY KEY (run_id, model)
-)
-"""
-
-PIPELINE_RUNS_DDL = """
-CREATE TABLE IF NOT EXISTS marts.pipeline_runs (
-    run_id VARCHAR PRIMARY KEY, job VARCHAR, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ,
-    status VARCHAR, n_checks INTEGER, n_failed_checks INTEGER, checks JSON
-)
-"""
+from warehouse.db import ensure_table, insert_by_name, scalar
 
 
 def write_model_runs(con: duckdb.DuckDBPyConnection, runs: pl.DataFrame) -> int:
     """Insert (or replace) this run's rows of marts.model_runs."""
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-    con.execute(MODEL_RUNS_DDL)
-    con.register("runs", runs.to_arrow())
-    try:
-        con.execute("INSERT OR REPLACE INTO marts.model_runs BY NAME SELECT * FROM runs")
-    finally:
-        con.unregister("runs")
-    return runs.height
+    return insert_by_name(con, "model_runs", runs, or_replace=True)
 
 
 def previous_champion(con: duckdb.DuckDBPyConnection, before_run_id: str) -> dict[str, Any] | None:
     """The champion row of the latest run before this one (for drift warnings)."""
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-    con.execute(MODEL_RUNS_DDL)
+    ensure_table(con, "model_runs")
     rows = con.sql(
         "SELECT * FROM marts.model_runs WHERE champion AND run_id < ? ORDER BY run_id DESC LIMIT 1",
         params=[before_run_id],
@@ -58,13 +33,8 @@ def previous_champion(con: duckdb.DuckDBPyConnection, before_run_id: str) -> dic
 
 
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> int:
-    """Replace marts.<table> with the frame in one statement."""
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-    con.register("frame", frame.to_arrow())
-    try:
-        con.execute(f"CREATE OR REPLACE TABLE marts.{table} AS SELECT * FROM frame")
-    finally:
-        con.unregister("frame")
+    """Replace every row of marts.<table> (shape from its DDL file) with the frame, atomically."""
+    insert_by_name(con, table, frame, replace_all=True)
     return int(scalar(con, f"SELECT count(*) FROM marts.{table}") or 0)
 
 
@@ -79,13 +49,15 @@ def record_pipeline_run(
     checks: list[dict[str, Any]],
 ) -> None:
     """One row per orchestrator run with its check results, for the dashboard's overview."""
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-    con.execute(PIPELINE_RUNS_DDL)
     failed = sum(1 for c in checks if not c.get("passed"))
-    con.execute(
-        "INSERT OR REPLACE INTO marts.pipeline_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [run_id, job, started_at, finished_at, status, len(checks), failed, json.dumps(checks, ensure_ascii=False)],
+    row = pl.DataFrame(
+        {
+            "run_id": [run_id], "job": [job], "started_at": [started_at], "finished_at": [finished_at],
+            "status": [status], "n_checks": [len(checks)], "n_failed_checks": [failed],
+            "checks": [json.dumps(checks, ensure_ascii=False)],
+        }
     )
+    insert_by_name(con, "pipeline_runs", row, or_replace=True)
 
 
 def utcnow() -> datetime:
