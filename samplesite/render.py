@@ -16,6 +16,7 @@ index, designer pages) the pages are small reconstructions in the same style.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import parse_qs, urlsplit
@@ -508,20 +509,85 @@ def _space_games(site: Site, c: Cafe, page: int) -> str:
 # routing
 # ---------------------------------------------------------------------------
 
-_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) for name, rx in (
-    ("home", r"/"),
-    ("robots", r"/robots\.txt"),
-    ("login", r"/(?:login|mypage)"),
-    ("catalogue", r"/games"),
-    ("game", r"/games/([a-z0-9-]+)"),
-    ("post", r"/games/([a-z0-9-]+)/(rules|reviews)/(\d+)"),
-    ("directory", r"/friends"),
-    ("profile", r"/friends/(\d+)"),
-    ("collection", r"/friends/(\d+)/boardgames(?:/(have|played|favorite|watching))?"),
-    ("spaces", r"/spaces"),
-    ("space", r"/spaces/([a-z0-9-]+)"),
-    ("space_games", r"/spaces/([a-z0-9-]+)/games"),
-    ("credit", r"/(designers|makers)/(\d+)"),
+Handler = Callable[["_Request"], "Response | None"]
+"""A route handler: the response, or None for a 404 (an unknown game, member, cafe...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What a route handler needs: the site, the path's groups, the query and its page."""
+
+    site: Site
+    groups: tuple[str | None, ...]
+    query: dict[str, list[str]]
+    page: int
+    crawl_delay: float | None
+
+
+def _game(r: _Request) -> Response | None:
+    gi = r.site.game_by_slug.get(r.groups[0] or "")
+    if gi is None:
+        return None
+    text = _game_page(r.site, r.site.games[gi])
+    return _html(200, faults.cut_game_page(text) if gi in faults.cut_games(r.site) else text)
+
+
+def _post(r: _Request) -> Response | None:
+    pi = r.site.post_by_id.get(int(r.groups[2] or 0))
+    if pi is None:
+        return None
+    p = r.site.posts[pi]
+    if p.game_id != r.groups[0] or f"{p.kind}s" != r.groups[1]:
+        return None
+    return _html(500, error_page(500)) if p.http500 else _html(200, _post_page(r.site, p))
+
+
+def _member(r: _Request) -> Member | None:
+    mi = r.site.member_by_id.get(r.groups[0] or "")
+    return None if mi is None else r.site.members[mi]
+
+
+def _profile_route(r: _Request) -> Response | None:
+    m = _member(r)
+    return None if m is None else _html(200, _profile(r.site, m))
+
+
+def _collection_route(r: _Request) -> Response | None:
+    m = _member(r)
+    if m is None:
+        return None
+    if m.private:
+        return _html(200, login_page())
+    text = _collection(r.site, m, r.groups[1], r.page)
+    cut = r.groups[1] is None and r.page == 1 and m.index in faults.cut_collections(r.site)
+    return _html(200, faults.cut_collection_page(text) if cut else text)
+
+
+def _cafe(r: _Request, page: Callable[[Cafe], str]) -> Response | None:
+    ci = r.site.cafe_by_slug.get(r.groups[0] or "")
+    return None if ci is None else _html(200, page(r.site.cafes[ci]))
+
+
+def _credit(r: _Request) -> Response | None:
+    text = _credit_page(r.site, r.groups[0] or "", int(r.groups[1] or 0))
+    return None if text is None else _html(200, text)
+
+
+# Every route once: its path pattern (matched in full) and what answers it (None → 404).
+_ROUTES: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(rx), handler) for rx, handler in (
+    (r"/", lambda r: _html(200, _home(r.site))),
+    (r"/robots\.txt", lambda r: Response(200, TEXT, robots_txt(r.crawl_delay).encode("utf-8"))),
+    (r"/(?:login|mypage)", lambda r: _html(200, login_page())),
+    (r"/games", lambda r: _html(200, _catalogue(r.site, r.query, r.page))),
+    (r"/games/([a-z0-9-]+)", _game),
+    (r"/games/([a-z0-9-]+)/(rules|reviews)/(\d+)", _post),
+    (r"/friends", lambda r: _html(200, _directory(r.site, r.page))),
+    (r"/friends/(\d+)", _profile_route),
+    (r"/friends/(\d+)/boardgames(?:/(have|played|favorite|watching))?", _collection_route),
+    (r"/spaces", lambda r: _html(200, _spaces_index(r.site, r.page))),
+    (r"/spaces/([a-z0-9-]+)", lambda r: _cafe(r, _space)),
+    (r"/spaces/([a-z0-9-]+)/games", lambda r: _cafe(r, lambda c: _space_games(r.site, c, r.page))),
+    (r"/(designers|makers)/(\d+)", _credit),
 ))
 
 
@@ -539,70 +605,12 @@ def render(site: Site, path_with_query: str, *, crawl_delay: float | None = None
     if len(path) > 1 and path.endswith("/"):
         path = path.rstrip("/")
     query = parse_qs(parts.query)
-    page = _page_number(query)
-    for name, rx in _ROUTES:
+    for rx, handler in _ROUTES:
         m = rx.fullmatch(path)
-        if m is None:
-            continue
-        body = _dispatch(site, name, m.groups(), query, page, crawl_delay)
-        if body is not None:
-            return body
-        break
+        if m is not None:
+            body = handler(_Request(site, m.groups(), query, _page_number(query), crawl_delay))
+            return body if body is not None else _html(404, not_found_page())
     return _html(404, not_found_page())
-
-
-def _dispatch(site: Site, name: str, groups: tuple[str | None, ...], query: dict[str, list[str]],
-              page: int, crawl_delay: float | None) -> Response | None:
-    if name == "home":
-        return _html(200, _home(site))
-    if name == "robots":
-        return Response(200, TEXT, robots_txt(crawl_delay).encode("utf-8"))
-    if name == "login":
-        return _html(200, login_page())
-    if name == "catalogue":
-        return _html(200, _catalogue(site, query, page))
-    if name == "game":
-        gi = site.game_by_slug.get(groups[0] or "")
-        if gi is None:
-            return None
-        text = _game_page(site, site.games[gi])
-        return _html(200, faults.cut_game_page(text) if gi in faults.cut_games(site) else text)
-    if name == "post":
-        pi = site.post_by_id.get(int(groups[2] or 0))
-        if pi is None:
-            return None
-        p = site.posts[pi]
-        if p.game_id != groups[0] or f"{p.kind}s" != groups[1]:
-            return None
-        if p.http500:
-            return _html(500, error_page(500))
-        return _html(200, _post_page(site, p))
-    if name == "directory":
-        return _html(200, _directory(site, page))
-    if name in ("profile", "collection"):
-        mi = site.member_by_id.get(groups[0] or "")
-        if mi is None:
-            return None
-        m = site.members[mi]
-        if name == "profile":
-            return _html(200, _profile(site, m))
-        if m.private:
-            return _html(200, login_page())
-        text = _collection(site, m, groups[1], page)
-        cut = groups[1] is None and page == 1 and mi in faults.cut_collections(site)
-        return _html(200, faults.cut_collection_page(text) if cut else text)
-    if name == "spaces":
-        return _html(200, _spaces_index(site, page))
-    if name in ("space", "space_games"):
-        ci = site.cafe_by_slug.get(groups[0] or "")
-        if ci is None:
-            return None
-        c = site.cafes[ci]
-        return _html(200, _space(c) if name == "space" else _space_games(site, c, page))
-    if name == "credit":
-        text = _credit_page(site, groups[0] or "", int(groups[1] or 0))
-        return None if text is None else _html(200, text)
-    return None
 
 
 def collection_pages(site: Site, member: Member, status: str | None = None) -> int:
