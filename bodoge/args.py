@@ -66,9 +66,11 @@ def port_number(text: str) -> int:
     return value
 
 
-def add_data_dir(p: argparse.ArgumentParser) -> None:
+def add_data_dir(p: argparse.ArgumentParser, *, warehouse: bool = True) -> None:
+    """`--data-dir`, and `--warehouse` for commands that only read the warehouse file."""
     p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
-    p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
+    if warehouse:
+        p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
 
 
 @contextmanager

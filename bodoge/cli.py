@@ -7,7 +7,6 @@ line on stderr and a non-zero exit; set BODOGE_DEBUG=1 to see a traceback instea
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -16,6 +15,7 @@ from typing import Any, Callable
 
 from bodoge.args import add_data_dir, open_warehouse
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run
+from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -69,22 +69,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_parse(sub: Any) -> None:
     p = sub.add_parser("parse", help="parse one saved page or URL and print its items as JSON lines")
     p.add_argument("source", metavar="PATH_OR_URL")
-    p.add_argument(
-        "--kind",
-        default="auto",
-        choices=["auto", "catalog", "game", "post", "members", "collection", "space", "bgg-thing", "bgg-collection"],
-    )
+    p.add_argument("--kind", default="auto", choices=KINDS)
     p.set_defaults(handler=cmd_parse)
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
+    from bodoge.display import json_line
     from bodoge.fetch import read_source
     from scrapers.items import item_to_dict
     from scrapers.parse import parse_document
 
     body, url = read_source(args.source)
     for item in parse_document(body, url=url, kind=args.kind):
-        sys.stdout.write(json.dumps(item_to_dict(item), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_line(item_to_dict(item)) + "\n")
     return 0
 
 
@@ -138,14 +135,14 @@ def _register_collection(sub: Any) -> None:
 
 
 def cmd_collection(args: argparse.Namespace) -> int:
-    from bodoge.display import collection_table, print_table
+    from bodoge.display import collection_table, print_json, print_table
     from warehouse.views import collection, parse_count
 
     players = parse_count(args.players) if args.players is not None else None
     with open_warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
     if args.json:
-        print(json.dumps(rows, ensure_ascii=False, default=str))
+        print_json(rows)
     else:
         print_table(collection_table(args.user_id, rows))
     return 0
@@ -164,7 +161,7 @@ def _register_recommend(sub: Any) -> None:
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from bodoge.display import print_table, recommendation_table
+    from bodoge.display import print_json, print_table, recommendation_table
     from bodoge.recommend import recommend
     from warehouse.views import parse_count
 
@@ -176,7 +173,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
                          model_dir=model_dir)
     if args.json:
-        print(json.dumps(rows, ensure_ascii=False, default=str))
+        print_json(rows)
     else:
         print_table(recommendation_table(args.user_id, rows))
     return 0
@@ -191,22 +188,15 @@ def _register_cafes(sub: Any) -> None:
 
 
 def cmd_cafes(args: argparse.Namespace) -> int:
-    from bodoge.display import game_name
+    from bodoge.display import cafes_lines, print_json
     from warehouse.views import cafes_for
 
     with open_warehouse(args) as con:
         cafes = cafes_for(con, args.user_id)
     if args.json:
-        print(json.dumps(cafes, ensure_ascii=False, default=str))
-        return 0
-    if not cafes:
-        print(f"No cafe offers any of {args.user_id}'s watching or favourite games.")
-    for cafe in cafes:
-        print(f"{cafe['space_name'] or cafe['space_slug']} ({cafe['space_slug']}): {cafe['n_games']} games "
-              f"({cafe['n_favorite']} お気に入り, {cafe['n_watching']} 興味あり)")
-        for game in cafe["games"]:
-            mark = "★" if game["favorite"] else "・"
-            print(f"  {mark} {game_name(game)}")
+        print_json(cafes)
+    else:
+        print("\n".join(cafes_lines(args.user_id, cafes)))
     return 0
 
 
@@ -231,18 +221,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         print(report.to_json())
         return 0
-    from rich.table import Table
+    from bodoge.display import evaluation_table, print_table
 
-    from bodoge.display import print_table
-
-    table = Table(title=f"NDCG@{report.k} and friends on TEST (champion: {report.champion})", title_justify="left")
-    columns = ["model", "ndcg", "precision", "recall", "map", "coverage", "selection_ndcg", "fit_seconds"]
-    for col in columns:
-        table.add_column(col, justify="left" if col == "model" else "right")
-    for row in report.table().sort("ndcg", descending=True).iter_rows(named=True):
-        name = row["model"] + (" ★" if row["champion"] else "")
-        table.add_row(name, *(f"{row[c]:.4f}" if c != "fit_seconds" else f"{row[c]:.2f}s" for c in columns[1:]))
-    print_table(table)
+    print_table(evaluation_table(report))
     print(f"weighting: {report.weighting.name} — {report.weighting.reason}")
     return 0
 

@@ -84,7 +84,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def register_run(sub: Any) -> None:
     p = sub.add_parser("run", help="the nightly job once: crawl → warehouse → models → recommendations → export")
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
-    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    add_data_dir(p, warehouse=False)
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
     p.set_defaults(handler=cmd_run)
 
@@ -109,7 +109,7 @@ def register_demo(sub: Any) -> None:
     p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
     p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--data-dir", help="where the warehouse and exports go (default ./data)")
+    add_data_dir(p, warehouse=False)
     p.set_defaults(handler=cmd_demo)
 
 

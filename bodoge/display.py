@@ -1,7 +1,13 @@
-"""Human-readable output for the command line: specs as the site writes them, rich tables."""
+"""Output of the command line: specs as the site writes them, rich tables, JSON.
+
+Why one module: every command prints the same things (a game's name, a player range, a
+table) and must print them the same way; the commands in `cli.py` only fetch and hand over.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -65,8 +71,40 @@ def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def cafes_lines(user_id: str, cafes: list[dict[str, Any]]) -> list[str]:
+    """`bodoge cafes` as text: each cafe with its counts, then the member's games it offers."""
+    if not cafes:
+        return [f"No cafe offers any of {user_id}'s watching or favourite games."]
+    lines = []
+    for cafe in cafes:
+        lines.append(f"{cafe['space_name'] or cafe['space_slug']} ({cafe['space_slug']}): {cafe['n_games']} games "
+                     f"({cafe['n_favorite']} お気に入り, {cafe['n_watching']} 興味あり)")
+        lines.extend(f"  {'★' if game['favorite'] else '・'} {game_name(game)}" for game in cafe["games"])
+    return lines
+
+
+def evaluation_table(report: Any) -> Table:
+    """`bodoge evaluate`: every candidate's TEST metrics, best NDCG first, the champion starred."""
+    table = Table(title=f"NDCG@{report.k} and friends on TEST (champion: {report.champion})", title_justify="left")
+    columns = ["model", "ndcg", "precision", "recall", "map", "coverage", "selection_ndcg", "fit_seconds"]
+    for col in columns:
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for row in report.table().sort("ndcg", descending=True).iter_rows(named=True):
+        name = row["model"] + (" ★" if row["champion"] else "")
+        table.add_row(name, *(f"{row[c]:.4f}" if c != "fit_seconds" else f"{row[c]:.2f}s" for c in columns[1:]))
+    return table
+
+
+def json_line(value: Any) -> str:
+    """A value as one line of JSON: Japanese as is, dates and decimals as strings."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def print_json(value: Any) -> None:
+    """One JSON document on stdout (`--json`)."""
+    print(json_line(value))
+
+
 def print_table(table: Table) -> None:
     """Print to the terminal; piped output gets a wide page so rows do not fold."""
-    import sys
-
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)

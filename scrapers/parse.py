@@ -16,11 +16,8 @@ from parsel import Selector
 
 from scrapers import bgg, pages
 from scrapers.items import Item
+from scrapers.kinds import KINDS
 
-#: Every kind `--kind` accepts.
-KINDS: tuple[str, ...] = (
-    "auto", "catalog", "game", "post", "members", "collection", "space", "bgg-thing", "bgg-collection",
-)
 #: `<main id>` of each page of the site (`sessions-new` is the login page).
 MAIN_IDS: dict[str, str] = {
     "games-index": "catalog",
