@@ -135,16 +135,13 @@ def _register_collection(sub: Any) -> None:
 
 
 def cmd_collection(args: argparse.Namespace) -> int:
-    from bodoge.display import collection_table, print_json, print_table
+    from bodoge.display import collection_table, print_rows
     from warehouse.views import collection, parse_count
 
     players = parse_count(args.players) if args.players is not None else None
     with open_warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
-    if args.json:
-        print_json(rows)
-    else:
-        print_table(collection_table(args.user_id, rows))
+    print_rows(rows, as_json=args.json, table=lambda: collection_table(args.user_id, rows))
     return 0
 
 
@@ -161,7 +158,7 @@ def _register_recommend(sub: Any) -> None:
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from bodoge.display import print_json, print_table, recommendation_table
+    from bodoge.display import print_rows, recommendation_table
     from bodoge.recommend import recommend
     from warehouse.views import parse_count
 
@@ -172,10 +169,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     with open_warehouse(args) as con:
         rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
                          model_dir=model_dir)
-    if args.json:
-        print_json(rows)
-    else:
-        print_table(recommendation_table(args.user_id, rows))
+    print_rows(rows, as_json=args.json, table=lambda: recommendation_table(args.user_id, rows))
     return 0
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -103,6 +104,14 @@ def json_line(value: Any) -> str:
 def print_json(value: Any) -> None:
     """One JSON document on stdout (`--json`)."""
     print(json_line(value))
+
+
+def print_rows(rows: Any, *, as_json: bool, table: Callable[[], Table]) -> None:
+    """`--json`: the rows as JSON; otherwise the table `table()` builds from them."""
+    if as_json:
+        print_json(rows)
+    else:
+        print_table(table())
 
 
 def print_table(table: Table) -> None:

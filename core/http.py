@@ -69,15 +69,22 @@ class PostAnswer:
     attempts: int
 
 
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """How hard to try: attempts, backoff base and cap (seconds), and each attempt's timeout."""
+
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    timeout: float = 30.0
+
+
 def post_with_retry(
     url: str,
     body: bytes,
     headers: Mapping[str, str],
     *,
-    attempts: int = 5,
-    base_delay: float = 1.0,
-    max_delay: float = 30.0,
-    timeout: float = 30.0,
+    retry: Retry = Retry(),
     sleep: Callable[[float], None] = time.sleep,
 ) -> PostAnswer:
     """POST `body` to `url` (with our User-Agent), retrying 429, 5xx and connection errors.
@@ -87,11 +94,11 @@ def post_with_retry(
     """
     headers = {"User-Agent": USER_AGENT, **headers}
     last = ""
-    for attempt in range(attempts):
+    for attempt in range(retry.attempts):
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         retry_after = None
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with urllib.request.urlopen(request, timeout=retry.timeout) as response:
                 return PostAnswer(status=response.status, attempts=attempt + 1)
         except urllib.error.HTTPError as exc:
             if exc.code != 429 and exc.code < 500:
@@ -99,6 +106,6 @@ def post_with_retry(
             last, retry_after = f"HTTP {exc.code}", exc.headers.get("Retry-After")
         except (urllib.error.URLError, OSError) as exc:
             last = str(getattr(exc, "reason", exc))
-        if attempt + 1 < attempts:
-            sleep(backoff_delay(attempt, base=base_delay, cap=max_delay, retry_after=retry_after))
-    raise PostGaveUp(url, attempts, last)
+        if attempt + 1 < retry.attempts:
+            sleep(backoff_delay(attempt, base=retry.base_delay, cap=retry.max_delay, retry_after=retry_after))
+    raise PostGaveUp(url, retry.attempts, last)

@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from core.http import Retry
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.push import PushError, push_bundle
@@ -128,7 +129,7 @@ def test_push_retries_with_backoff_then_delivers_once(bundle: Path) -> None:
     receiver = Receiver(fail_first=2)
     waits: list[float] = []
     try:
-        result = push_bundle(bundle, receiver.url, base_delay=0.5, sleep=waits.append)
+        result = push_bundle(bundle, receiver.url, retry=Retry(base_delay=0.5), sleep=waits.append)
         again = push_bundle(bundle, receiver.url, sleep=waits.append)
     finally:
         receiver.close()
@@ -149,6 +150,6 @@ def test_push_stops_on_a_client_error_and_after_the_last_attempt(bundle: Path) -
     down = Receiver(fail_first=99)
     try:
         with pytest.raises(PushError, match="after 3 attempts"):
-            push_bundle(bundle, down.url, attempts=3, sleep=lambda s: None)
+            push_bundle(bundle, down.url, retry=Retry(attempts=3), sleep=lambda s: None)
     finally:
         down.close()

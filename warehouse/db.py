@@ -74,6 +74,12 @@ def sql_files(folder: str) -> list[Path]:
     return sorted(folder_dir.glob("*.sql"))
 
 
+def sql_comment(path: Path) -> str:
+    """A SQL file's `--` comment lines as one paragraph (its description), else its name."""
+    lines = [ln.lstrip("- ").strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("--")]
+    return " ".join(lines) or path.stem
+
+
 def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Execute one SQL file (it may hold several statements)."""
     con.execute(path.read_text(encoding="utf-8"))

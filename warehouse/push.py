@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.http import PostGaveUp, PostRefused, post_with_retry
+from core.http import PostGaveUp, PostRefused, Retry, post_with_retry
 from warehouse.export import verify_bundle
 
 
@@ -51,14 +51,7 @@ def idempotency_key(manifest: dict) -> str:
 
 
 def push_bundle(
-    path: Path,
-    url: str,
-    *,
-    attempts: int = 5,
-    base_delay: float = 1.0,
-    max_delay: float = 30.0,
-    timeout: float = 30.0,
-    sleep: Callable[[float], None] = time.sleep,
+    path: Path, url: str, *, retry: Retry = Retry(), sleep: Callable[[float], None] = time.sleep
 ) -> PushResult:
     """POST the bundle at `path` to `url`; returns the final status or raises PushError."""
     manifest = verify_bundle(path)
@@ -69,10 +62,7 @@ def push_bundle(
         "X-Bodoge-Run-Id": manifest["run_id"],
     }
     try:
-        answer = post_with_retry(
-            url, bundle_archive(path), headers,
-            attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout, sleep=sleep,
-        )
+        answer = post_with_retry(url, bundle_archive(path), headers, retry=retry, sleep=sleep)
     except PostRefused as exc:
         raise PushError(f"{url} refused the bundle: HTTP {exc.status}") from exc
     except PostGaveUp as exc:

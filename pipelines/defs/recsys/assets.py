@@ -19,11 +19,23 @@ from models.interactions import normalise_interactions
 from models.split import holdout_split
 from pipelines.defs.resources import SiteSettings
 from core.ids import new_run_id
+from warehouse.db import SQL_DIR, sql_comment
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
 
 K = 10
 SEED = 0
 CANDIDATES = list(default_candidates())
+
+
+def _mart_spec(name: str, *deps: str) -> dg.AssetSpec:
+    """A mart these assets write: described by its DDL file (warehouse/sql/marts/<name>.sql)."""
+    return dg.AssetSpec(
+        ["marts", name],
+        deps=[dg.AssetKey(dep.split(".")) for dep in deps],
+        group_name="recsys",
+        kinds={"duckdb"},
+        description=sql_comment(SQL_DIR / "marts" / f"{name}.sql"),
+    )
 
 
 def _models_dir(site: SiteSettings) -> Path:
@@ -67,15 +79,7 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeRe
         )
         for name in CANDIDATES
     ]
-    + [
-        dg.AssetSpec(
-            ["marts", "model_runs"],
-            deps=[dg.AssetKey(["recsys", "interactions"])],
-            group_name="recsys",
-            kinds={"duckdb"},
-            description="Every candidate of every run with its parameters and held-out metrics (history kept).",
-        )
-    ],
+    + [_mart_spec("model_runs", "recsys.interactions")],
     pool="warehouse_writer",
 )
 def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
@@ -149,20 +153,8 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(
-            ["marts", "recommendations"],
-            deps=[dg.AssetKey(["recsys", "champion_model"]), dg.AssetKey(["marts", "games"])],
-            group_name="recsys",
-            kinds={"duckdb"},
-            description="Discovery: for every member, games neither had nor played, ranked, with a reason.",
-        ),
-        dg.AssetSpec(
-            ["marts", "similar_games"],
-            deps=[dg.AssetKey(["recsys", "champion_model"]), dg.AssetKey(["marts", "games"])],
-            group_name="recsys",
-            kinds={"duckdb"},
-            description="For every game, the most similar games (collaborative and content similarity).",
-        ),
+        _mart_spec("recommendations", "recsys.champion_model", "marts.games"),
+        _mart_spec("similar_games", "recsys.champion_model", "marts.games"),
     ],
     pool="warehouse_writer",
 )

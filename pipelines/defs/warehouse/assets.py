@@ -10,16 +10,11 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from warehouse.build import MART_DEPS, STAGING_DEPS, build_mart, build_staging
-from warehouse.db import SQL_DIR, scalar
+from warehouse.db import SQL_DIR, scalar, sql_comment
 
 
 def _key(table: str) -> dg.AssetKey:
     return dg.AssetKey(table.split("."))
-
-
-def _first_comment(path) -> str:  # type: ignore[no-untyped-def]
-    lines = [ln.lstrip("- ").strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("--")]
-    return " ".join(lines) or path.stem
 
 
 def _build_view(con, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -34,7 +29,7 @@ def _table_asset(schema: str, name: str, deps: list[str], build) -> dg.AssetsDef
         deps=[_key(d) for d in deps],
         group_name="warehouse",
         kinds={"duckdb", "sql"},
-        description=_first_comment(SQL_DIR / schema / f"{name}.sql"),
+        description=sql_comment(SQL_DIR / schema / f"{name}.sql"),
         automation_condition=dg.AutomationCondition.eager(),
         pool="warehouse_writer",
     )

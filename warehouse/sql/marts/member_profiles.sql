@@ -31,22 +31,22 @@ liked AS (
     -- favourite or well-rated (4+) games stand for taste
     SELECT user_id, mechanics, themes FROM entries WHERE favorite OR rating >= 4
 ),
-mech AS (
-    SELECT user_id, list(mechanic ORDER BY n DESC, mechanic)[1:3] AS top_mechanics
-    FROM (
-        SELECT user_id, mechanic, count(*) AS n
-        FROM (SELECT user_id, unnest(mechanics) AS mechanic FROM liked)
-        GROUP BY ALL
-    )
-    GROUP BY user_id
+labels AS (
+    SELECT user_id, 'mechanic' AS kind, unnest(mechanics) AS label FROM liked
+    UNION ALL
+    SELECT user_id, 'theme' AS kind, unnest(themes) AS label FROM liked
 ),
-theme AS (
-    SELECT user_id, list(theme ORDER BY n DESC, theme)[1:3] AS top_themes
-    FROM (
-        SELECT user_id, theme, count(*) AS n
-        FROM (SELECT user_id, unnest(themes) AS theme FROM liked)
-        GROUP BY ALL
-    )
+top_labels AS (
+    -- each member's three most frequent liked mechanics and themes, ties by name
+    SELECT user_id, kind, list(label ORDER BY n DESC, label)[1:3] AS top
+    FROM (SELECT user_id, kind, label, count(*) AS n FROM labels GROUP BY ALL)
+    GROUP BY user_id, kind
+),
+taste AS (
+    SELECT user_id,
+           any_value(top) FILTER (WHERE kind = 'mechanic') AS top_mechanics,
+           any_value(top) FILTER (WHERE kind = 'theme') AS top_themes
+    FROM top_labels
     GROUP BY user_id
 )
 SELECT
@@ -56,11 +56,10 @@ SELECT
     coalesce(s.n_watching, 0) AS n_watching, s.n_ratings, s.avg_rating,
     s.owned_solo, s.owned_for_2, s.owned_for_4, s.owned_for_6,
     s.owned_median_minutes, s.owned_median_max_players,
-    coalesce(mech.top_mechanics, []) AS top_mechanics,
-    coalesce(theme.top_themes, []) AS top_themes,
+    coalesce(taste.top_mechanics, []) AS top_mechanics,
+    coalesce(taste.top_themes, []) AS top_themes,
     s.last_updated_at
 FROM marts.members m
 LEFT JOIN stats s USING (user_id)
-LEFT JOIN mech USING (user_id)
-LEFT JOIN theme USING (user_id)
+LEFT JOIN taste USING (user_id)
 ORDER BY m.user_id;
