@@ -39,9 +39,12 @@ class FloorVerdict:
     message: str
 
 
-def floor_from_env() -> float:
-    """The floor fraction from BODOGE_CRAWL_FLOOR (default 0.5); 0 switches the ratio off."""
-    text = os.environ.get("BODOGE_CRAWL_FLOOR", "").strip()
+def floor_from_env(text: str | None = None) -> float:
+    """The floor fraction from BODOGE_CRAWL_FLOOR (default 0.5); 0 switches the ratio off.
+
+    `text` is the setting as a Dagster resource holds it; None reads the environment.
+    """
+    text = (os.environ.get("BODOGE_CRAWL_FLOOR", "") if text is None else text).strip()
     if not text:
         return DEFAULT_FLOOR
     try:

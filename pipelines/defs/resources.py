@@ -18,11 +18,25 @@ from core.config import Paths, resolve_paths
 
 
 class SiteSettings(dg.ConfigurableResource):
-    """Where to crawl, where the data directory is, where to push the export."""
+    """Where to crawl, where the data directory is, where to push the export, what to keep."""
 
     base_url: str = ""
     data_dir: str = "data"
     push_url: str = ""
+    crawl_floor: str = ""  # BODOGE_CRAWL_FLOOR, as text: parsed (and refused) by crawl_floor()
+    keep_exports: str = ""  # BODOGE_KEEP_EXPORTS, as text: parsed (and refused) by keep_exports()
+
+    def crawl_floor_fraction(self) -> float:
+        """The crawl volume floor (`warehouse.crawl_floor`), default 0.5."""
+        from warehouse.crawl_floor import floor_from_env
+
+        return floor_from_env(self.crawl_floor)
+
+    def bundles_to_keep(self) -> int:
+        """How many export bundles to keep (`warehouse.export_retention`), default 7."""
+        from warehouse.export_retention import KEEP_ENV, keep_exports
+
+        return keep_exports(environ={KEEP_ENV: self.keep_exports})
 
     @property
     def paths(self) -> Paths:
@@ -45,6 +59,8 @@ def resources() -> dg.Definitions:
                 base_url=_env_or("BODOGE_BASE_URL", ""),
                 data_dir=_env_or("BODOGE_DATA_DIR", str(paths.data_dir)),
                 push_url=_env_or("BODOGE_PUSH_URL", ""),
+                crawl_floor=_env_or("BODOGE_CRAWL_FLOOR", ""),
+                keep_exports=_env_or("BODOGE_KEEP_EXPORTS", ""),
             ),
         }
     )

@@ -21,7 +21,7 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
     idempotency key and retried with backoff.
     """
     with duckdb.get_connection() as con:
-        bundle = export_bundle(con, site.paths.exports)
+        bundle = export_bundle(con, site.paths.exports, keep=site.bundles_to_keep())
     metadata = {"path": str(bundle.path), "run_id": bundle.run_id, **{f"n_{k}": v for k, v in bundle.manifest["counts"].items()}}
     push_url = site.push_url
     if push_url:

@@ -1,15 +1,12 @@
 """The crawl: the site's pages into the warehouse's raw tables (Scrapy in a subprocess)."""
 
-
-from pathlib import Path
-
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.config import resolve_paths
 from pipelines.defs.resources import SiteSettings
 from scrapers.crawl import run_crawl
-from warehouse.crawl_floor import crawl_floor, floor_from_env
+from warehouse.crawl_floor import crawl_floor
 from warehouse.db import scalar, sql_files
 from warehouse.export_retention import prune_bundles
 from warehouse.raw import RAW_TABLES as ITEM_TABLES
@@ -53,10 +50,10 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
     result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None)
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
-        verdict = crawl_floor(con, run_id=result.run_id, floor=floor_from_env())
+        verdict = crawl_floor(con, run_id=result.run_id, floor=site.crawl_floor_fraction())
         # Members found private tonight leave every kept export bundle now, even if the
         # night fails later on.
-        pruned = prune_bundles(con, Path(site.data_dir) / "exports")
+        pruned = prune_bundles(con, site.paths.exports, keep=site.bundles_to_keep())
         if pruned.scrubbed or pruned.deleted:
             context.log.info(f"export bundles: {len(pruned.scrubbed)} scrubbed, {len(pruned.deleted)} deleted by age")
         for name in RAW_TABLES:
