@@ -19,9 +19,9 @@ Features, one block each, built with scikit-learn from the ``marts.games`` colum
 * ``specs``: player count, play time, age and year, scaled and then spread over
   triangular buckets (a value between two bucket centres is shared between them), so
   close values are similar and far ones are not, without one field's scale dominating.
-  Player counts become "playable with N" tokens (2–4人 → 2, 3, 4). Implausible values
-  (a placeholder maximum such as 65536人, or a flag ``*_implausible`` from the
-  warehouse) count as unknown.
+  Player counts become "playable with N" tokens (2–4人 → 2, 3, 4). Unpublished and
+  implausible values (1人～65536人) are unknown, as ``marts.games``' filter columns
+  say (``models.specs``).
 
 Each block is L2-normalised per game, multiplied by the square root of its weight,
 stacked and L2-normalised again. The cosine of two games is then a weighted mean of the
@@ -51,6 +51,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from models.base import top_n
+from models.specs import specs_block
 
 log = logging.getLogger("bodoge.models")
 
@@ -60,20 +61,6 @@ rules says what the game is, the rest is detail that adds noise and cost)."""
 
 CHUNK_CELLS = 1 << 22
 """Dense similarity cells computed at once (4M float32 = 16 MB)."""
-
-FILTER_COLUMNS = ("players_from", "players_to", "minutes_to")
-"""``marts.games``' filter-ready columns: the published ranges with implausible or missing
-values already NULL. The rule and its limits live in ``warehouse/sql/marts/games.sql``;
-features and filters here read these columns and restate nothing."""
-
-PLAYER_TOKENS = 10
-"""Player counts 1…10 get a token each; 10 stands for "10 or more"."""
-
-MINUTE_CENTRES = (10.0, 15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 240.0)
-"""Bucket centres of play time (on a log scale: 10 vs 20 minutes differ as 60 vs 120)."""
-
-AGE_CENTRES = (3.0, 6.0, 8.0, 10.0, 12.0, 14.0, 18.0)
-YEAR_CENTRES = (1980.0, 1995.0, 2005.0, 2012.0, 2016.0, 2019.0, 2022.0, 2025.0)
 
 CONTENT_FILES = ("content_features.npz", "content_games.parquet", "content.json")
 """What ``ContentModel.save`` writes (the fitted vectorizers are not needed to score)."""
@@ -171,117 +158,6 @@ def _text_block(texts: pl.Series) -> sp.csr_matrix:
         return sp.csr_matrix((texts.len(), 0), dtype=np.float32)
 
 
-def _column(games: pl.DataFrame, name: str) -> np.ndarray:
-    """A numeric column as float64 with NaN for missing (or absent) values."""
-    if name not in games.columns:
-        return np.full(games.height, np.nan)
-    return games.get_column(name).cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy().copy()
-
-
-def _flag(games: pl.DataFrame, name: str) -> np.ndarray:
-    if name not in games.columns:
-        return np.zeros(games.height, dtype=bool)
-    return games.get_column(name).cast(pl.Boolean, strict=False).fill_null(False).to_numpy()
-
-
-def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
-    """Player, minute, age and year values with unknown ones set to NaN.
-
-    Players and minutes come from ``marts.games``' filter columns (``FILTER_COLUMNS``), so
-    a placeholder such as 1人～65536人 is unknown here exactly as it is for every filter;
-    ``min_minutes`` is kept as published where the time is known (features use the
-    range). A year flagged ``year_implausible`` is unknown.
-    """
-    missing = [name for name in FILTER_COLUMNS if name not in games.columns]
-    if missing:
-        raise ValueError(f"games need marts.games' filter columns, missing {', '.join(missing)}")
-    min_players = _column(games, "players_from")
-    max_players = _column(games, "players_to")
-    max_minutes = _column(games, "minutes_to")
-    min_minutes = _column(games, "min_minutes")
-    min_minutes[np.isnan(max_minutes)] = np.nan
-    year = _column(games, "year")
-    year[_flag(games, "year_implausible")] = np.nan
-    min_age = _column(games, "min_age")
-    min_age[(min_age < 0) | (min_age > 99)] = np.nan
-    return {
-        "min_players": min_players,
-        "max_players": max_players,
-        "min_minutes": min_minutes,
-        "max_minutes": max_minutes,
-        "min_age": min_age,
-        "year": year,
-    }
-
-
-def soft_buckets(values: np.ndarray, centres: Sequence[float]) -> np.ndarray:
-    """Triangular bucket memberships: a value between two centres is shared by both.
-
-    Returns ``(len(values), len(centres))``; each known value's row sums to 1 (values
-    beyond the ends belong to the end bucket), NaN gives a row of zeros.
-    """
-    centres_arr = np.asarray(centres, dtype=np.float64)
-    out = np.zeros((values.size, centres_arr.size), dtype=np.float64)
-    known = np.flatnonzero(~np.isnan(values))
-    if known.size == 0:
-        return out
-    clipped = np.clip(values[known], centres_arr[0], centres_arr[-1])
-    upper = np.clip(np.searchsorted(centres_arr, clipped, side="right"), 1, centres_arr.size - 1)
-    lower = upper - 1
-    span = centres_arr[upper] - centres_arr[lower]
-    share = (clipped - centres_arr[lower]) / span
-    out[known, lower] = 1.0 - share
-    np.add.at(out, (known, upper), share)
-    return out
-
-
-def eligible(*, players: int | None = None, max_minutes: int | None = None) -> pl.Expr:
-    """"Playable with ``players``" and "fits in ``max_minutes``" over ``FILTER_COLUMNS``.
-
-    The one rule (README, ``marts.games``): ``players_from <= N <= players_to`` and
-    ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side
-    (``warehouse.views``) writes the same comparison over the same columns.
-    """
-    keep = pl.lit(True)
-    if players is not None:
-        keep = keep & (pl.col("players_from") <= players) & (pl.col("players_to") >= players)
-    if max_minutes is not None:
-        keep = keep & (pl.col("minutes_to") <= max_minutes)
-    return keep.fill_null(False)
-
-
-def _player_tokens(min_players: np.ndarray, max_players: np.ndarray) -> np.ndarray:
-    """"Playable with N" indicators for N = 1…10 (10 = ten or more); unknown max → min only."""
-    lo = np.where(np.isnan(min_players), max_players, min_players)
-    hi = np.where(np.isnan(max_players), lo, max_players)
-    tokens = np.arange(1, PLAYER_TOKENS + 1, dtype=np.float64)
-    known = ~np.isnan(lo)
-    lo_c = np.clip(np.nan_to_num(lo), 1, PLAYER_TOKENS)
-    hi_c = np.clip(np.nan_to_num(hi), 1, PLAYER_TOKENS)
-    inside = (tokens[None, :] >= lo_c[:, None]) & (tokens[None, :] <= hi_c[:, None]) & known[:, None]
-    return inside.astype(np.float64)
-
-
-def _specs_block(games: pl.DataFrame) -> sp.csr_matrix:
-    """Player tokens and bucketed minutes/age/year, each field L2-normalised, then the block."""
-    specs = clean_specs(games)
-    lo, hi = specs["min_minutes"], specs["max_minutes"]
-    both = ~np.isnan(lo) & ~np.isnan(hi)
-    minutes = np.where(np.isnan(lo), hi, lo)
-    minutes[both] = np.sqrt(lo[both] * hi[both])  # geometric middle of the range
-    log_centres = [math.log2(centre) for centre in MINUTE_CENTRES]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_minutes = np.log2(minutes)
-    fields = [
-        _player_tokens(specs["min_players"], specs["max_players"]),
-        soft_buckets(log_minutes, log_centres),
-        soft_buckets(specs["min_age"], AGE_CENTRES),
-        soft_buckets(specs["year"], YEAR_CENTRES),
-    ]
-    block = np.hstack([normalize(part) for part in fields])
-    return sp.csr_matrix(normalize(block), dtype=np.float32)
-
-
 def content_features(
     games: pl.DataFrame,
     posts: pl.DataFrame | None = None,
@@ -296,7 +172,7 @@ def content_features(
         "themes": _label_block(games, "themes"),
         "designers": _label_block(games, "designers"),
         "text": _text_block(game_texts(games, posts, limit=text_limit)),
-        "specs": _specs_block(games),
+        "specs": specs_block(games),
     }
     scaled = [
         normalize(block) * np.float32(math.sqrt(getattr(weights, name)))

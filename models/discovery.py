@@ -95,7 +95,8 @@ import scipy.sparse as sp
 
 from models.base import SCORE_BUDGET, Recommender, single_threaded_blas, top_n
 from models.candidates import default_candidates
-from models.content import FILTER_COLUMNS, ContentModel, eligible, topk_frame
+from models.content import ContentModel, topk_frame
+from models.specs import FILTER_COLUMNS, eligible
 from models.ease import EASE
 from models.factorization import ALS
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
@@ -839,7 +840,7 @@ def filter_recommendations(
     """The first ``n`` rows per member (by ``rank``) that pass the filters, columns kept.
 
     ``players=N`` and ``max_minutes=M`` apply the one rule of ``marts.games``' filter
-    columns (``models.content.eligible``): ``players_from <= N <= players_to`` and
+    columns (``models.specs.eligible``): ``players_from <= N <= players_to`` and
     ``minutes_to <= M``; a game whose value is unknown (unpublished, or implausible such
     as 1人～65536人) is excluded.
 

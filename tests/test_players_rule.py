@@ -2,7 +2,7 @@
 
 `bodoge collection --players N` and `bodoge recommend --players N` answer from SQL
 (`warehouse.views`); when the stored list is too thin, `bodoge recommend` re-ranks with
-the saved champion and filters in Polars (`models.discovery.filter_recommendations`, used
+the saved champion and filters in Polars (`models.discovery.filter_recommendations` over `models.specs.eligible`, used
 by `recommend_filtered` on both the stored rows and the whole catalogue). Over every game of
 a generated sample site, plus hand-made edge cases (a missing maximum, a missing minimum,
 a backwards range, a time beyond a day), all paths must keep exactly the same games, and

@@ -8,14 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 import models.content as content_module
-from models.content import (
-    ContentModel,
-    clean_specs,
-    content_features,
-    display_names,
-    game_texts,
-    soft_buckets,
-)
+from models.content import ContentModel, content_features, display_names, game_texts
+from models.specs import clean_specs, soft_buckets
 from tests.games_rule import with_filter_columns
 
 SCHEMA = {
