@@ -14,10 +14,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+import json
+import subprocess
+import sys
+
 import polars as pl
 import pytest
 
-from models.discovery import RECOMMENDATION_COLUMNS, filter_recommendations
+from models.discovery import RECOMMENDATION_COLUMNS, discover, filter_recommendations, recommend_filtered
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
@@ -40,8 +44,18 @@ PLAYERS = [None, *range(1, 13), 50, 100, 101]
 MINUTES = [None, 5, 10, 30, 45, 60, 24 * 60]
 
 
+def _expected(games: pl.DataFrame, players: int | None, minutes: int | None) -> set[str]:
+    """The rule written out in Python over marts.games' filter columns."""
+    return {
+        g["game_id"] for g in games.iter_rows(named=True)
+        if (players is None or (g["players_from"] is not None and g["players_from"] <= players <= g["players_to"]))
+        and (minutes is None or (g["minutes_to"] is not None and g["minutes_to"] <= minutes))
+    }
+
+
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """DATA_DIR/warehouse.duckdb: the site's games and the edges, all watched by one member."""
     path = tmp_path_factory.mktemp("rule") / "warehouse.duckdb"
     truth = truth_frames(generate_site(n_games=400, n_users=30, seed=3))
     con = connect(path)
@@ -93,11 +107,7 @@ def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int |
         in_collection = {r["game_id"] for r in collection(con, EVERYTHING, players=players)}
         assert players is not None or len(in_collection) == n
         for minutes in MINUTES:
-            expected = {
-                g["game_id"] for g in games.iter_rows(named=True)
-                if (players is None or (g["players_from"] is not None and g["players_from"] <= players <= g["players_to"]))
-                and (minutes is None or (g["minutes_to"] is not None and g["minutes_to"] <= minutes))
-            }
+            expected = _expected(games, players, minutes)
             sql = {r["game_id"] for r in recommendations_for(con, EVERYTHING, n=n, players=players, max_minutes=minutes)}
             model = set(filter_recommendations(stored, games, players=players, max_minutes=minutes, n=n)["game_id"])
             assert sql == model == expected, (players, minutes, sorted(sql ^ model), sorted(sql ^ expected))
@@ -127,3 +137,51 @@ def test_what_the_rule_says_about_the_edges(warehouse: Path) -> None:
         assert (shown["edge-any-number"]["min_players"], shown["edge-any-number"]["max_players"]) == (1, 65536)
     finally:
         con.close()
+
+
+@pytest.fixture(scope="module")
+def champion(warehouse: Path) -> Path:
+    """A real saved champion (DATA_DIR/models/champion) fitted on the warehouse's collections."""
+    con = connect(warehouse, read_only=True)
+    games = con.sql("SELECT * FROM marts.games").pl()
+    collections = con.sql("SELECT * FROM marts.collections").pl()
+    con.close()
+    model_dir = warehouse.parent / "models" / "champion"
+    discover(collections=collections, games=games, posts=None, champion="ease", params={}, weighting="graded",
+             run_id="r1", generated_at=datetime(2026, 11, 1, tzinfo=timezone.utc), model_dir=model_dir)
+    return model_dir
+
+
+@pytest.mark.parametrize(("players", "minutes"), [(2, None), (8, None), (4, 30), (None, 45)])
+def test_the_champion_re_ranking_keeps_the_same_games(warehouse: Path, champion: Path, players, minutes) -> None:
+    """`bodoge recommend`'s model path: a thin stored list, the whole catalogue re-ranked, then filtered."""
+    con = connect(warehouse, read_only=True)
+    try:
+        games = con.sql("SELECT * FROM marts.games").pl()
+        stored = con.sql("SELECT * FROM marts.recommendations WHERE rank <= 5").pl()
+        mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[EVERYTHING]).pl()
+    finally:
+        con.close()
+    shown = recommend_filtered(stored, games, user_id=EVERYTHING, n=games.height, players=players,
+                               max_minutes=minutes, model_dir=champion, collection=mine)
+    assert set(shown["game_id"]) == _expected(games, players, minutes)
+
+
+def _cli(*args: str, data_dir: Path) -> list[dict]:
+    run = subprocess.run([sys.executable, "-m", "bodoge.cli", *args, "--json", "--data-dir", str(data_dir)],
+                         capture_output=True, text=True, encoding="utf-8")
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_the_commands_agree(warehouse: Path, champion: Path) -> None:
+    """`bodoge collection --players 8` and `bodoge recommend --players 8` show the same games."""
+    con = connect(warehouse, read_only=True)
+    games = con.sql("SELECT * FROM marts.games").pl()
+    con.close()
+    expected = _expected(games, 8, None)
+    assert 0 < len(expected) < games.height
+    data_dir = warehouse.parent
+    in_collection = {r["game_id"] for r in _cli("collection", EVERYTHING, "--players", "８人", data_dir=data_dir)}
+    recommended = _cli("recommend", EVERYTHING, "-n", str(games.height), "--players", "8", data_dir=data_dir)
+    assert in_collection == {r["game_id"] for r in recommended} == expected
