@@ -49,7 +49,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 users=args.users,
                 max_pages=args.max_pages,
                 http_cache_dir=paths.http_cache if args.http_cache else None,
-                tmp_dir=paths.data_dir / "tmp",
+                tmp_dir=paths.tmp,
             )
     except Interrupted as stop:
         print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)

@@ -66,7 +66,7 @@ class JobSummary:
 
 def dagster_home(paths: Paths) -> Path:
     """The Dagster instance folder for this data directory (shared with `dg dev`)."""
-    home = paths.data_dir / "dagster_home"
+    home = paths.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():
@@ -243,7 +243,7 @@ def _read_result(path: Path) -> dict:
 
 def _new_log_path(paths: Paths) -> Path:
     """A fresh log file under DATA_DIR/logs; only the newest KEEP_LOGS logs are kept."""
-    logs = paths.data_dir / "logs"
+    logs = paths.logs
     logs.mkdir(parents=True, exist_ok=True)
     for old in sorted(logs.glob("nightly-*.log"))[: -KEEP_LOGS + 1]:
         old.unlink(missing_ok=True)

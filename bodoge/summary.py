@@ -70,7 +70,7 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
         print(f"Run log:    {summary.log_path}")
     print(f"Warehouse:  {paths.warehouse}")
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
-    print(f"Dagster UI: DAGSTER_HOME={paths.data_dir / 'dagster_home'} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")
+    print(f"Dagster UI: DAGSTER_HOME={paths.dagster_home} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
 
 

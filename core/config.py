@@ -21,17 +21,13 @@ class Paths:
     data_dir: Path
     warehouse: Path
 
-    @property
-    def exports(self) -> Path:
-        return self.data_dir / "exports"
-
-    @property
-    def http_cache(self) -> Path:
-        return self.data_dir / "httpcache"
-
-    @property
-    def models(self) -> Path:
-        return self.data_dir / "models"
+    # Each place the README's "Where the data goes" lists, named once.
+    exports = property(lambda self: self.data_dir / "exports", doc="Export bundles and LATEST.")
+    http_cache = property(lambda self: self.data_dir / "httpcache", doc="Scrapy's cache (`crawl --http-cache`).")
+    models = property(lambda self: self.data_dir / "models", doc="Interactions, evaluation, the champion.")
+    dagster_home = property(lambda self: self.data_dir / "dagster_home", doc="The Dagster instance.")
+    logs = property(lambda self: self.data_dir / "logs", doc="What each nightly run printed.")
+    tmp = property(lambda self: self.data_dir / "tmp", doc="Crawls' scratch folders.")
 
     @property
     def champion(self) -> Path:

@@ -23,8 +23,8 @@ class SiteSettings(dg.ConfigurableResource):
     base_url: str = ""
     data_dir: str = "data"
     push_url: str = ""
-    crawl_floor: str = ""  # BODOGE_CRAWL_FLOOR, as text: parsed (and refused) by crawl_floor()
-    keep_exports: str = ""  # BODOGE_KEEP_EXPORTS, as text: parsed (and refused) by keep_exports()
+    crawl_floor: str = ""  # BODOGE_CRAWL_FLOOR, as text: parsed (and refused) by crawl_floor_fraction()
+    keep_exports: str = ""  # BODOGE_KEEP_EXPORTS, as text: parsed (and refused) by bundles_to_keep()
 
     def crawl_floor_fraction(self) -> float:
         """The crawl volume floor (`warehouse.crawl_floor`), default 0.5."""
