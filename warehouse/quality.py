@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.build import MARTS
 from warehouse.db import ensure_table, insert_by_name, sql_files
 
 _SEVERITY = re.compile(r"--\s*severity:\s*(error|warn)", re.IGNORECASE)
@@ -74,8 +75,6 @@ class CheckResult:
 
 def check_specs() -> list[CheckSpec]:
     """Every check file, in name order."""
-    from warehouse.build import MARTS
-
     return [CheckSpec.read(path, MARTS) for path in sql_files("checks")]
 
 
