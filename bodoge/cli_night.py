@@ -60,22 +60,30 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 
 
 def register_build(sub: Any) -> None:
-    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
+    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, run quality checks, publish")
     add_data_dir(p)
     p.set_defaults(handler=cmd_build)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
     from bodoge.config import resolve_paths
     from warehouse.build import build_all, open_crawled
+    from warehouse.publish import publish_snapshot
     from warehouse.quality import run_checks
 
-    con = open_crawled(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse)
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    con = open_crawled(paths.warehouse)
     try:
         for name, n in build_all(con).items():
             print(f"marts.{name}: {n:,} rows")
         for result in run_checks(con):
             print(result.line())
+        # Readers open the published night: a manual build is published like a night.
+        run_id = "build-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        published = publish_snapshot(con, paths.data_dir, run_id=run_id)
+        print(f"published {run_id} for readers: {published.path}")
     finally:
         con.close()
     return 0

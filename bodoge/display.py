@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Console
@@ -17,6 +18,21 @@ def fmt_range(low: int | None, high: int | None, unit: str) -> str:
     if low is None or high is None or low == high:
         return f"{low if low is not None else high}{unit}"
     return f"{low}–{high}{unit}"
+
+
+def ago(moment: datetime | None, now: datetime | None = None) -> str:
+    """'3 h ago' style age of a timestamp (aware or naive UTC); '—' when unknown."""
+    if moment is None:
+        return "—"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    seconds = ((now or datetime.now(timezone.utc)) - moment).total_seconds()
+    if seconds < 0:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit} ago"
+    return f"{seconds:.0f} s ago"
 
 
 def game_name(row: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+from bodoge.display import ago  # noqa: F401 - the pages call ui.ago
 from dashboards import queries
 from dashboards.charts import FONT_FAMILY
 
@@ -184,21 +185,6 @@ def apply_style() -> None:
         f".stApp {tag}" for tag in ("p", "li", "label", "h1", "h2", "h3", "h4", "td", "th", "summary", "caption")
     )
     st.html(f"<style>.stApp, {selectors} {{ font-family: {FONT_FAMILY}; }}</style>")
-
-
-def ago(moment: datetime | None) -> str:
-    """'3 h ago' style age of a timestamp (aware or naive UTC); '—' when unknown."""
-    if moment is None:
-        return "—"
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    seconds = (datetime.now(timezone.utc) - moment).total_seconds()
-    if seconds < 0:
-        return "just now"
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f} {unit} ago"
-    return f"{seconds:.0f} s ago"
 
 
 def number(value: Any) -> str:

@@ -1,0 +1,85 @@
+"""The published night: readers' snapshot, swapped in whole, and what it says about itself."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.warehouse_fixtures import build_small_warehouse
+from warehouse.db import WarehouseError, connect
+from warehouse.publish import open_published, page_ages, publication, publish_snapshot, published_path
+
+
+@pytest.fixture()
+def data_dir(tmp_path: Path) -> Path:
+    build_small_warehouse(tmp_path / "warehouse.duckdb")
+    return tmp_path
+
+
+def _tables(path: Path) -> set[str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {f"{s}.{t}" for s, t in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall()}
+    finally:
+        con.close()
+
+
+def test_publish_copies_the_marts_and_says_which_night(data_dir: Path) -> None:
+    con = connect(data_dir / "warehouse.duckdb")
+    try:
+        result = publish_snapshot(con, data_dir, run_id="night-1", export_run_id="exp-1")
+        oldest, newest = page_ages(con)
+        n_collections = con.execute("SELECT count(*) FROM marts.collections").fetchall()[0][0]
+    finally:
+        con.close()
+    assert result.path == published_path(data_dir) and result.bytes > 0
+    tables = _tables(result.path)
+    assert {"marts.games", "marts.collections", "marts.cafe_games", "marts.publication"} <= tables
+    assert not {t for t in tables if t.startswith("raw.")} - {"raw.crawl_runs", "raw.quarantine", "raw.posts"}
+    assert not os.access(result.path, os.W_OK) or os.geteuid() == 0
+    reader = open_published(data_dir)
+    try:
+        row = publication(reader)
+        assert row["run_id"] == "night-1" and row["export_run_id"] == "exp-1"
+        assert row["oldest_page_at"] == oldest and row["newest_page_at"] == newest and oldest is not None
+        assert reader.execute("SELECT count(*) FROM marts.collections").fetchall()[0][0] == n_collections
+    finally:
+        reader.close()
+    assert not list(data_dir.glob(".published*"))
+
+
+def test_a_reader_holding_the_old_night_does_not_block_the_next_publish(data_dir: Path) -> None:
+    con = connect(data_dir / "warehouse.duckdb")
+    publish_snapshot(con, data_dir, run_id="night-1")
+    reader = open_published(data_dir)  # an analyst's open session on night 1
+    try:
+        con.execute("DELETE FROM marts.collections WHERE game_id = 'khora'")
+        publish_snapshot(con, data_dir, run_id="night-2")
+        assert publication(reader)["run_id"] == "night-1"  # still the whole old night
+    finally:
+        reader.close()
+        con.close()
+    fresh = open_published(data_dir)
+    try:
+        assert publication(fresh)["run_id"] == "night-2"
+        assert fresh.execute("SELECT count(*) FROM marts.collections WHERE game_id = 'khora'").fetchall()[0][0] == 0
+    finally:
+        fresh.close()
+
+
+def test_no_published_night_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(WarehouseError, match="no night has been published"):
+        open_published(tmp_path)
+    con = connect(tmp_path / "empty.duckdb")
+    try:
+        with pytest.raises(WarehouseError, match="no marts"):
+            publish_snapshot(con, tmp_path, run_id="x")
+    finally:
+        con.close()
+    assert not published_path(tmp_path).exists()

@@ -1,0 +1,169 @@
+"""The published night: a read-only copy of the marts that readers open instead of the warehouse.
+
+Why a copy: DuckDB lets one process write a file, and a reader's connection (even
+read-only) blocks that writer, so while the night writes `warehouse.duckdb` for hours the
+member commands, the dashboard and analysts could not open it, and an analyst's open
+session made the night fail. Readers open `DATA_DIR/published.duckdb` instead. A
+successful night (the last step, after the export) copies the marts and the few raw
+tables the dashboard shows into a temporary file in the same folder and swaps it in with
+`os.replace`: a reader sees the old night or the new one, never half of one. A failed
+night never gets here, so readers keep the previous night. A reader that still has the
+old file open keeps reading the old inode until it closes.
+
+`marts.publication` (one row, `snapshot/publication.sql`) in the snapshot says which night
+it is and how old its pages are: the overview and `bodoge run` show it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from warehouse.db import SQL_DIR, WarehouseError, connect
+
+log = logging.getLogger("bodoge.publish")
+
+PUBLISHED_NAME = "published.duckdb"
+# Raw tables readers need besides the marts: the overview's crawl history and post count,
+# the quality page's quarantine.
+RAW_FOR_READERS = ("crawl_runs", "quarantine", "posts")
+# Raw tables whose rows are pages as last fetched (game_counters and quarantine are history).
+PAGE_TABLES = ("games", "game_summaries", "posts", "members", "collection_entries", "cafe_games", "listing_crawls")
+PUBLICATION_SQL = SQL_DIR / "snapshot" / "publication.sql"
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """What a publish wrote: where, which night, how big and how long it took."""
+
+    path: Path
+    run_id: str
+    tables: int
+    bytes: int
+    seconds: float
+
+
+def published_path(data_dir: Path) -> Path:
+    """The snapshot readers open: DATA_DIR/published.duckdb."""
+    return Path(data_dir) / PUBLISHED_NAME
+
+
+def page_ages(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime | None]:
+    """(oldest, newest) `fetched_at` of the crawled pages the warehouse holds.
+
+    Why one small function: helper "incremental" adds page-age bookkeeping to the raw
+    tables; at merge this is the one place to point at it.
+    """
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'raw' AND database_name = current_database()"
+    ).fetchall()}
+    parts = [f"SELECT min(fetched_at) AS lo, max(fetched_at) AS hi FROM raw.{t}" for t in PAGE_TABLES if t in present]
+    if not parts:
+        return None, None
+    lo, hi = con.execute(f"SELECT min(lo), max(hi) FROM ({' UNION ALL '.join(parts)})").fetchall()[0]
+    return lo, hi
+
+
+def publish_snapshot(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None
+) -> Publication:
+    """Copy the marts (and RAW_FOR_READERS) of `con`'s warehouse into DATA_DIR/published.duckdb.
+
+    Written to a temporary file beside it and swapped in with os.replace, so readers see
+    either the previous night or this one. The file is left read-only (mode 0444).
+    """
+    started = time.perf_counter()
+    target = published_path(data_dir)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    _remove(tmp)
+    tables = _reader_tables(con)
+    if not any(schema == "marts" for schema, _ in tables):
+        raise WarehouseError("nothing to publish: the warehouse has no marts (build them first)")
+    oldest, newest = page_ages(con)
+    home = con.execute("SELECT current_database()").fetchall()[0][0]
+    con.execute(f"ATTACH {_quote(str(tmp))} AS published_tmp")
+    try:
+        for schema in sorted({s for s, _ in tables}):
+            con.execute(f"CREATE SCHEMA published_tmp.{schema}")
+        for schema, table in tables:
+            con.execute(f"CREATE TABLE published_tmp.{schema}.{table} AS SELECT * FROM {schema}.{table}")
+        con.execute("USE published_tmp")
+        try:
+            con.execute(PUBLICATION_SQL.read_text(encoding="utf-8"))
+            con.execute(
+                "INSERT INTO marts.publication BY NAME SELECT ? AS run_id, ? AS export_run_id, "
+                "now() AS published_at, ? AS oldest_page_at, ? AS newest_page_at",
+                [run_id, export_run_id, oldest, newest],
+            )
+        finally:
+            con.execute(f"USE {_quote_ident(home)}")
+    finally:
+        con.execute("DETACH DATABASE IF EXISTS published_tmp")
+    try:
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+    except BaseException:
+        _remove(tmp)
+        raise
+    seconds = time.perf_counter() - started
+    size = target.stat().st_size
+    log.info("published night %s: %d tables, %.1f MB in %.1fs -> %s", run_id, len(tables) + 1, size / 1e6, seconds, target)
+    return Publication(path=target, run_id=run_id, tables=len(tables) + 1, bytes=size, seconds=seconds)
+
+
+def require_published(data_dir: Path) -> Path:
+    """The published night's file; a one-line WarehouseError when no night was published yet."""
+    path = published_path(data_dir)
+    if not path.is_file():
+        raise WarehouseError(
+            f"no night has been published in {Path(data_dir)} yet "
+            "(run `bodoge run`, `bodoge demo` or `bodoge build` first)"
+        )
+    return path
+
+
+def open_published(data_dir: Path) -> duckdb.DuckDBPyConnection:
+    """The published night, read-only (see `require_published`)."""
+    return connect(require_published(data_dir), read_only=True)
+
+
+def publication(con: duckdb.DuckDBPyConnection) -> dict | None:
+    """The snapshot's publication row (run_id, published_at, page ages), or None (not a snapshot)."""
+    try:
+        cursor = con.execute("SELECT * FROM marts.publication ORDER BY published_at DESC LIMIT 1")
+    except duckdb.Error:
+        return None
+    rows = cursor.fetchall()
+    return dict(zip([d[0] for d in cursor.description], rows[0])) if rows else None
+
+
+def _reader_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    rows = con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND (schema_name = 'marts' OR "
+        "(schema_name = 'raw' AND list_contains(?, table_name))) AND table_name <> 'publication' "
+        "ORDER BY schema_name, table_name",
+        [list(RAW_FOR_READERS)],
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _quote_ident(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
