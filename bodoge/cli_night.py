@@ -8,6 +8,7 @@ Each is a thin shell over `bodoge.jobs`, `scrapers.crawl` and `warehouse.build`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -94,6 +95,8 @@ def register_run(sub: Any) -> None:
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
     p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
+                   help="POST one JSON alert here when the night fails (env BODOGE_ALERT_URL)")
     p.set_defaults(handler=cmd_run)
 
 
@@ -105,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir)
     try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url)
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary)

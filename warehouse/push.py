@@ -61,31 +61,48 @@ def push_bundle(
     sleep=time.sleep,  # noqa: ANN001 - injectable for fast tests of the backoff schedule
 ) -> PushResult:
     """POST the bundle at `path` to `url`; returns the final status or raises PushError."""
+    manifest = verify_bundle(path)
+    key = idempotency_key(manifest)
+    headers = {"Content-Type": "application/gzip", "Idempotency-Key": key, "X-Bodoge-Run-Id": manifest["run_id"]}
+    status, tries = post_with_retry(url, bundle_archive(path), headers, what="the bundle", attempts=attempts,
+                                    base_delay=base_delay, max_delay=max_delay, timeout=timeout, sleep=sleep)
+    return PushResult(status=status, attempts=tries, idempotency_key=key)
+
+
+def post_with_retry(
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    *,
+    what: str = "the request",
+    attempts: int = 5,
+    base_delay: float = 1.0,
+    max_delay: float = 30.0,
+    timeout: float = 30.0,
+    sleep=time.sleep,  # noqa: ANN001 - injectable for fast tests of the backoff schedule
+) -> tuple[int, int]:
+    """POST `body` to `url`, retrying 429/5xx and connection errors with backoff; (status, attempts).
+
+    Any other 4xx is final. Raises PushError naming `what` when the endpoint refuses it or
+    never takes it. Shared by the bundle push and the nightly alerts.
+    """
     from scrapers.middlewares import backoff_delay
     from scrapers.settings import USER_AGENT
 
-    manifest = verify_bundle(path)
-    key = idempotency_key(manifest)
-    body = bundle_archive(path)
-    headers = {
-        "Content-Type": "application/gzip",
-        "Idempotency-Key": key,
-        "User-Agent": USER_AGENT,
-        "X-Bodoge-Run-Id": manifest["run_id"],
-    }
+    headers = {"User-Agent": USER_AGENT, **headers}
     last = ""
     for attempt in range(attempts):
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         retry_after = None
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                return PushResult(status=response.status, attempts=attempt + 1, idempotency_key=key)
+                return response.status, attempt + 1
         except urllib.error.HTTPError as exc:
             if exc.code != 429 and exc.code < 500:
-                raise PushError(f"{url} refused the bundle: HTTP {exc.code}") from exc
+                raise PushError(f"{url} refused {what}: HTTP {exc.code}") from exc
             last, retry_after = f"HTTP {exc.code}", exc.headers.get("Retry-After")
         except (urllib.error.URLError, OSError) as exc:
             last = str(getattr(exc, "reason", exc))
         if attempt + 1 < attempts:
             sleep(backoff_delay(attempt, base=base_delay, cap=max_delay, retry_after=retry_after))
-    raise PushError(f"{url} did not take the bundle after {attempts} attempts (last: {last})")
+    raise PushError(f"{url} did not take {what} after {attempts} attempts (last: {last})")
