@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import Any
 
 from bodoge.args import add_data_dir, comma_list, positive_int
@@ -139,3 +140,46 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return _interrupted(exc)
     print_summary(paths, summary, demo_seconds=info["seconds"])
     return 0
+
+
+def register_serve(sub: Any) -> None:
+    from bodoge.args import port_number
+
+    p = sub.add_parser("serve", help="the Dagster daemon and web UI, so the 03:00 JST schedule runs by itself")
+    p.add_argument("--base-url", help="the site the scheduled nights crawl (env BODOGE_BASE_URL)")
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--port", type=port_number, default=3000, help="the web UI's port (default 3000)")
+    p.add_argument("--host", default="127.0.0.1", help="the web UI's listen address (default localhost only)")
+    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
+                   help="POST one JSON alert here per failed or stale night (env BODOGE_ALERT_URL)")
+    p.set_defaults(handler=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from bodoge.config import require_base_url, resolve_paths
+    from bodoge.interrupts import Interrupted, signals_raise
+    from bodoge.serve import died, prepare, start, stop_all, wait_until_ready
+    from pipelines.alerts import check_alert_url
+    from scrapers.crawl import validate_base_url
+
+    base_url = validate_base_url(require_base_url(args.base_url))  # its format now; the site is asked nightly
+    paths = resolve_paths(data_dir=args.data_dir)
+    log_path = prepare(paths, base_url=base_url, alert_url=check_alert_url(args.alert_url))
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{args.port}"
+    processes: dict = {}
+    try:
+        with open(log_path, "ab") as log, signals_raise():
+            processes = start(paths, host=args.host, port=args.port, log=log)
+            wait_until_ready(url, processes)
+            print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
+                  f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)
+            while not (dead := died(processes)):
+                time.sleep(1.0)
+            raise RuntimeError(f"{dead}; both stopped (log: {log_path})")
+    except Interrupted as stop:
+        stop_all(processes, signum=stop.signum)
+        print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)
+        return stop.exit_code
+    except BaseException:
+        stop_all(processes)
+        raise
