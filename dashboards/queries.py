@@ -24,7 +24,7 @@ TABLES: tuple[str, ...] = (
     "marts.game_popularity", "marts.member_profiles", "marts.cafe_coverage",
     "marts.quality_checks", "marts.pipeline_runs", "marts.model_runs",
     "marts.recommendations", "marts.similar_games",
-    "raw.crawl_runs", "raw.quarantine", "raw.posts",
+    "raw.crawl_runs", "raw.quarantine", "raw.posts", "marts.publication",
 )
 
 STATUS_LABELS: dict[str, str] = {"have": "持ってる", "played": "経験あり", "favorite": "お気に入り", "watching": "気になる"}
@@ -74,6 +74,15 @@ def table_rows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def cafe_count(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """How many cafes offer games (`n_cafes`)."""
     return _frame(con, "SELECT count(DISTINCT space_slug) AS n_cafes FROM marts.cafe_games")
+
+
+def publication(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Which night the published snapshot holds: run, export, when published, its page ages."""
+    return _frame(
+        con,
+        "SELECT run_id, export_run_id, published_at, oldest_page_at, newest_page_at "
+        "FROM marts.publication ORDER BY published_at DESC LIMIT 1",
+    )
 
 
 def crawl_runs(con: duckdb.DuckDBPyConnection, *, limit: int = 30) -> pl.DataFrame:

@@ -43,12 +43,13 @@ class WarehouseBusy(Exception):
 
 
 def warehouse_path() -> Path:
-    """The warehouse file: $BODOGE_WAREHOUSE, else $BODOGE_DATA_DIR/warehouse.duckdb, else
-    data/warehouse.duckdb (relative to the working directory), as CONTRACT.md says."""
+    """The file the pages read: $BODOGE_WAREHOUSE (set by `bodoge dashboard`), else the
+    published night $BODOGE_DATA_DIR/published.duckdb (default data/), never the file the
+    nightly job writes (CONTRACT.md, "Readers and the nightly writer")."""
     explicit = os.environ.get(WAREHOUSE_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "warehouse.duckdb"
+    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "published.duckdb"
 
 
 def file_version(path: Path) -> Version:

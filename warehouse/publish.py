@@ -117,6 +117,57 @@ def publish_snapshot(
     return Publication(path=target, run_id=run_id, tables=len(tables) + 1, bytes=size, seconds=seconds)
 
 
+def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
+    """Cut members who are not public now out of the published night; returns who was cut.
+
+    Why right after the crawl, even if the night fails later: a member who turned private
+    must leave no trace, and readers would otherwise keep the previous night's rows of
+    them until the next successful night. The snapshot is copied, scrubbed and swapped in
+    whole, like a publish, so readers never see it half-scrubbed.
+    """
+    import shutil
+
+    from warehouse.export_retention import public_users
+
+    target = published_path(data_dir)
+    if not target.is_file():
+        return []
+    public = sorted(public_users(con))
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    _remove(tmp)
+    shutil.copyfile(target, tmp)
+    os.chmod(tmp, 0o644)
+    snap = duckdb.connect(str(tmp))
+    try:
+        snap.execute("CREATE TEMP TABLE public_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [public])
+        columns = snap.execute(
+            "SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND column_name IN ('user_id', 'author_user_id')"
+        ).fetchall()
+        gone: set[str] = set()
+        for schema, table, column in columns:
+            rows = snap.execute(f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL "
+                                f"AND {column} NOT IN (SELECT user_id FROM public_now)").fetchall()
+            if not rows:
+                continue
+            gone |= {r[0] for r in rows}
+            where = f"{column} NOT IN (SELECT user_id FROM public_now)"
+            if column == "user_id":
+                snap.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
+            else:  # their posts stay, without the author (as in raw.posts)
+                snap.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+        snap.execute("CHECKPOINT")
+    finally:
+        snap.close()
+    if not gone:
+        _remove(tmp)
+        return []
+    os.chmod(tmp, 0o444)
+    os.replace(tmp, target)
+    log.info("published night: %d member(s) no longer public cut out", len(gone))
+    return sorted(gone)
+
+
 def require_published(data_dir: Path) -> Path:
     """The published night's file; a one-line WarehouseError when no night was published yet."""
     path = published_path(data_dir)

@@ -55,9 +55,27 @@ def main() -> None:
     st.title("概要 Overview")
     st.caption("How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.")
     with ui.warehouse() as wh:
+        published_night(wh)
         counts(wh)
         crawl_freshness(wh)
         nightly_run(wh)
+
+
+def published_night(wh: ui.Warehouse) -> None:
+    """Which night these pages show, when it was published, and how old its oldest page is."""
+    if not wh.rows("marts.publication"):
+        st.caption(f"`{wh.path.name}` is not a published night (no marts.publication): it is shown as it is.")
+        return
+    night = wh.query(q.publication).row(0, named=True)
+    cols = st.columns(3)
+    cols[0].metric("公開中の夜 Published night", ui.ago(night["published_at"]), help=f"run {night['run_id']}, "
+                   f"export {night['export_run_id'] or '—'}, published {night['published_at']}")
+    cols[1].metric("最古のページ Oldest crawled page", ui.ago(night["oldest_page_at"]),
+                   help=str(night["oldest_page_at"]))
+    cols[2].metric("最新のページ Newest crawled page", ui.ago(night["newest_page_at"]),
+                   help=str(night["newest_page_at"]))
+    st.caption(f"Showing night `{night['run_id']}`, published {night['published_at']:%Y-%m-%d %H:%M} UTC. "
+               "A night that fails publishes nothing: these pages keep the last good one.")
 
 
 def counts(wh: ui.Warehouse) -> None:
