@@ -2,7 +2,7 @@
 
 Why through Dagster rather than calling the steps directly: the same asset graph, checks
 and metadata run from the CLI, the schedule and the UI, and the runs land in the
-instance under DATA_DIR/dagster_home, so `dg dev` shows them afterwards.
+instance under DATA_DIR/dagster_home, so `bodoge serve` (the UI) shows them afterwards.
 
 Why a supervisor and a worker process (`pipelines.worker`): nobody watches the night, so
 - the settings are checked before anything starts (a bad `--base-url` or `--push` is one
@@ -65,7 +65,7 @@ class JobSummary:
 
 
 def dagster_home(paths: Paths) -> Path:
-    """The Dagster instance folder for this data directory (shared with `dg dev`)."""
+    """The Dagster instance folder for this data directory (shared with `bodoge serve`)."""
     home = paths.data_dir / "dagster_home"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"

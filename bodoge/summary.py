@@ -84,7 +84,7 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
     print(f"Warehouse:  {paths.warehouse}  (the night writes it)")
     print(f"Published:  {paths.data_dir / 'published.duckdb'}  (readers: duckdb -readonly, the dashboard)")
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
-    print(f"Dagster UI: DAGSTER_HOME={paths.data_dir / 'dagster_home'} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")
+    print(f"Dagster UI: uv run bodoge serve --data-dir {paths.data_dir} --base-url URL  (and the 03:00 JST schedule)")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
 
 
