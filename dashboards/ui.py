@@ -17,7 +17,7 @@ empty one — each gets a short note instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,7 +28,7 @@ import polars as pl
 import streamlit as st
 
 from bodoge.display import ago  # noqa: F401 - the pages call ui.ago
-from dashboards import queries
+from dashboards import sql
 from dashboards.charts import FONT_FAMILY
 
 WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
@@ -95,15 +95,15 @@ class Warehouse:
             self._con.close()
             self._con = None
 
-    def query(self, fn: Callable[..., pl.DataFrame], **params: Any) -> pl.DataFrame:
-        """`fn(con, **params)` from queries.py, cached on (warehouse version, fn, params)."""
-        if getattr(queries, fn.__name__, None) is not fn:
-            raise ValueError(f"{fn.__name__} is not a function of dashboards.queries")
-        return _cached_query(self, str(self.path), self.version, fn.__name__, params)
+    def query(self, fn: sql.Query, **params: Any) -> pl.DataFrame:
+        """`fn(con, **params)`, a page's `@query`, cached on (warehouse version, query, params)."""
+        if not isinstance(fn, sql.Query) or fn.key not in sql.REGISTRY:
+            raise ValueError(f"{getattr(fn, '__name__', fn)!r} is not a dashboard query (see dashboards.sql)")
+        return _cached_query(self, str(self.path), self.version, fn.key, params)
 
     def tables(self) -> dict[str, int]:
         """Row counts of the known tables that exist."""
-        frame = self.query(queries.table_rows)
+        frame = self.query(sql.table_rows)
         return dict(zip(frame["table_name"].to_list(), frame["n_rows"].to_list()))
 
     def rows(self, table: str) -> int | None:
@@ -134,10 +134,10 @@ class Warehouse:
 
 @st.cache_data(ttl=CACHE_TTL_SECONDS, max_entries=2000, show_spinner=False)
 def _cached_query(
-    _warehouse: Warehouse, path: str, version: Version, name: str, params: dict[str, Any]
+    _warehouse: Warehouse, path: str, version: Version, key: str, params: dict[str, Any]
 ) -> pl.DataFrame:
-    """The cache behind Warehouse.query: `path`, `version`, `name` and `params` are the key."""
-    return getattr(queries, name)(_warehouse.connection(), **params)
+    """The cache behind Warehouse.query: `path`, `version`, `key` and `params` are the key."""
+    return sql.REGISTRY[key](_warehouse.connection(), **params)
 
 
 def _names(tables: list[str]) -> str:

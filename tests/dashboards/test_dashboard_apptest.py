@@ -22,7 +22,10 @@ import streamlit as st
 from dashboard_warehouse import DashboardWarehouse
 from streamlit.testing.v1 import AppTest
 
-from dashboards import queries
+from dashboards.views import cafes as cafes_page
+from dashboards.views import catalogue as catalogue_page
+from dashboards.views import popularity as popularity_page
+from dashboards.views import recommendations as recommendations_page
 from dashboards.launch import APP
 from dashboards.views import PAGES, PageSpec
 
@@ -257,15 +260,15 @@ def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: Dashboard
     hostile = "x' OR '1'='1'; DROP TABLE marts.games; --"
     con = duckdb.connect(str(dashboard_warehouse.path), read_only=True)
     try:
-        assert queries.member_recommendations(con, user_id=hostile).height == 0
-        assert queries.member_collection(con, user_id=hostile).height == 0
-        assert queries.cafe_wanted_games(con, space_slug=hostile).height == 0
-        summary = queries.catalogue_summary(
+        assert recommendations_page.member_recommendations(con, user_id=hostile).height == 0
+        assert recommendations_page.member_collection(con, user_id=hostile).height == 0
+        assert cafes_page.cafe_wanted_games(con, space_slug=hostile).height == 0
+        summary = catalogue_page.catalogue_summary(
             con, year_from=1900, year_to=2100, keep_undated=True, mechanics=[hostile], themes=[]
         )
         assert summary["n_games"][0] == 0
         with pytest.raises(ValueError):
-            queries.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
+            popularity_page.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
     finally:
         con.close()
 
