@@ -26,29 +26,28 @@ POPULARITY_METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
-@query
-def top_games(*, metric: str, limit: int = 20) -> str:
-    """Games with most members' `metric` (have/played/favorite/watching), next to the site's counter."""
+def _members_and_site(metric: str) -> tuple[str, str, str]:
+    """(members' column, site column, SELECT of both per game) for a metric's constant columns."""
     members_col, site_col, _ = metric_columns(metric, POPULARITY_METRICS)
-    return f"""
+    return members_col, site_col, f"""
         SELECT game_id, coalesce(name_ja, name_en, game_id) AS name,
                {members_col} AS members, {site_col} AS site
         FROM marts.game_popularity
-        ORDER BY {members_col} DESC, game_id
-        LIMIT $limit
     """
+
+
+@query
+def top_games(*, metric: str, limit: int = 20) -> str:
+    """Games with most members' `metric` (have/played/favorite/watching), next to the site's counter."""
+    members_col, _, select = _members_and_site(metric)
+    return f"{select} ORDER BY {members_col} DESC, game_id LIMIT $limit"
 
 
 @query
 def members_vs_site(*, metric: str) -> str:
     """Every game's members' aggregate against the site's counter (for a scatter plot)."""
-    members_col, site_col, _ = metric_columns(metric, POPULARITY_METRICS)
-    return f"""
-        SELECT game_id, coalesce(name_ja, name_en, game_id) AS name,
-               {members_col} AS members, {site_col} AS site
-        FROM marts.game_popularity
-        WHERE {site_col} IS NOT NULL
-    """
+    _, site_col, select = _members_and_site(metric)
+    return f"{select} WHERE {site_col} IS NOT NULL"
 
 
 @query
