@@ -1,13 +1,14 @@
 """What every page shares: where the warehouse is, how it is read, and how a page degrades.
 
-Why results are cached and connections are not: a read-only DuckDB connection still
-holds a shared lock on the file, and while any process holds one the nightly job
-(`bodoge run`) cannot open the warehouse for writing. A dashboard left open overnight
-must never make the nightly job fail, so a connection lives for one page run at most,
-and only when a query is not already cached. Results are cached with `st.cache_data`,
-keyed on the query, its parameters and the warehouse file's version (mtime and size of
-the file and its WAL), so a rebuilt warehouse is picked up on the next page load while
-repeated loads and widget changes cost no database work at all.
+The pages read the published night (`DATA_DIR/published.duckdb`), which the nightly job
+swaps in whole with `os.replace` and never opens for writing, so the dashboard and the
+night never wait for each other. Connections still live for one page run at most, and
+only when a query is not already cached: a new night is then a new file, opened on the
+next page load, and a dashboard pointed at a live warehouse (`--warehouse`) does not hold
+its lock. Results are cached with `st.cache_data`, keyed on the query, its parameters and
+the file's version (mtime and size of the file and its WAL), so a newly published night
+is picked up on the next page load while repeated loads and widget changes cost no
+database work at all.
 
 A page never shows a traceback for a state the warehouse can legitimately be in: no
 file yet, a file being written, a table the nightly job has not created yet, or an

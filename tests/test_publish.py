@@ -107,3 +107,14 @@ def test_a_member_turning_private_leaves_the_published_night_at_once(data_dir: P
         assert publication(reader)["run_id"] == "night-1"
     finally:
         reader.close()
+
+
+def test_the_run_summary_says_how_old_the_published_night_and_its_oldest_page_are() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from bodoge.summary import freshness_line
+
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+    row = {"run_id": "night-7", "published_at": now - timedelta(minutes=5), "oldest_page_at": now - timedelta(days=3)}
+    assert freshness_line(row, now) == "published night night-7 from 5 min ago; oldest crawled page from 3 d ago"
+    assert freshness_line(None, now) == "published night: none yet"
