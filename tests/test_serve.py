@@ -17,7 +17,6 @@ from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
 from warehouse.publish import open_published, publication
 
-pytestmark = pytest.mark.slow
 
 
 def _free_port() -> int:
@@ -64,6 +63,7 @@ def _logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
     raise AssertionError(f"run {run_id} never reached marts.pipeline_runs")
 
 
+@pytest.mark.slow
 def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_path: Path, site_url: str) -> None:  # noqa: F811
     from dagster_graphql import DagsterGraphQLClient
 
@@ -111,3 +111,18 @@ def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_pa
     while _groups_alive(pgids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _groups_alive(pgids), "bodoge serve left processes behind"
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((), "no site to crawl"),
+    (("--base-url", "ftp://example.com"), "not an http(s) base URL"),
+    (("--base-url", "http://127.0.0.1:9", "--alert-url", "nope"), "--alert-url: not an http(s) URL"),
+    (("--base-url", "http://127.0.0.1:9", "--port", "0"), "must be at least 1"),
+])
+def test_bad_serve_flags_are_one_line_before_anything_starts(tmp_path: Path, args: tuple, expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("BODOGE_BASE_URL", "BODOGE_ALERT_URL")}
+    run = subprocess.run([sys.executable, "-m", "bodoge.cli", "serve", "--data-dir", str(tmp_path / "d"), *args],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and expected in run.stderr
+    assert not (tmp_path / "d" / "dagster_home").exists()
