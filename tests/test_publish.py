@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +117,16 @@ def test_the_run_summary_says_how_old_the_published_night_and_its_oldest_page_ar
     row = {"run_id": "night-7", "published_at": now - timedelta(minutes=5), "oldest_page_at": now - timedelta(days=3)}
     assert freshness_line(row, now) == "published night night-7 from 5 min ago; oldest crawled page from 3 d ago"
     assert freshness_line(None, now) == "published night: none yet"
+
+
+def test_a_killed_publish_leaves_nothing_the_next_one_does_not_sweep(data_dir: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    litter = data_dir / f".published.duckdb.{dead.stdout.strip()}.tmp"
+    litter.write_bytes(b"half a snapshot")
+    con = connect(data_dir / "warehouse.duckdb")
+    try:
+        publish_snapshot(con, data_dir, run_id="night-1")
+    finally:
+        con.close()
+    assert not litter.exists()
+    assert [p.name for p in data_dir.glob(".published*")] == []

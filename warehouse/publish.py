@@ -80,8 +80,7 @@ def publish_snapshot(
     """
     started = time.perf_counter()
     target = published_path(data_dir)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    _remove(tmp)
+    tmp = _fresh_tmp(target)
     tables = _reader_tables(con)
     if not any(schema == "marts" for schema, _ in tables):
         raise WarehouseError("nothing to publish: the warehouse has no marts (build them first)")
@@ -133,8 +132,7 @@ def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]
     if not target.is_file():
         return []
     public = sorted(public_users(con))
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    _remove(tmp)
+    tmp = _fresh_tmp(target)
     shutil.copyfile(target, tmp)
     os.chmod(tmp, 0o644)
     snap = duckdb.connect(str(tmp))
@@ -203,6 +201,21 @@ def _reader_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
         [list(RAW_FOR_READERS)],
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
+
+
+def _fresh_tmp(target: Path) -> Path:
+    """This process's temporary file beside `target`, after sweeping those of dead processes.
+
+    Why: a night killed while publishing leaves its half-written copy; the next publish
+    removes it (a live process's copy is left alone).
+    """
+    from scrapers.scratch import process_alive
+
+    for litter in target.parent.glob(f".{target.name}.*.tmp"):
+        pid = litter.name.removeprefix(f".{target.name}.").removesuffix(".tmp")
+        if pid.isdigit() and (int(pid) == os.getpid() or not process_alive(int(pid))):
+            _remove(litter)
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
 
 
 def _quote(text: str) -> str:
