@@ -147,3 +147,26 @@ def test_a_failing_night_delivers_exactly_one_alert_and_exits_non_zero(tmp_path:
     assert Path(alert["log_path"]).is_file() and alert["log_path"] in last
     assert receiver.requests == 2  # the endpoint was down once: retried, delivered once
     assert not (data / "published.duckdb").exists()
+
+
+def test_the_daemons_alert_names_the_failed_step_and_its_root_cause() -> None:
+    import dagster as dg
+
+    from pipelines.defs.schedules import failed_step
+
+    @dg.op
+    def crawl_site() -> None:
+        try:
+            raise OSError("connection refused")
+        except OSError as exc:
+            raise RuntimeError("the crawl could not start") from exc
+
+    @dg.job
+    def night() -> None:
+        crawl_site()
+
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = night.execute_in_process(instance=instance, raise_on_error=False)
+        step, cause = failed_step(instance, result.run_id, fallback="failed")
+    assert step == "crawl_site"
+    assert cause == "connection refused"
