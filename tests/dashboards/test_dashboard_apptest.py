@@ -310,3 +310,27 @@ def _hold_write_lock(path: Path) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
     return proc
+
+
+def test_overview_says_which_published_night_it_shows(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
+) -> None:
+    """On the published night (what `bodoge dashboard` opens), the overview names it and its ages."""
+    from warehouse.db import connect
+    from warehouse.publish import publish_snapshot
+
+    (tmp_path / "warehouse.duckdb").write_bytes(dashboard_warehouse.path.read_bytes())
+    con = connect(tmp_path / "warehouse.duckdb")
+    try:
+        published = publish_snapshot(con, tmp_path, run_id="night-42", export_run_id="exp-42")
+    finally:
+        con.close()
+    use_warehouse(published.path)
+    st.cache_data.clear()
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["公開中の夜 Published night"].endswith("ago")
+    assert metrics["最古のページ Oldest crawled page"].endswith("ago")
+    assert "Showing night `night-42`" in texts(at)
+    assert metrics["ゲーム Games"] == f"{dashboard_warehouse.n_games:,}"  # the marts came along
