@@ -8,13 +8,17 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 
 from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
+from tests.test_alerts import Receiver, broken_site  # noqa: F401 - a fixture
 from warehouse.publish import open_published, publication
 
 
@@ -63,45 +67,24 @@ def _logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
     raise AssertionError(f"run {run_id} never reached marts.pipeline_runs")
 
 
-@pytest.mark.slow
-def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_path: Path, site_url: str) -> None:  # noqa: F811
+@contextmanager
+def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]]:
+    """`bodoge serve` running; yields a GraphQL client. On leaving: SIGTERM, 143, no process left."""
     from dagster_graphql import DagsterGraphQLClient
 
-    data = tmp_path / "data"
     port = _free_port()
     serve = subprocess.Popen(
-        [sys.executable, "-m", "bodoge.cli", "serve", "--base-url", site_url, "--data-dir", str(data),
-         "--port", str(port)],
+        [sys.executable, "-m", "bodoge.cli", "serve", "--base-url", base_url, "--data-dir", str(data),
+         "--port", str(port), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    pgids: set[int] = set()
     try:
         ready = serve.stdout.readline()
         assert ready.startswith("serve: Dagster UI on"), ready + serve.stderr.read()
         pgids = _children(serve.pid)
         assert len(pgids) == 2  # the daemon and the web UI, each leading its own group
-        client = DagsterGraphQLClient("127.0.0.1", port_number=port)
-        # Submitted to the instance's run queue: the daemon dequeues and launches it.
-        run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
-                                             repository_name="__repository__")
-        deadline = time.monotonic() + 400
-        status = None
-        while time.monotonic() < deadline:
-            status = client.get_run_status(run_id).value
-            if status in ("SUCCESS", "FAILURE", "CANCELED"):
-                break
-            time.sleep(2)
-        assert status == "SUCCESS", status
-        assert _logged(data / "warehouse.duckdb", run_id) == "SUCCESS"
-        reader = open_published(data)
-        try:
-            assert publication(reader)["run_id"] == run_id  # the daemon's night was published
-        finally:
-            reader.close()
-        import dagster as dg
-
-        with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
-            tags = instance.get_run_by_id(run_id).tags
-        assert tags.get(PID_TAG, "").isdigit()  # the run took the nightly lock (run_guard tags it)
+        yield DagsterGraphQLClient("127.0.0.1", port_number=port)
     finally:
         serve.send_signal(signal.SIGTERM)
         code = serve.wait(timeout=90)
@@ -111,6 +94,60 @@ def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_pa
     while _groups_alive(pgids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _groups_alive(pgids), "bodoge serve left processes behind"
+
+
+def _submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
+    """A nightly submitted to the instance's run queue (the daemon dequeues and launches it)."""
+    run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
+                                         repository_name="__repository__")
+    deadline = time.monotonic() + timeout
+    status = None
+    while time.monotonic() < deadline:
+        status = client.get_run_status(run_id).value
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        time.sleep(2)
+    return run_id, str(status)
+
+
+@pytest.mark.slow
+def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_path: Path, site_url: str) -> None:  # noqa: F811
+    import dagster as dg
+
+    data = tmp_path / "data"
+    with serving(data, site_url) as client:
+        run_id, status = _submit_and_wait(client)
+        assert status == "SUCCESS", status
+        assert _logged(data / "warehouse.duckdb", run_id) == "SUCCESS"
+        reader = open_published(data)
+        try:
+            assert publication(reader)["run_id"] == run_id  # the daemon's night was published
+        finally:
+            reader.close()
+        with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
+            tags = instance.get_run_by_id(run_id).tags
+        assert tags.get(PID_TAG, "").isdigit()  # the run took the nightly lock (run_guard tags it)
+
+
+@pytest.mark.slow
+def test_a_failed_daemon_night_alerts_once(tmp_path: Path, broken_site: str) -> None:
+    receiver = Receiver()
+    try:
+        data = tmp_path / "data"
+        with serving(data, broken_site, "--alert-url", receiver.url) as client:
+            run_id, status = _submit_and_wait(client)
+            assert status == "FAILURE", status
+            assert _logged(data / "warehouse.duckdb", run_id) == "FAILURE"
+            deadline = time.monotonic() + 120
+            while not receiver.bodies and time.monotonic() < deadline:
+                time.sleep(1)
+            time.sleep(5)  # a second alert would come now
+        assert [(b["kind"], b["run_id"]) for b in receiver.bodies] == [("night_failed", run_id)]
+        alert = receiver.bodies[0]
+        assert alert["failed_step"] == "raw_tables" and alert["cause"]
+        assert not (data / "published.duckdb").exists()
+    finally:
+        receiver.close()
 
 
 @pytest.mark.parametrize("args, expected", [
