@@ -12,7 +12,11 @@ Why a supervisor and a worker process (`pipelines.worker`): nobody watches the n
 - everything Dagster prints goes to `DATA_DIR/logs/nightly-<time>.log`; the terminal gets
   the progress lines and, on failure, one line naming the root cause and that log;
 - SIGTERM and Ctrl-C reach the worker, which stops its run cleanly; the supervisor exits
-  143 or 130, and a worker that died any other way is still reported in one line.
+  143 or 130, and a worker that died any other way is still reported in one line;
+- a failed night POSTs one alert to `--alert-url` (pipelines.alerts), since nobody watches.
+
+A successful night ends by publishing `DATA_DIR/published.duckdb` (the `published_night`
+asset), which is what readers open.
 """
 
 from __future__ import annotations
