@@ -70,16 +70,31 @@ def add_data_dir(p: argparse.ArgumentParser, *, warehouse: bool = True) -> None:
     """`--data-dir`, and `--warehouse` for commands that only read the warehouse file."""
     p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
     if warehouse:
-        p.add_argument("--warehouse", help="the DuckDB file (env BODOGE_WAREHOUSE, default DATA_DIR/warehouse.duckdb)")
+        p.add_argument("--warehouse", help="the DuckDB file (writers: env BODOGE_WAREHOUSE, default "
+                       "DATA_DIR/warehouse.duckdb; readers: default the published night DATA_DIR/published.duckdb)")
+
+
+def reader_path(args: argparse.Namespace) -> Any:
+    """The file a reader opens: `--warehouse FILE` when given, else the published night.
+
+    Why not the warehouse: the nightly run writes it for hours and DuckDB has one writer;
+    readers open DATA_DIR/published.duckdb, swapped in whole by each successful night
+    (warehouse.publish), so they never block the night nor see half of one.
+    """
+    from core.config import resolve_paths
+    from warehouse.publish import require_published
+
+    if getattr(args, "warehouse", None):
+        return resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse
+    return require_published(resolve_paths(data_dir=args.data_dir).data_dir)
 
 
 @contextmanager
-def open_warehouse(args: argparse.Namespace, *, read_only: bool = True) -> Iterator[Any]:
-    """The warehouse named by --warehouse / --data-dir / the environment, closed afterwards."""
-    from core.config import resolve_paths
+def open_warehouse(args: argparse.Namespace) -> Iterator[Any]:
+    """The published night (or --warehouse FILE), read-only, closed afterwards."""
     from warehouse.db import connect
 
-    con = connect(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse, read_only=read_only)
+    con = connect(reader_path(args), read_only=True)
     try:
         yield con
     finally:

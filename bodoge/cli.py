@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bodoge.args import add_data_dir, open_warehouse
-from bodoge.cli_night import register_build, register_crawl, register_demo, register_run
+from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
@@ -225,7 +225,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def _register_dashboard(sub: Any) -> None:
     from bodoge.args import port_number
 
-    p = sub.add_parser("dashboard", help="the analysts' dashboard on the warehouse (read-only)")
+    p = sub.add_parser("dashboard", help="the analysts' dashboard on the published night (read-only)")
     p.add_argument("--port", type=port_number, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="listen address (default localhost only)")
     add_data_dir(p)
@@ -235,11 +235,11 @@ def _register_dashboard(sub: Any) -> None:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import tempfile
 
-    from core.config import resolve_paths
+    from bodoge.args import reader_path
     from bodoge.interrupts import Interrupted, signals_raise
     from dashboards.launch import launch, stop, url_for, wait_until_ready
 
-    warehouse = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse
+    warehouse = reader_path(args)  # the published night, never the file the night writes
     if not warehouse.is_file():
         raise FileNotFoundError(2, "no warehouse (run `bodoge demo` or `bodoge run` first)", str(warehouse))
     process = None
@@ -273,7 +273,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: list[Callable[[Any], None]] = [
-    register_demo, register_run, register_crawl, register_build, _register_parse, _register_evaluate,
+    register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
     _register_recommend, _register_collection, _register_cafes, _register_dashboard, _register_site,
 ]
 

@@ -8,7 +8,9 @@ Each is a thin shell over `bodoge.jobs`, `scrapers.crawl` and `warehouse.build`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from typing import Any
 
 from bodoge.args import add_data_dir, comma_list, positive_int
@@ -60,22 +62,31 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 
 
 def register_build(sub: Any) -> None:
-    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, then run quality checks")
+    p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, run quality checks, publish")
     add_data_dir(p)
     p.set_defaults(handler=cmd_build)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
     from core.config import resolve_paths
+
     from warehouse.build import build_all, open_crawled
+    from warehouse.publish import publish_snapshot
     from warehouse.quality import run_checks
 
-    con = open_crawled(resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse)
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    con = open_crawled(paths.warehouse)
     try:
         for name, n in build_all(con).items():
             print(f"marts.{name}: {n:,} rows")
         for result in run_checks(con):
             print(result.line())
+        # Readers open the published night: a manual build is published like a night.
+        run_id = "build-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        published = publish_snapshot(con, paths.data_dir, run_id=run_id)
+        print(f"published {run_id} for readers: {published.path}")
     finally:
         con.close()
     return 0
@@ -86,6 +97,8 @@ def register_run(sub: Any) -> None:
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
     add_data_dir(p, warehouse=False)
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
+                   help="POST one JSON alert here when the night fails (env BODOGE_ALERT_URL)")
     p.set_defaults(handler=cmd_run)
 
 
@@ -97,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir)
     try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url)
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary)
@@ -128,3 +141,46 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return _interrupted(exc)
     print_summary(paths, summary, demo_seconds=info["seconds"])
     return 0
+
+
+def register_serve(sub: Any) -> None:
+    from bodoge.args import port_number
+
+    p = sub.add_parser("serve", help="the Dagster daemon and web UI, so the 03:00 JST schedule runs by itself")
+    p.add_argument("--base-url", help="the site the scheduled nights crawl (env BODOGE_BASE_URL)")
+    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    p.add_argument("--port", type=port_number, default=3000, help="the web UI's port (default 3000)")
+    p.add_argument("--host", default="127.0.0.1", help="the web UI's listen address (default localhost only)")
+    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
+                   help="POST one JSON alert here per failed or stale night (env BODOGE_ALERT_URL)")
+    p.set_defaults(handler=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from core.config import require_base_url, resolve_paths
+    from bodoge.interrupts import Interrupted, signals_raise
+    from bodoge.serve import died, prepare, start, stop_all, wait_until_ready
+    from pipelines.alerts import check_alert_url
+    from scrapers.crawl import validate_base_url
+
+    base_url = validate_base_url(require_base_url(args.base_url))  # its format now; the site is asked nightly
+    paths = resolve_paths(data_dir=args.data_dir)
+    log_path = prepare(paths, base_url=base_url, alert_url=check_alert_url(args.alert_url))
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{args.port}"
+    processes: dict = {}
+    try:
+        with open(log_path, "ab") as log, signals_raise():
+            processes = start(paths, host=args.host, port=args.port, log=log)
+            wait_until_ready(url, processes)
+            print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
+                  f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)
+            while not (dead := died(processes)):
+                time.sleep(1.0)
+            raise RuntimeError(f"{dead}; both stopped (log: {log_path})")
+    except Interrupted as stop:
+        stop_all(processes, signum=stop.signum)
+        print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)
+        return stop.exit_code
+    except BaseException:
+        stop_all(processes)
+        raise

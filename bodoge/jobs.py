@@ -2,7 +2,7 @@
 
 Why through Dagster rather than calling the steps directly: the same asset graph, checks
 and metadata run from the CLI, the schedule and the UI, and the runs land in the
-instance under DATA_DIR/dagster_home, so `dg dev` shows them afterwards.
+instance under DATA_DIR/dagster_home, so `bodoge serve` (the UI) shows them afterwards.
 
 Why a supervisor and a worker process (`pipelines.worker`): nobody watches the night, so
 - the settings are checked before anything starts (a bad `--base-url` or `--push` is one
@@ -12,7 +12,11 @@ Why a supervisor and a worker process (`pipelines.worker`): nobody watches the n
 - everything Dagster prints goes to `DATA_DIR/logs/nightly-<time>.log`; the terminal gets
   the progress lines and, on failure, one line naming the root cause and that log;
 - SIGTERM and Ctrl-C reach the worker, which stops its run cleanly; the supervisor exits
-  143 or 130, and a worker that died any other way is still reported in one line.
+  143 or 130, and a worker that died any other way is still reported in one line;
+- a failed night POSTs one alert to `--alert-url` (pipelines.alerts), since nobody watches.
+
+A successful night ends by publishing `DATA_DIR/published.duckdb` (the `published_night`
+asset), which is what readers open.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ class JobSummary:
 
 
 def dagster_home(paths: Paths) -> Path:
-    """The Dagster instance folder for this data directory (shared with `dg dev`)."""
+    """The Dagster instance folder for this data directory (shared with `bodoge serve`)."""
     home = paths.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
@@ -119,10 +123,18 @@ def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 1
 
 
 def run_nightly(
-    paths: Paths, *, base_url: str, push_url: str | None = None, progress: TextIO | None = None
+    paths: Paths, *, base_url: str, push_url: str | None = None, alert_url: str | None = None,
+    progress: TextIO | None = None,
 ) -> JobSummary:
-    """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted."""
+    """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
+
+    A failed night POSTs one alert to `alert_url` (and one more if no night has been
+    published for 26 h) before JobFailed is raised.
+    """
+    from pipelines.alerts import check_alert_url
+
     progress = progress or sys.stderr
+    alert_url = check_alert_url(alert_url)
     base_url = validate_settings(base_url=base_url, push_url=push_url)
     configure_environment(paths, base_url)
     if push_url:
@@ -161,16 +173,33 @@ def run_nightly(
         )
     if not outcome.get("success"):
         failure = outcome.get("failure") or {}
-        if not outcome:
-            cause = _worker_death(code)
-        else:
-            step = failure.get("step")
-            cause = f"{step}: {failure.get('cause')}" if step else str(failure.get("cause", "unknown cause"))
+        step = failure.get("step")
+        root = _worker_death(code) if not outcome else str(failure.get("cause", "unknown cause"))
+        cause = f"{step}: {root}" if step else root
+        if alert_url:
+            alert_id = outcome.get("run_id") or log_path.stem
+            _alert(paths, alert_url, say, run_id=alert_id, step=step, cause=root, log_path=log_path)
         raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path})")
     return JobSummary(
         run_id=run_id, seconds=seconds, steps=outcome.get("steps", []), checks=outcome.get("checks", []),
         log_path=log_path,
     )
+
+
+def _alert(paths: Paths, url: str, say: Any, **failure: Any) -> None:
+    """One alert for this failed night (and one if the published night is now stale).
+
+    Why never raise: the night's own one-line failure must still reach the operator; an
+    endpoint that stays down is said in a line of its own.
+    """
+    from pipelines import alerts
+
+    try:
+        if alerts.night_failed(paths.data_dir, url, **failure):
+            say(f"alert sent to {url}")
+        alerts.freshness_missed(paths.data_dir, url)
+    except alerts.AlertUndelivered as exc:
+        say(f"could not deliver the alert: {exc}")
 
 
 class _Stop:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import duckdb
@@ -34,17 +35,29 @@ def example_member(con: duckdb.DuckDBPyConnection) -> str | None:
     return rows[0][0] if rows else None
 
 
+def freshness_line(published: dict | None, now: datetime | None = None) -> str:
+    """How old the published night and its oldest crawled page are, in one line."""
+    from core.ages import ago
+
+    if not published:
+        return "published night: none yet"
+    now = now or datetime.now(timezone.utc)
+    return (f"published night {published['run_id']} from {ago(published['published_at'], now)}; "
+            f"oldest crawled page from {ago(published['oldest_page_at'], now)}")
+
+
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
     from bodoge.display import collection_table, game_name, print_table, recommendation_table
-    from warehouse.db import connect
+    from warehouse.publish import open_published, publication
     from warehouse.views import cafes_for, collection, recommendations_for
 
-    con = connect(paths.warehouse, read_only=True)
+    con = open_published(paths.data_dir)  # what readers see now, not the file the night wrote
     try:
         took = demo_seconds if demo_seconds is not None else summary.seconds
         print()
         print(f"Nightly run {summary.run_id} finished in {took:.0f}s: {len(summary.steps)} steps.")
+        print(f"  {freshness_line(publication(con))}")
         print(f"  games {_count(con, 'marts.games'):,} · members {_count(con, 'marts.members'):,} · "
               f"collection rows {_count(con, 'marts.collections'):,} · cafe offers {_count(con, 'marts.cafe_games'):,} · "
               f"quarantined pages {_count(con, 'raw.quarantine'):,}")
@@ -68,9 +81,10 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
     print()
     if summary.log_path:
         print(f"Run log:    {summary.log_path}")
-    print(f"Warehouse:  {paths.warehouse}")
+    print(f"Warehouse:  {paths.warehouse}  (the night writes it)")
+    print(f"Published:  {paths.data_dir / 'published.duckdb'}  (readers: duckdb -readonly, the dashboard)")
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
-    print(f"Dagster UI: DAGSTER_HOME={paths.dagster_home} BODOGE_DATA_DIR={paths.data_dir} uv run dg dev")
+    print(f"Dagster UI: uv run bodoge serve --data-dir {paths.data_dir} --base-url URL  (and the 03:00 JST schedule)")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
 
 

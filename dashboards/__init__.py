@@ -1,11 +1,13 @@
-"""The analysts' dashboard: a read-only Streamlit app over the DuckDB warehouse.
+"""The analysts' dashboard: a read-only Streamlit app over the published night.
 
 - `app.py`     entry point (`streamlit run dashboards/app.py`), menu from `views.PAGES`
-- `views/`     one small script per page (not `pages/`: see views/__init__.py)
-- `queries.py` every SQL query, plain `(con, **params) -> polars.DataFrame` functions
+- `views/`     one small script per page (not `pages/`: see views/__init__.py), each with
+               its own queries beside its charts
+- `sql.py`     the shape every query shares (`@query`: SQL with bound `$params`), the table list
 - `ui.py`      warehouse access (read-only, cached results, friendly notes), fonts
 - `charts.py`  Altair helpers with a CJK-capable font family
 - `launch.py`  `launch()` / `wait_until_ready()` used by `bodoge dashboard` and the tests
 
-The warehouse is `$BODOGE_WAREHOUSE` (default `data/warehouse.duckdb`).
+The file read is `$BODOGE_WAREHOUSE` (set by `bodoge dashboard`), else the published night
+`$BODOGE_DATA_DIR/published.duckdb` (default `data/published.duckdb`).
 """

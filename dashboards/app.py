@@ -31,9 +31,9 @@ def main() -> None:
     )
     with st.sidebar:
         path = ui.warehouse_path()
-        st.caption(f"Warehouse (read-only): `{path}`")
+        st.caption(f"Published night (read-only): `{path}`")
         if path.is_file():
-            st.caption(f"Last written {ui.ago(ui.last_written(path))}")
+            st.caption(f"Published {ui.ago(ui.last_written(path))}")
         if st.button("Reload data", icon=":material/refresh:", help="Forget cached query results"):
             st.cache_data.clear()
     page.run()

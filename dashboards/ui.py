@@ -1,13 +1,14 @@
 """What every page shares: where the warehouse is, how it is read, and how a page degrades.
 
-Why results are cached and connections are not: a read-only DuckDB connection still
-holds a shared lock on the file, and while any process holds one the nightly job
-(`bodoge run`) cannot open the warehouse for writing. A dashboard left open overnight
-must never make the nightly job fail, so a connection lives for one page run at most,
-and only when a query is not already cached. Results are cached with `st.cache_data`,
-keyed on the query, its parameters and the warehouse file's version (mtime and size of
-the file and its WAL), so a rebuilt warehouse is picked up on the next page load while
-repeated loads and widget changes cost no database work at all.
+The pages read the published night (`DATA_DIR/published.duckdb`), which the nightly job
+swaps in whole with `os.replace` and never opens for writing, so the dashboard and the
+night never wait for each other. Connections still live for one page run at most, and
+only when a query is not already cached: a new night is then a new file, opened on the
+next page load, and a dashboard pointed at a live warehouse (`--warehouse`) does not hold
+its lock. Results are cached with `st.cache_data`, keyed on the query, its parameters and
+the file's version (mtime and size of the file and its WAL), so a newly published night
+is picked up on the next page load while repeated loads and widget changes cost no
+database work at all.
 
 A page never shows a traceback for a state the warehouse can legitimately be in: no
 file yet, a file being written, a table the nightly job has not created yet, or an
@@ -17,7 +18,7 @@ empty one — each gets a short note instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +28,8 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from dashboards import queries
+from core.ages import ago  # noqa: F401 - the pages call ui.ago
+from dashboards import sql
 from dashboards.charts import FONT_FAMILY
 
 WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
@@ -42,12 +44,13 @@ class WarehouseBusy(Exception):
 
 
 def warehouse_path() -> Path:
-    """The warehouse file: $BODOGE_WAREHOUSE, else $BODOGE_DATA_DIR/warehouse.duckdb, else
-    data/warehouse.duckdb (relative to the working directory), as CONTRACT.md says."""
+    """The file the pages read: $BODOGE_WAREHOUSE (set by `bodoge dashboard`), else the
+    published night $BODOGE_DATA_DIR/published.duckdb (default data/), never the file the
+    nightly job writes (CONTRACT.md, "Readers and the nightly writer")."""
     explicit = os.environ.get(WAREHOUSE_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "warehouse.duckdb"
+    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "published.duckdb"
 
 
 def file_version(path: Path) -> Version:
@@ -93,15 +96,15 @@ class Warehouse:
             self._con.close()
             self._con = None
 
-    def query(self, fn: Callable[..., pl.DataFrame], **params: Any) -> pl.DataFrame:
-        """`fn(con, **params)` from queries.py, cached on (warehouse version, fn, params)."""
-        if getattr(queries, fn.__name__, None) is not fn:
-            raise ValueError(f"{fn.__name__} is not a function of dashboards.queries")
-        return _cached_query(self, str(self.path), self.version, fn.__name__, params)
+    def query(self, fn: sql.Query, **params: Any) -> pl.DataFrame:
+        """`fn(con, **params)`, a page's `@query`, cached on (warehouse version, query, params)."""
+        if not isinstance(fn, sql.Query) or fn.key not in sql.REGISTRY:
+            raise ValueError(f"{getattr(fn, '__name__', fn)!r} is not a dashboard query (see dashboards.sql)")
+        return _cached_query(self, str(self.path), self.version, fn.key, params)
 
     def tables(self) -> dict[str, int]:
         """Row counts of the known tables that exist."""
-        frame = self.query(queries.table_rows)
+        frame = self.query(sql.table_rows)
         return dict(zip(frame["table_name"].to_list(), frame["n_rows"].to_list()))
 
     def rows(self, table: str) -> int | None:
@@ -132,10 +135,10 @@ class Warehouse:
 
 @st.cache_data(ttl=CACHE_TTL_SECONDS, max_entries=2000, show_spinner=False)
 def _cached_query(
-    _warehouse: Warehouse, path: str, version: Version, name: str, params: dict[str, Any]
+    _warehouse: Warehouse, path: str, version: Version, key: str, params: dict[str, Any]
 ) -> pl.DataFrame:
-    """The cache behind Warehouse.query: `path`, `version`, `name` and `params` are the key."""
-    return getattr(queries, name)(_warehouse.connection(), **params)
+    """The cache behind Warehouse.query: `path`, `version`, `key` and `params` are the key."""
+    return sql.REGISTRY[key](_warehouse.connection(), **params)
 
 
 def _names(tables: list[str]) -> str:
@@ -184,21 +187,6 @@ def apply_style() -> None:
         f".stApp {tag}" for tag in ("p", "li", "label", "h1", "h2", "h3", "h4", "td", "th", "summary", "caption")
     )
     st.html(f"<style>.stApp, {selectors} {{ font-family: {FONT_FAMILY}; }}</style>")
-
-
-def ago(moment: datetime | None) -> str:
-    """'3 h ago' style age of a timestamp (aware or naive UTC); '—' when unknown."""
-    if moment is None:
-        return "—"
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    seconds = (datetime.now(timezone.utc) - moment).total_seconds()
-    if seconds < 0:
-        return "just now"
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f} {unit} ago"
-    return f"{seconds:.0f} s ago"
 
 
 def number(value: Any) -> str:

@@ -6,7 +6,9 @@ Used by the run-status sensors (scheduled runs under the daemon) and by `bodoge 
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime, timezone
+from typing import Any
 
 import dagster as dg
 
@@ -55,3 +57,16 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status
     finally:
         con.close()
     return checks
+
+
+def log_run_safely(instance: dg.DagsterInstance, run_id: str, warehouse: str, **kwargs: Any) -> list[dict]:
+    """`log_run`, but a warehouse that cannot be written is said, not fatal.
+
+    Why not fatal: the run's outcome must still reach the supervisor (or the sensor's
+    alert), and the Dagster instance keeps the run's record either way.
+    """
+    try:
+        return log_run(instance, run_id, warehouse, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - reported, and the outcome still goes out
+        print(f"nightly: could not record run {run_id} in marts.pipeline_runs: {exc}", file=sys.stderr, flush=True)
+        return check_results(instance, run_id)

@@ -21,10 +21,10 @@ from typing import Any
 
 import dagster as dg
 
-from pipelines.recovery import PID_TAG, recover_dead_runs
-from pipelines.run_log import log_run
+from pipelines.recovery import PID_TAG
+from pipelines.run_guard import recover
+from pipelines.run_log import log_run_safely
 from scrapers.lifeline import die_with_parent
-from scrapers.scratch import process_alive
 
 
 def root_cause(error: Any) -> str:
@@ -64,11 +64,7 @@ def run(result_path: Path) -> int:
     warehouse = os.environ["BODOGE_WAREHOUSE"]
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
-        recovered = recover_dead_runs(instance, is_alive=process_alive)
-        for item in recovered:
-            print(f"nightly: run {item.run_id} (pid {item.pid}) was dead: {item.what}", file=sys.stderr, flush=True)
-            if item.pid is not None:
-                _log_run_safely(instance, item.run_id, warehouse, status="INTERRUPTED")
+        recovered = recover(instance, warehouse)
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
             result = job.execute_in_process(
@@ -81,7 +77,7 @@ def run(result_path: Path) -> int:
             outcome["failure"] = {"step": None, "cause": "interrupted"}
             _write(result_path, outcome)
             return 130
-        checks = _log_run_safely(instance, result.run_id, warehouse)
+        checks = log_run_safely(instance, result.run_id, warehouse)
         outcome.update(
             run_id=result.run_id,
             success=result.success,
@@ -91,21 +87,6 @@ def run(result_path: Path) -> int:
         )
     _write(result_path, outcome)
     return 0 if outcome["success"] else 1
-
-
-def _log_run_safely(instance: dg.DagsterInstance, run_id: str, warehouse: str, **kwargs: Any) -> list[dict]:
-    """Record the run in marts.pipeline_runs; a warehouse that cannot be written is said, not fatal.
-
-    Why not fatal: the run's outcome must still reach the supervisor, and the Dagster
-    instance keeps the run's record either way.
-    """
-    from pipelines.run_log import check_results
-
-    try:
-        return log_run(instance, run_id, warehouse, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - reported, and the outcome still goes out
-        print(f"nightly: could not record run {run_id} in marts.pipeline_runs: {exc}", file=sys.stderr, flush=True)
-        return check_results(instance, run_id)
 
 
 def _write(path: Path, outcome: dict) -> None:

@@ -37,6 +37,7 @@ MART_DEPS: dict[str, list[str]] = {
     "game_popularity": ["marts.games", "marts.collections", "staging.stg_game_counters"],
     "member_profiles": ["marts.members", "marts.collections", "marts.games"],
     "cafe_coverage": ["marts.cafe_games", "marts.collections"],
+    "play_time_buckets": [],
 }
 STAGING = list(STAGING_DEPS)
 MARTS = list(MART_DEPS)

@@ -101,7 +101,7 @@ def remove_litter(exports_dir: Path) -> list[str]:
 
 def retain_bundles(exports_dir: Path, *, keep: int) -> list[str]:
     """Delete the oldest bundles beyond `keep`, never the one LATEST names; returns their names."""
-    latest = _latest_name(exports_dir)
+    latest = latest_name(exports_dir)
     newest_first = sorted(_bundles(exports_dir), key=_created_key, reverse=True)
     kept = [b for b in newest_first if b.name == latest]
     doomed = []
@@ -142,7 +142,7 @@ def public_users(con: duckdb.DuckDBPyConnection) -> set[str]:
 def scrub_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> list[str]:
     """Cut every member not public now from every kept bundle; returns the bundles rewritten."""
     public = public_users(con)
-    latest = _latest_name(exports_dir)
+    latest = latest_name(exports_dir)
     scrubbed = []
     for bundle in sorted(_bundles(exports_dir)):
         try:
@@ -220,7 +220,8 @@ def _created_key(bundle: Path) -> tuple[str, str]:
     return created, bundle.name
 
 
-def _latest_name(exports_dir: Path) -> str | None:
+def latest_name(exports_dir: Path) -> str | None:
+    """The bundle exports/LATEST names, or None before the first export."""
     latest = exports_dir / "LATEST"
     return latest.read_text(encoding="utf-8").strip() if latest.is_file() else None
 

@@ -11,9 +11,124 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboards import queries as q
 from dashboards import ui
 from dashboards.charts import bars, show
+from dashboards.sql import query
+
+
+# -- this page's queries ------------------------------------------------------------------
+
+# The catalogue filters, shared by every catalogue query. A game without a plausible
+# year is kept only while the year filter spans everything ($keep_undated).
+_FILTERED = """
+WITH filtered AS (
+    SELECT * FROM marts.games
+    WHERE (year BETWEEN $year_from AND $year_to AND NOT year_implausible
+           OR ($keep_undated AND (year IS NULL OR year_implausible)))
+      AND (len($mechanics::VARCHAR[]) = 0 OR list_has_any(mechanics, $mechanics::VARCHAR[]))
+      AND (len($themes::VARCHAR[]) = 0 OR list_has_any(themes, $themes::VARCHAR[]))
+)
+"""
+
+AGE_RANGE = (0, 25)  # as the games_age_range check: beyond it a value is not charted
+_AGE_PARAMS = {"age_lo": AGE_RANGE[0], "age_hi": AGE_RANGE[1]}
+
+
+@query
+def catalogue_facets() -> str:
+    """Mechanics and themes with how many games carry each (`facet`, `value`, `n_games`)."""
+    return """
+        SELECT 'mechanic' AS facet, m AS value, count(*) AS n_games
+        FROM (SELECT unnest(mechanics) AS m FROM marts.games) GROUP BY m
+        UNION ALL
+        SELECT 'theme', t, count(*) FROM (SELECT unnest(themes) AS t FROM marts.games) GROUP BY t
+        ORDER BY facet, n_games DESC, value
+    """
+
+
+@query
+def year_bounds() -> str:
+    """The earliest and latest plausible publication years (`min_year`, `max_year`)."""
+    return ("SELECT min(year) AS min_year, max(year) AS max_year FROM marts.games "
+            "WHERE year IS NOT NULL AND NOT year_implausible")
+
+
+@query
+def catalogue_summary(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                      themes: list[str]) -> tuple[str, dict]:
+    """Games matching the filters, and how many of them each chart leaves out as implausible."""
+    return _FILTERED + """
+        SELECT count(*) AS n_games,
+               count(*) FILTER (WHERE players_implausible) AS players_excluded,
+               count(*) FILTER (WHERE minutes_implausible) AS minutes_excluded,
+               count(*) FILTER (WHERE min_age NOT BETWEEN $age_lo AND $age_hi) AS age_excluded,
+               count(*) FILTER (WHERE year_implausible) AS year_excluded
+        FROM filtered
+    """, _AGE_PARAMS
+
+
+@query
+def players_distribution(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                         themes: list[str], max_players: int = 10) -> str:
+    """For N = 1..max_players, how many games can be played by N people (`players`, `n_games`)."""
+    return _FILTERED + """
+        SELECT n.players, count(f.game_id) AS n_games
+        FROM range(1, $max_players + 1) n(players)
+        LEFT JOIN filtered f
+          ON NOT f.players_implausible AND f.min_players <= n.players
+         AND n.players <= coalesce(f.max_players, f.min_players)
+        GROUP BY n.players ORDER BY n.players
+    """
+
+
+@query
+def minutes_distribution(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                         themes: list[str]) -> str:
+    """Games per play-time bucket (marts.play_time_buckets), implausible times left out."""
+    return _FILTERED + """
+        SELECT b.bucket_order, b.bucket, count(f.game_id) AS n_games
+        FROM marts.play_time_buckets b
+        LEFT JOIN filtered f
+          ON NOT f.minutes_implausible
+         AND coalesce(f.max_minutes, f.min_minutes) BETWEEN b.lo AND b.hi
+        GROUP BY ALL ORDER BY b.bucket_order
+    """
+
+
+@query
+def age_distribution(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                     themes: list[str]) -> tuple[str, dict]:
+    """Games per minimum age (`min_age`, `n_games`), ages outside AGE_RANGE left out."""
+    return _FILTERED + """
+        SELECT min_age, count(*) AS n_games FROM filtered
+        WHERE min_age BETWEEN $age_lo AND $age_hi
+        GROUP BY min_age ORDER BY min_age
+    """, _AGE_PARAMS
+
+
+@query
+def year_distribution(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                      themes: list[str]) -> str:
+    """Games per publication year (`year`, `n_games`), implausible years left out."""
+    return _FILTERED + """
+        SELECT year, count(*) AS n_games FROM filtered
+        WHERE year IS NOT NULL AND NOT year_implausible
+        GROUP BY year ORDER BY year
+    """
+
+
+@query
+def catalogue_games(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
+                    themes: list[str], limit: int = 500) -> str:
+    """The matching games themselves, most owned first (for a table under the charts)."""
+    return _FILTERED + """
+        SELECT game_id, name_ja, name_en, min_players, max_players, min_minutes, max_minutes,
+               min_age, year, mechanics, themes, n_have,
+               players_implausible OR minutes_implausible OR year_implausible AS implausible
+        FROM filtered
+        ORDER BY n_have DESC NULLS LAST, game_id
+        LIMIT $limit
+    """
 
 
 def main() -> None:
@@ -28,8 +143,8 @@ def main() -> None:
 
 def filter_bar(wh: ui.Warehouse) -> dict:
     """Year range and mechanics/themes pickers; returns the query parameters they select."""
-    bounds = wh.query(q.year_bounds).row(0, named=True)
-    facets = wh.query(q.catalogue_facets)
+    bounds = wh.query(year_bounds).row(0, named=True)
+    facets = wh.query(catalogue_facets)
     lo, hi = bounds["min_year"], bounds["max_year"]
     cols = st.columns([2, 3, 3])
     if lo is None or hi is None or lo == hi:
@@ -53,7 +168,7 @@ def filter_bar(wh: ui.Warehouse) -> dict:
 
 def distributions(wh: ui.Warehouse, filters: dict) -> None:
     """Four distribution charts and the matching games."""
-    summary = wh.query(q.catalogue_summary, **filters).row(0, named=True)
+    summary = wh.query(catalogue_summary, **filters).row(0, named=True)
     if not summary["n_games"]:
         st.info("No game matches these filters.", icon=":material/filter_alt_off:")
         return
@@ -69,28 +184,28 @@ def distributions(wh: ui.Warehouse, filters: dict) -> None:
     )
     left, right = st.columns(2)
     with left, ui.section("人数 Player count"):
-        frame = wh.query(q.players_distribution, **filters)
+        frame = wh.query(players_distribution, **filters)
         show(bars(frame, x="players", y="n_games", x_title="players (人)", y_title="games playable"),
              alt_text="Games playable by each number of players")
         st.caption(f"A game counts for every N it can be played with. {excluded['player counts']:,} excluded.")
     with right, ui.section("プレイ時間 Play time"):
-        frame = wh.query(q.minutes_distribution, **filters)
+        frame = wh.query(minutes_distribution, **filters)
         show(bars(frame, x="bucket", y="n_games", x_title="longest play time", y_title="games",
                   sort=frame["bucket"].to_list(), label_angle=-30), alt_text="Games per play-time bucket")
         st.caption(f"By the longest published time. {excluded['play times']:,} excluded.")
     left, right = st.columns(2)
     with left, ui.section("対象年齢 Minimum age"):
-        frame = wh.query(q.age_distribution, **filters)
+        frame = wh.query(age_distribution, **filters)
         show(bars(frame, x="min_age", y="n_games", x_title="minimum age (歳)", y_title="games"),
              alt_text="Games per minimum age")
-        st.caption(f"Ages outside {q.AGE_RANGE[0]}–{q.AGE_RANGE[1]}: {excluded['ages']:,} excluded.")
+        st.caption(f"Ages outside {AGE_RANGE[0]}–{AGE_RANGE[1]}: {excluded['ages']:,} excluded.")
     with right, ui.section("発売年 Year"):
-        frame = wh.query(q.year_distribution, **filters)
+        frame = wh.query(year_distribution, **filters)
         show(bars(frame, x="year", y="n_games", x_title="year", y_title="games", x_type="O", every_label=False),
              alt_text="Games per publication year")
         st.caption(f"{excluded['years']:,} implausible years excluded.")
     with ui.section("ゲーム一覧 Matching games"):
-        games = wh.query(q.catalogue_games, **filters, limit=500)
+        games = wh.query(catalogue_games, **filters, limit=500)
         st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).")
         st.dataframe(games, hide_index=True, height=360)
 

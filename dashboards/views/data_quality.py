@@ -13,9 +13,36 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import queries as q
 from dashboards import ui
 from dashboards.charts import hbars, rows_height, show
+from dashboards.sql import query
+
+
+# -- this page's queries ------------------------------------------------------------------
+
+@query
+def quarantine(*, limit: int = 500) -> str:
+    """Quarantined pages, newest first."""
+    return """
+        SELECT url, reason, http_status, run_id, fetched_at, body_sha256
+        FROM raw.quarantine ORDER BY fetched_at DESC, url LIMIT $limit
+    """
+
+
+@query
+def quarantine_reasons() -> str:
+    """Quarantined pages per reason (`reason`, `n_pages`)."""
+    return "SELECT reason, count(*) AS n_pages FROM raw.quarantine GROUP BY reason ORDER BY n_pages DESC, reason"
+
+
+@query
+def quality_checks() -> str:
+    """The latest data-quality check results, failures first."""
+    return """
+        SELECT check_name, severity, passed, n_failures, description, examples::VARCHAR AS examples, checked_at
+        FROM marts.quality_checks
+        ORDER BY passed, severity, n_failures DESC, check_name
+    """
 
 SEVERITY_COLORS = alt.Scale(domain=["error", "warn"], range=["#c62828", "#ef6c00"])
 
@@ -25,14 +52,14 @@ def main() -> None:
     st.caption("Results of the data-quality checks over the marts, and the quarantined pages.")
     with ui.warehouse() as wh:
         checks(wh)
-        quarantine(wh)
+        quarantined_pages(wh)
 
 
 def checks(wh: ui.Warehouse) -> None:
     with ui.section("チェック結果 Check results"):
         if not wh.require("marts.quality_checks", what="Check results"):
             return
-        frame = wh.query(q.quality_checks)
+        frame = wh.query(quality_checks)
         failed = frame.filter(~pl.col("passed"))
         cols = st.columns(3)
         cols[0].metric("Checks", ui.number(frame.height))
@@ -62,7 +89,7 @@ def checks(wh: ui.Warehouse) -> None:
                     st.dataframe(examples, hide_index=True)
 
 
-def quarantine(wh: ui.Warehouse) -> None:
+def quarantined_pages(wh: ui.Warehouse) -> None:
     with ui.section("隔離ページ Quarantined pages"):
         if wh.rows("raw.quarantine") is None:
             wh.require("raw.quarantine", what="Quarantined pages")
@@ -70,10 +97,10 @@ def quarantine(wh: ui.Warehouse) -> None:
         if wh.rows("raw.quarantine") == 0:
             st.success("No page is quarantined: every page fetched in the last crawls parsed.")
             return
-        reasons = wh.query(q.quarantine_reasons)
+        reasons = wh.query(quarantine_reasons)
         show(hbars(reasons, label="reason", value="n_pages", label_title=None, value_title="pages", color="#6d4c41"),
              alt_text="Quarantined pages per reason")
-        st.dataframe(wh.query(q.quarantine, limit=500), hide_index=True)
+        st.dataframe(wh.query(quarantine, limit=500), hide_index=True)
 
 
 def _examples(text: str | None) -> pl.DataFrame:

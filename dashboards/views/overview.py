@@ -11,9 +11,74 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import queries as q
 from dashboards import ui
 from dashboards.charts import show
+from dashboards.sql import query
+from dashboards.views.data_quality import quality_checks
+
+
+# -- this page's queries ------------------------------------------------------------------
+
+@query
+def publication() -> str:
+    """Which night the published snapshot holds: run, export, when published, its page ages."""
+    return """
+        SELECT run_id, export_run_id, published_at, oldest_page_at, newest_page_at
+        FROM marts.publication ORDER BY published_at DESC LIMIT 1
+    """
+
+
+@query
+def cafe_count() -> str:
+    """How many cafes offer games (`n_cafes`)."""
+    return "SELECT count(DISTINCT space_slug) AS n_cafes FROM marts.cafe_games"
+
+
+@query
+def crawl_runs(*, limit: int = 30) -> str:
+    """The latest crawl runs, newest first, with their duration in minutes."""
+    return """
+        SELECT run_id, status, started_at, finished_at,
+               date_diff('second', started_at, finished_at) / 60.0 AS minutes,
+               base_url, stats::VARCHAR AS stats
+        FROM raw.crawl_runs
+        ORDER BY started_at DESC, run_id DESC
+        LIMIT $limit
+    """
+
+
+@query
+def pipeline_runs(*, limit: int = 30) -> str:
+    """The latest nightly job runs, newest first, with their duration in minutes."""
+    return """
+        SELECT run_id, job, status, started_at, finished_at,
+               date_diff('second', started_at, finished_at) / 60.0 AS minutes,
+               n_checks, n_failed_checks
+        FROM marts.pipeline_runs
+        ORDER BY started_at DESC, run_id DESC
+        LIMIT $limit
+    """
+
+
+@query
+def pipeline_run_checks(*, run_id: str) -> str:
+    """The checks one pipeline run recorded (its `checks` JSON list), failures first.
+
+    Items are {"name", "passed", "severity", "description"} and, from Dagster runs,
+    "asset"; a key an item lacks is null.
+    """
+    return """
+        WITH run AS (
+            SELECT from_json(checks::VARCHAR,
+                '[{"name": "VARCHAR", "asset": "VARCHAR", "passed": "BOOLEAN", "severity": "VARCHAR",
+                   "description": "VARCHAR"}]'
+            ) AS checks
+            FROM marts.pipeline_runs WHERE run_id = $run_id
+        )
+        SELECT c.name, c.asset, c.passed, lower(c.severity) AS severity, c.description
+        FROM (SELECT unnest(checks) AS c FROM run)
+        ORDER BY c.passed, lower(c.severity), c.name
+    """
 
 GOOD, RUNNING, BAD, OTHER = "#2e7d32", "#1565c0", "#c62828", "#9e9e9e"
 # Crawl runs say finished/failed/running; Dagster runs SUCCESS/FAILURE/CANCELED/STARTED...
@@ -55,9 +120,27 @@ def main() -> None:
     st.title("概要 Overview")
     st.caption("How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.")
     with ui.warehouse() as wh:
+        published_night(wh)
         counts(wh)
         crawl_freshness(wh)
         nightly_run(wh)
+
+
+def published_night(wh: ui.Warehouse) -> None:
+    """Which night these pages show, when it was published, and how old its oldest page is."""
+    if not wh.rows("marts.publication"):
+        st.caption(f"`{wh.path.name}` is not a published night (no marts.publication): it is shown as it is.")
+        return
+    night = wh.query(publication).row(0, named=True)
+    cols = st.columns(3)
+    cols[0].metric("公開中の夜 Published night", ui.ago(night["published_at"]), help=f"run {night['run_id']}, "
+                   f"export {night['export_run_id'] or '—'}, published {night['published_at']}")
+    cols[1].metric("最古のページ Oldest crawled page", ui.ago(night["oldest_page_at"]),
+                   help=str(night["oldest_page_at"]))
+    cols[2].metric("最新のページ Newest crawled page", ui.ago(night["newest_page_at"]),
+                   help=str(night["newest_page_at"]))
+    st.caption(f"Showing night `{night['run_id']}`, published {night['published_at']:%Y-%m-%d %H:%M} UTC. "
+               "A night that fails publishes nothing: these pages keep the last good one.")
 
 
 def counts(wh: ui.Warehouse) -> None:
@@ -65,7 +148,7 @@ def counts(wh: ui.Warehouse) -> None:
     tables = wh.tables()
     n_cafes = None
     if tables.get("marts.cafe_games") is not None:
-        n_cafes = wh.query(q.cafe_count)["n_cafes"][0]
+        n_cafes = wh.query(cafe_count)["n_cafes"][0]
     cols = st.columns(5)
     cols[0].metric("ゲーム Games", ui.number(tables.get("marts.games")))
     cols[1].metric("会員 Members", ui.number(tables.get("marts.members")))
@@ -81,7 +164,7 @@ def crawl_freshness(wh: ui.Warehouse) -> None:
     with ui.section("クロール Crawl freshness"):
         if not wh.require("raw.crawl_runs", what="Crawl runs"):
             return
-        runs = wh.query(q.crawl_runs, limit=30)
+        runs = wh.query(crawl_runs, limit=30)
         finished = runs.filter(pl.col("finished_at").is_not_null())
         latest = runs.row(0, named=True)
         cols = st.columns(3)
@@ -106,7 +189,7 @@ def nightly_run(wh: ui.Warehouse) -> None:
         if not wh.require("marts.pipeline_runs", what="Nightly runs"):
             quality_summary(wh)
             return
-        runs = wh.query(q.pipeline_runs, limit=30)
+        runs = wh.query(pipeline_runs, limit=30)
         last = runs.row(0, named=True)
         cols = st.columns(4)
         cols[0].metric("Status", str(last["status"]), help=f"run {last['run_id']} ({last['job']})")
@@ -123,7 +206,7 @@ def nightly_run(wh: ui.Warehouse) -> None:
                        tooltip=["run_id", "job", "status", "started_at", "n_checks", "n_failed_checks"]),
             alt_text="Duration and outcome of recent nightly runs",
         )
-        checks = wh.query(q.pipeline_run_checks, run_id=last["run_id"])
+        checks = wh.query(pipeline_run_checks, run_id=last["run_id"])
         if checks.height:
             failed = checks.filter(~pl.col("passed"))
             st.markdown(f"**Checks of run `{last['run_id']}`** — {failed.height} failed of {checks.height}")
@@ -136,7 +219,7 @@ def nightly_run(wh: ui.Warehouse) -> None:
 def quality_summary(wh: ui.Warehouse) -> None:
     """One line on the current data-quality checks, pointing to the page with details."""
     if wh.rows("marts.quality_checks"):
-        checks = wh.query(q.quality_checks)
+        checks = wh.query(quality_checks)
         failing = checks.filter(~pl.col("passed"))
         st.markdown(
             f"Current data-quality checks: **{checks.height - failing.height} of {checks.height} pass**"

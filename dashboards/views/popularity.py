@@ -10,9 +10,71 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from dashboards import queries as q
 from dashboards import ui
 from dashboards.charts import ROW_HEIGHT, hbars, paired_hbars, rows_height, show
+from dashboards.sql import STATUS_LABELS, metric_columns, query
+
+
+# -- this page's queries ------------------------------------------------------------------
+
+# metric -> (members' aggregate column, site counter column, site change column)
+POPULARITY_METRICS: dict[str, tuple[str, str, str]] = {
+    "have": ("members_have", "site_have", "site_have_change"),
+    "played": ("members_played", "site_played", "site_played_change"),
+    "favorite": ("members_favorite", "site_favorite", "site_favorite_change"),
+    "watching": ("members_watching", "site_watching", "site_watching_change"),
+}
+
+
+def _members_and_site(metric: str) -> tuple[str, str, str]:
+    """(members' column, site column, SELECT of both per game) for a metric's constant columns."""
+    members_col, site_col, _ = metric_columns(metric, POPULARITY_METRICS)
+    return members_col, site_col, f"""
+        SELECT game_id, coalesce(name_ja, name_en, game_id) AS name,
+               {members_col} AS members, {site_col} AS site
+        FROM marts.game_popularity
+    """
+
+
+@query
+def top_games(*, metric: str, limit: int = 20) -> str:
+    """Games with most members' `metric` (have/played/favorite/watching), next to the site's counter."""
+    members_col, _, select = _members_and_site(metric)
+    return f"{select} ORDER BY {members_col} DESC, game_id LIMIT $limit"
+
+
+@query
+def members_vs_site(*, metric: str) -> str:
+    """Every game's members' aggregate against the site's counter (for a scatter plot)."""
+    _, site_col, select = _members_and_site(metric)
+    return f"{select} WHERE {site_col} IS NOT NULL"
+
+
+@query
+def wanted_not_owned(*, limit: int = 20) -> str:
+    """Games most members watch (気になる) without owning them."""
+    return """
+        SELECT game_id, coalesce(name_ja, name_en, game_id) AS name, wanted_not_owned,
+               members_watching, members_have
+        FROM marts.game_popularity
+        WHERE wanted_not_owned > 0
+        ORDER BY wanted_not_owned DESC, game_id
+        LIMIT $limit
+    """
+
+
+@query
+def counter_changes(*, metric: str, limit: int = 20) -> str:
+    """Games whose site counter moved most since the previous crawl (`change`, `site`)."""
+    _, site_col, change_col = metric_columns(metric, POPULARITY_METRICS)
+    return f"""
+        SELECT game_id, coalesce(name_ja, name_en, game_id) AS name,
+               {change_col} AS change, {site_col} AS site
+        FROM marts.game_popularity
+        WHERE {change_col} IS NOT NULL AND {change_col} <> 0
+        ORDER BY abs({change_col}) DESC, {change_col} DESC, game_id
+        LIMIT $limit
+    """
 
 TOP_N = 15
 
@@ -24,18 +86,18 @@ def main() -> None:
         if not wh.require("marts.game_popularity", what="Popularity"):
             return
         metric = st.radio(
-            "Status", list(q.POPULARITY_METRICS), format_func=lambda m: f"{q.STATUS_LABELS[m]} ({m})",
+            "Status", list(POPULARITY_METRICS), format_func=lambda m: f"{STATUS_LABELS[m]} ({m})",
             horizontal=True, key="pop_metric",
         )
-        label = q.STATUS_LABELS[metric]
+        label = STATUS_LABELS[metric]
         left, right = st.columns(2)
         with left, ui.section(f"最多「{label}」 Most {metric}"):
-            top = wh.query(q.top_games, metric=metric, limit=TOP_N)
+            top = wh.query(top_games, metric=metric, limit=TOP_N)
             show(paired_hbars(top, label="name", columns={"members": "members (public)", "site": "site counter"},
                               value_title="count", label_title=None),
                  alt_text=f"Games with most members' {metric}, against the site's counter")
         with right, ui.section("会員 vs サイト Members vs the site"):
-            scatter = wh.query(q.members_vs_site, metric=metric)
+            scatter = wh.query(members_vs_site, metric=metric)
             if scatter.height:
                 top = max(int(scatter["members"].max() or 0), int(scatter["site"].max() or 0))
                 diagonal = alt.Chart(
@@ -54,7 +116,7 @@ def main() -> None:
                 st.info("No game page with the site's counters has been crawled yet.")
         left, right = st.columns(2)
         with left, ui.section("気になるけど未所持 Wanted but not owned"):
-            wanted = wh.query(q.wanted_not_owned, limit=TOP_N)
+            wanted = wh.query(wanted_not_owned, limit=TOP_N)
             if wanted.height:
                 show(hbars(wanted, label="name", value="wanted_not_owned", label_title=None,
                            value_title="members watching, not owning",
@@ -64,7 +126,7 @@ def main() -> None:
             else:
                 st.info("No member watches a game they do not own.")
         with right, ui.section("前回からの変化 Change since the last crawl"):
-            changes = wh.query(q.counter_changes, metric=metric, limit=TOP_N)
+            changes = wh.query(counter_changes, metric=metric, limit=TOP_N)
             if changes.height:
                 show(
                     alt.Chart(changes).mark_bar().encode(

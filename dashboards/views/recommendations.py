@@ -11,12 +11,110 @@ champion is from a bestseller list.
 from __future__ import annotations
 
 import altair as alt
+import duckdb
 import polars as pl
 import streamlit as st
 
-from dashboards import queries as q
 from dashboards import ui
 from dashboards.charts import show
+from dashboards.sql import STATUS_LABELS, query, reader
+from warehouse.views import UnknownUserError, collection
+
+
+# -- this page's queries ------------------------------------------------------------------
+
+@query
+def model_runs() -> str:
+    """Every model run with its offline metrics, oldest first."""
+    return """
+        SELECT run_id, model, k, ndcg, precision, recall, map, coverage,
+               n_users, n_games, n_interactions, trained_at, champion, params::VARCHAR AS params
+        FROM marts.model_runs
+        ORDER BY trained_at, run_id, model
+    """
+
+
+@query
+def recommendation_summary() -> str:
+    """What the current recommendations are: run, model, members served, catalogue coverage,
+    the share in the top-10% most popular games and the mean popularity rank (vs the catalogue's).
+    Popularity ranks and deciles come from marts.game_popularity."""
+    return """
+        WITH recs AS (
+            SELECT r.*, p.popularity_decile, p.popularity_rank
+            FROM marts.recommendations r LEFT JOIN marts.game_popularity p USING (game_id)
+        )
+        SELECT string_agg(DISTINCT run_id, ', ') AS run_ids,
+               string_agg(DISTINCT model, ', ') AS models,
+               max(generated_at) AS generated_at,
+               count(*) AS n_recommendations,
+               count(DISTINCT user_id) AS n_members,
+               count(DISTINCT game_id) AS n_games,
+               count(DISTINCT game_id)::DOUBLE / nullif((SELECT count(*) FROM marts.game_popularity), 0)
+                   AS catalogue_coverage,
+               avg((popularity_decile = 1)::INTEGER) AS share_top10pct,
+               avg(popularity_rank) AS mean_rank_recommended,
+               ((SELECT count(*) FROM marts.game_popularity) + 1) / 2.0 AS mean_rank_catalogue
+        FROM recs
+    """
+
+
+@query
+def recommendation_deciles() -> str:
+    """Share of recommendations per popularity decile (1 = the 10% most popular games)."""
+    return """
+        SELECT d.decile, count(r.game_id) AS n_recommendations,
+               count(r.game_id)::DOUBLE / nullif(sum(count(r.game_id)) OVER (), 0) AS share
+        FROM (SELECT DISTINCT popularity_decile AS decile FROM marts.game_popularity) d
+        LEFT JOIN marts.game_popularity g ON g.popularity_decile = d.decile
+        LEFT JOIN marts.recommendations r ON r.game_id = g.game_id
+        GROUP BY d.decile ORDER BY d.decile
+    """
+
+
+@query
+def recommended_members() -> str:
+    """Members who have recommendations, with their name when known (`user_id`, `name`, `n_games`)."""
+    return """
+        SELECT r.user_id, any_value(m.name) AS name, any_value(m.n_games) AS n_games
+        FROM (SELECT DISTINCT user_id FROM marts.recommendations) r
+        LEFT JOIN marts.members m USING (user_id)
+        GROUP BY r.user_id ORDER BY r.user_id
+    """
+
+
+@query
+def member_recommendations(*, user_id: str) -> str:
+    """One member's recommendations with reasons, game specs and popularity rank."""
+    return """
+        SELECT r.rank, r.game_id, coalesce(g.name_ja, g.name_en, r.game_id) AS name, r.score, r.reason,
+               g.min_players, g.max_players, g.max_minutes, p.popularity_rank, r.model, r.run_id
+        FROM marts.recommendations r
+        LEFT JOIN marts.games g USING (game_id)
+        LEFT JOIN marts.game_popularity p USING (game_id)
+        WHERE r.user_id = $user_id
+        ORDER BY r.rank
+    """
+
+
+@reader
+def member_collection(con: duckdb.DuckDBPyConnection, *, user_id: str) -> pl.DataFrame:
+    """One member's collection (warehouse.views.collection): favourites first, then best rated, then name."""
+    try:
+        rows = collection(con, user_id, sort="name")
+    except UnknownUserError:
+        rows = []
+    columns = ["game_id", "name", "have", "played", "favorite", "watching", "rating", "updated_at"]
+    schema = {"game_id": pl.String, "name_ja": pl.String, "name_en": pl.String, "have": pl.Boolean,
+              "played": pl.Boolean, "favorite": pl.Boolean, "watching": pl.Boolean, "rating": pl.Int64,
+              "updated_at": pl.String}  # the view gives ISO text, as the CLI prints it
+    frame = pl.DataFrame([{k: r[k] for k in schema} for r in rows], schema=schema)
+    return (
+        frame.with_columns(pl.coalesce("name_ja", "name_en", "game_id").alias("name"),
+                           pl.col("updated_at").str.to_datetime(time_zone="UTC"))
+        .sort(["favorite", "rating", "name", "game_id"], descending=[True, True, False, False], nulls_last=True)
+        .select(columns)
+    )
 
 METRICS = {"ndcg": "NDCG", "precision": "precision", "recall": "recall", "map": "MAP", "coverage": "coverage"}
 
@@ -25,16 +123,16 @@ def main() -> None:
     st.title("おすすめ Recommendations")
     st.caption("Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.")
     with ui.warehouse() as wh:
-        model_runs(wh)
+        model_history(wh)
         popularity_bias(wh)
         explorer(wh)
 
 
-def model_runs(wh: ui.Warehouse) -> None:
+def model_history(wh: ui.Warehouse) -> None:
     with ui.section("モデルの推移 Model runs over time"):
         if not wh.require("marts.model_runs", what="Model runs"):
             return
-        runs = wh.query(q.model_runs)
+        runs = wh.query(model_runs)
         metric = st.segmented_control(
             "Metric", list(METRICS), format_func=METRICS.get, default="ndcg", key="rec_metric"
         ) or "ndcg"
@@ -66,7 +164,7 @@ def popularity_bias(wh: ui.Warehouse) -> None:
     with ui.section("人気への偏り Popularity bias"):
         if not wh.require("marts.recommendations", "marts.game_popularity", what="Popularity bias"):
             return
-        s = wh.query(q.recommendation_summary).row(0, named=True)
+        s = wh.query(recommendation_summary).row(0, named=True)
         cols = st.columns(4)
         cols[0].metric("Members served", ui.number(s["n_members"]), help=f"run {s['run_ids']}, model {s['models']}")
         cols[1].metric("Catalogue coverage", _pct(s["catalogue_coverage"]),
@@ -84,7 +182,7 @@ def popularity_bias(wh: ui.Warehouse) -> None:
                 f"a game picked at random from the catalogue, {s['mean_rank_catalogue']:,.0f} "
                 "(rank 1 = in the most members' collections)."
             )
-        deciles = wh.query(q.recommendation_deciles)
+        deciles = wh.query(recommendation_deciles)
         bars = alt.Chart(deciles).mark_bar().encode(
             x=alt.X(
                 "decile:O", title="popularity decile (1 = the 10% most popular games)", axis=alt.Axis(labelAngle=0)
@@ -103,7 +201,7 @@ def explorer(wh: ui.Warehouse) -> None:
     with ui.section("会員別 Per-member explorer"):
         if not wh.require("marts.recommendations", what="The member explorer"):
             return
-        members = wh.query(q.recommended_members)
+        members = wh.query(recommended_members)
         names = dict(zip(members["user_id"].to_list(), members["name"].to_list()))
         sizes = dict(zip(members["user_id"].to_list(), members["n_games"].to_list()))
         user_id = st.selectbox(
@@ -114,7 +212,7 @@ def explorer(wh: ui.Warehouse) -> None:
             return
         left, right = st.columns([3, 2])
         with left:
-            recs = wh.query(q.member_recommendations, user_id=user_id)
+            recs = wh.query(member_recommendations, user_id=user_id)
             st.markdown(f"**Recommended for {names[user_id] or user_id}**")
             st.dataframe(
                 recs.select("rank", "name", "reason", "score", "popularity_rank", "min_players", "max_players",
@@ -127,12 +225,12 @@ def explorer(wh: ui.Warehouse) -> None:
             if wh.rows("marts.collections") is None:
                 st.info("`marts.collections` does not exist yet.")
                 return
-            owned = wh.query(q.member_collection, user_id=user_id)
+            owned = wh.query(member_collection, user_id=user_id)
             if owned.height:
                 st.dataframe(
                     owned.select("name", "have", "played", "favorite", "watching", "rating", "game_id"),
                     hide_index=True,
-                    column_config={k: st.column_config.CheckboxColumn(v) for k, v in q.STATUS_LABELS.items()},
+                    column_config={k: st.column_config.CheckboxColumn(v) for k, v in STATUS_LABELS.items()},
                 )
             else:
                 st.caption("Empty (or private) collection.")

@@ -10,6 +10,9 @@ push). Loading the definitions only reads the environment, it never writes it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -49,6 +52,31 @@ def _env_or(name: str, default: str) -> dg.EnvVar | str:
     return dg.EnvVar(name) if os.environ.get(name) else default
 
 
+class NightlyLock(dg.ConfigurableResource):
+    """Holds DATA_DIR/.nightly.lock for the whole run and recovers dead runs first (run_guard).
+
+    Required by the nightly job's hooks, so every run of it takes the lock, whether
+    `bodoge run`, the schedule under `bodoge serve` or the UI launched it.
+    """
+
+    data_dir: str = "data"
+    warehouse: str = ""
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["NightlyLock"]:
+        from pipelines.run_guard import guarded_run
+
+        assert context.instance is not None
+        with guarded_run(context.instance, context.run_id, data_dir=Path(self.data_dir), warehouse=self.warehouse):
+            yield self
+
+
+class AlertSettings(dg.ConfigurableResource):
+    """Where the daemon's sensors POST alerts (BODOGE_ALERT_URL; empty: no alerts)."""
+
+    alert_url: str = ""
+
+
 @dg.definitions
 def resources() -> dg.Definitions:
     paths = resolve_paths()
@@ -62,5 +90,10 @@ def resources() -> dg.Definitions:
                 crawl_floor=_env_or("BODOGE_CRAWL_FLOOR", ""),
                 keep_exports=_env_or("BODOGE_KEEP_EXPORTS", ""),
             ),
+            "nightly_lock": NightlyLock(
+                data_dir=_env_or("BODOGE_DATA_DIR", str(paths.data_dir)),
+                warehouse=_env_or("BODOGE_WAREHOUSE", str(paths.warehouse)),
+            ),
+            "alerts": AlertSettings(alert_url=_env_or("BODOGE_ALERT_URL", "")),
         }
     )

@@ -1,13 +1,21 @@
-"""The nightly job: the whole graph, one step at a time (DuckDB has one writer), at 03:00 JST."""
+"""The nightly job: the whole graph, one step at a time (DuckDB has one writer), at 03:00 JST.
+
+Its hooks require the `nightly_lock` resource, so every run of the job holds the data
+directory's nightly lock (pipelines/run_guard.py), whoever launched it. The sensors log
+every run into marts.pipeline_runs and alert on failures and stale nights.
+"""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-@dg.success_hook(name="stage_done")
+from pipelines.defs.resources import AlertSettings, SiteSettings
+
+@dg.success_hook(name="stage_done", required_resource_keys={"nightly_lock"})
 def stage_done(context: dg.HookContext) -> None:
     """One progress line per finished stage, with its row counts (`bodoge run` shows these)."""
     rows = []
@@ -19,7 +27,7 @@ def stage_done(context: dg.HookContext) -> None:
     print(f"nightly: done {context.step_key}{detail}", file=sys.stderr, flush=True)
 
 
-@dg.failure_hook(name="stage_failed")
+@dg.failure_hook(name="stage_failed", required_resource_keys={"nightly_lock"})
 def stage_failed(context: dg.HookContext) -> None:
     print(f"nightly: FAILED {context.step_key}", file=sys.stderr, flush=True)
 
@@ -56,9 +64,44 @@ def nightly_succeeded(context: dg.RunStatusSensorContext, duckdb: DuckDBResource
 @dg.run_failure_sensor(
     monitored_jobs=[nightly],
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Records each failed nightly run and its checks in marts.pipeline_runs.",
+    description="Records each failed nightly run in marts.pipeline_runs and POSTs one alert "
+    "(BODOGE_ALERT_URL): run id, failed step, root cause, where its logs are.",
 )
-def nightly_failed(context: dg.RunFailureSensorContext, duckdb: DuckDBResource) -> None:
-    from pipelines.run_log import log_run
+def nightly_failed(
+    context: dg.RunFailureSensorContext, duckdb: DuckDBResource, site: SiteSettings, alerts: AlertSettings
+) -> None:
+    from pipelines import alerts as alerting
+    from pipelines.run_log import log_run_safely
 
-    log_run(context.instance, context.dagster_run.run_id, duckdb.database)
+    run_id = context.dagster_run.run_id
+    log_run_safely(context.instance, run_id, duckdb.database)
+    if alerts.alert_url:
+        step, cause = failed_step(context.instance, run_id, fallback=context.failure_event.message or "failed")
+        logs = Path(context.instance.root_directory) / "storage" / run_id
+        alerting.night_failed(site.paths.data_dir, alerts.alert_url, run_id=run_id, step=step, cause=cause,
+                              log_path=logs)
+
+
+@dg.sensor(
+    minimum_interval_seconds=600,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="POSTs one alert (BODOGE_ALERT_URL) when no night has been published for 26 hours.",
+)
+def nightly_freshness(context: dg.SensorEvaluationContext, site: SiteSettings, alerts: AlertSettings) -> dg.SkipReason:
+    from pipelines import alerts as alerting
+
+    if not alerts.alert_url:
+        return dg.SkipReason("no BODOGE_ALERT_URL: nobody to tell")
+    sent = alerting.freshness_missed(site.paths.data_dir, alerts.alert_url)
+    return dg.SkipReason("stale: alert sent" if sent else "fresh, or already alerted")
+
+
+def failed_step(instance: dg.DagsterInstance, run_id: str, *, fallback: str) -> tuple[str | None, str]:
+    """(step, one-line root cause) of a failed run's first failed step."""
+    from pipelines.worker import root_cause
+
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        event = entry.dagster_event
+        error = getattr(event.event_specific_data, "error", None) if event else None
+        return (event.step_key if event else None), (root_cause(error) if error else fallback)
+    return None, fallback.splitlines()[0] if fallback else "failed"

@@ -22,7 +22,10 @@ import streamlit as st
 from dashboard_warehouse import DashboardWarehouse
 from streamlit.testing.v1 import AppTest
 
-from dashboards import queries
+from dashboards.views import cafes as cafes_page
+from dashboards.views import catalogue as catalogue_page
+from dashboards.views import popularity as popularity_page
+from dashboards.views import recommendations as recommendations_page
 from dashboards.launch import APP
 from dashboards.views import PAGES, PageSpec
 
@@ -257,15 +260,15 @@ def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: Dashboard
     hostile = "x' OR '1'='1'; DROP TABLE marts.games; --"
     con = duckdb.connect(str(dashboard_warehouse.path), read_only=True)
     try:
-        assert queries.member_recommendations(con, user_id=hostile).height == 0
-        assert queries.member_collection(con, user_id=hostile).height == 0
-        assert queries.cafe_wanted_games(con, space_slug=hostile).height == 0
-        summary = queries.catalogue_summary(
+        assert recommendations_page.member_recommendations(con, user_id=hostile).height == 0
+        assert recommendations_page.member_collection(con, user_id=hostile).height == 0
+        assert cafes_page.cafe_wanted_games(con, space_slug=hostile).height == 0
+        summary = catalogue_page.catalogue_summary(
             con, year_from=1900, year_to=2100, keep_undated=True, mechanics=[hostile], themes=[]
         )
         assert summary["n_games"][0] == 0
         with pytest.raises(ValueError):
-            queries.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
+            popularity_page.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
     finally:
         con.close()
 
@@ -307,3 +310,27 @@ def _hold_write_lock(path: Path) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
     return proc
+
+
+def test_overview_says_which_published_night_it_shows(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
+) -> None:
+    """On the published night (what `bodoge dashboard` opens), the overview names it and its ages."""
+    from warehouse.db import connect
+    from warehouse.publish import publish_snapshot
+
+    (tmp_path / "warehouse.duckdb").write_bytes(dashboard_warehouse.path.read_bytes())
+    con = connect(tmp_path / "warehouse.duckdb")
+    try:
+        published = publish_snapshot(con, tmp_path, run_id="night-42", export_run_id="exp-42")
+    finally:
+        con.close()
+    use_warehouse(published.path)
+    st.cache_data.clear()
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["公開中の夜 Published night"].endswith("ago")
+    assert metrics["最古のページ Oldest crawled page"].endswith("ago")
+    assert "Showing night `night-42`" in texts(at)
+    assert metrics["ゲーム Games"] == f"{dashboard_warehouse.n_games:,}"  # the marts came along

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapers.scratch import process_alive
+from core.procs import process_alive
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,6 +5,8 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import SiteSettings
 from warehouse.export import export_bundle
+from warehouse.export_retention import latest_name
+from warehouse.publish import publish_snapshot
 from warehouse.push import push_bundle
 
 
@@ -29,3 +31,27 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
         context.log.info(f"pushed {bundle.run_id} to {push_url}: HTTP {result.status} after {result.attempts} attempt(s)")
         metadata.update({"pushed_to": push_url, "push_status": result.status, "idempotency_key": result.idempotency_key})
     return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.asset(
+    key=["export", "published_night"],
+    deps=[site_bundle],
+    group_name="export",
+    kinds={"duckdb"},
+    pool="warehouse_writer",
+)
+def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+    """DATA_DIR/published.duckdb: the read-only copy of the marts that readers open.
+
+    The night's last step, after the export: a night that fails anywhere publishes
+    nothing, and `bodoge collection/cafes/recommend`, the dashboard and analysts keep the
+    previous night. Swapped in whole with os.replace (warehouse/publish.py).
+    """
+    exports = Path(site.data_dir) / "exports"
+    with duckdb.get_connection() as con:
+        result = publish_snapshot(con, Path(site.data_dir), run_id=context.run_id, export_run_id=latest_name(exports))
+    context.log.info(f"published {result.path}: {result.bytes / 1e6:.1f} MB in {result.seconds:.1f}s")
+    return dg.MaterializeResult(
+        metadata={"path": str(result.path), "tables": result.tables, "bytes": result.bytes,
+                  "seconds": round(result.seconds, 2)}
+    )

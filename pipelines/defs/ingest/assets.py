@@ -9,6 +9,7 @@ from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor
 from warehouse.db import scalar, sql_files
 from warehouse.export_retention import prune_bundles
+from warehouse.publish import scrub_published
 from warehouse.raw import RAW_TABLES as ITEM_TABLES
 
 # Every raw table (one SQL file each), and which item kind fills it.
@@ -54,6 +55,7 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
         # Members found private tonight leave every kept export bundle now, even if the
         # night fails later on.
         pruned = prune_bundles(con, site.paths.exports, keep=site.bundles_to_keep())
+        scrub_published(con, site.paths.data_dir)  # and from the night readers see
         if pruned.scrubbed or pruned.deleted:
             context.log.info(f"export bundles: {len(pruned.scrubbed)} scrubbed, {len(pruned.deleted)} deleted by age")
         for name in RAW_TABLES:

@@ -1,6 +1,8 @@
 -- marts.game_popularity: members' statuses aggregated from public collections against the
 -- site's own counters (which also count private members), ratios, the "wanted but not
--- owned" gap, and the change of the site's counters since the previous crawl.
+-- owned" gap, the change of the site's counters since the previous crawl, and each game's
+-- popularity rank (1 = most members have it in their collection) and decile (1 = the 10%
+-- most popular), which the dashboard's popularity-bias charts read.
 CREATE OR REPLACE TABLE marts.game_popularity AS
 WITH members_agg AS (
     SELECT
@@ -37,7 +39,9 @@ SELECT
     g.n_have - c.prev_n_have AS site_have_change,
     g.n_played - c.prev_n_played AS site_played_change,
     g.n_favorite - c.prev_n_favorite AS site_favorite_change,
-    g.n_watching - c.prev_n_watching AS site_watching_change
+    g.n_watching - c.prev_n_watching AS site_watching_change,
+    row_number() OVER (ORDER BY coalesce(m.n_members, 0) DESC, g.game_id) AS popularity_rank,
+    least(10, 1 + floor((popularity_rank - 1) * 10 / count(*) OVER ()))::INTEGER AS popularity_decile
 FROM marts.games g
 LEFT JOIN members_agg m USING (game_id)
 LEFT JOIN latest_counters c USING (game_id)

@@ -1,0 +1,123 @@
+"""Telling someone when a night fails or the published night grows stale: one JSON POST each.
+
+Why here, free of Dagster: the same alert goes out from `bodoge run`'s supervisor (which
+knows the one-line cause and the log of its night) and from the daemon's sensors under
+`bodoge serve`; both call these functions.
+
+Never more than one alert per failed night: each alert has a key (`failed-<run id>`,
+`stale-<published run id>`), claimed by creating `DATA_DIR/alerts/<key>.json` exclusively
+before the POST, so a supervisor and a sensor seeing the same failed run, or a re-run of
+the sensor, send it once. A POST that never gets through (after the push code's retries
+with backoff) releases its claim, so the next chance tries again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from core.http import PostGaveUp, PostRefused, Retry, post_with_retry
+
+FRESHNESS = timedelta(hours=26)
+ALERTS_DIR = "alerts"
+
+
+def check_alert_url(url: str | None) -> str | None:
+    """The alert endpoint, or a one-line ValueError when it is not an http(s) URL."""
+    from urllib.parse import urlsplit
+
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"--alert-url: not an http(s) URL: {url!r}")
+    return url
+
+
+class AlertUndelivered(Exception):
+    """The alert endpoint refused the alert or never took it."""
+
+
+def send_alert(data_dir: Path, url: str, *, key: str, payload: dict[str, Any], **retry: Any) -> bool:
+    """POST `payload` once per `key`; False when that key was already sent (or is being sent).
+
+    Raises AlertUndelivered when the endpoint never takes it (the claim is released, so the
+    next chance tries again). `retry` holds core.http.Retry's fields (attempts, base_delay, …).
+    """
+    folder = Path(data_dir) / ALERTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    claim = folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", key) + ".json")
+    body = {"key": key, "host": socket.gethostname(), "data_dir": str(data_dir),
+            "sent_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **payload}
+    data = json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
+    try:
+        fd = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    try:
+        post_with_retry(url, data, {"Content-Type": "application/json", "Idempotency-Key": key},
+                        retry=Retry(**retry))
+    except PostRefused as exc:
+        claim.unlink(missing_ok=True)
+        raise AlertUndelivered(f"{url} refused the alert: HTTP {exc.status}") from exc
+    except PostGaveUp as exc:
+        claim.unlink(missing_ok=True)
+        raise AlertUndelivered(f"{url} did not take the alert after {exc.attempts} attempts (last: {exc.last})") from exc
+    except BaseException:
+        claim.unlink(missing_ok=True)
+        raise
+    return True
+
+
+def night_failed(
+    data_dir: Path, url: str, *, run_id: str, step: str | None, cause: str, log_path: str | Path | None, **retry: Any
+) -> bool:
+    """The alert for one failed night (sent at most once per run id)."""
+    payload = {"kind": "night_failed", "run_id": run_id, "failed_step": step, "cause": cause,
+               "log_path": str(log_path) if log_path else None}
+    return send_alert(data_dir, url, key=f"failed-{run_id}", payload=payload, **retry)
+
+
+def published_at(data_dir: Path) -> tuple[str | None, datetime | None]:
+    """(run id, time) of the published night, or (None, None) when nothing was published."""
+    from warehouse.db import WarehouseError
+    from warehouse.publish import open_published, publication
+
+    try:
+        con = open_published(data_dir)
+    except WarehouseError:
+        return None, None
+    try:
+        row = publication(con) or {}
+    finally:
+        con.close()
+    return row.get("run_id"), row.get("published_at")
+
+
+def freshness_missed(data_dir: Path, url: str, *, now: datetime | None = None, **retry: Any) -> bool:
+    """Alert once when no night has been published for FRESHNESS (26 h); True if it was sent now.
+
+    With nothing published ever, the clock starts at the first nightly log.
+    """
+    now = now or datetime.now(timezone.utc)
+    run_id, at = published_at(data_dir)
+    if at is None:
+        logs = sorted((Path(data_dir) / "logs").glob("nightly-*.log"))
+        if not logs:
+            return False
+        at = datetime.fromtimestamp(logs[0].stat().st_mtime, timezone.utc)
+    if now - at <= FRESHNESS:
+        return False
+    hours = (now - at).total_seconds() / 3600
+    payload = {"kind": "freshness_missed", "run_id": run_id, "published_at": at,
+               "cause": f"no night published for {hours:.0f} h (limit {FRESHNESS.total_seconds() / 3600:.0f} h)"}
+    return send_alert(data_dir, url, key=f"stale-{run_id or 'never'}", payload=payload, **retry)

@@ -1,0 +1,165 @@
+"""`bodoge serve`: the daemon launches a nightly by itself, under the lock, logged; SIGTERM stops all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from pipelines.recovery import PID_TAG
+from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
+from tests.test_alerts import Receiver, broken_site  # noqa: F401 - a fixture
+from warehouse.publish import open_published, publication
+
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _groups_alive(pgids: set[int]) -> set[int]:
+    alive = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) in pgids:
+            alive.add(int(fields[2]))
+    return alive
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+def _logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            con = duckdb.connect(str(warehouse), read_only=True)
+            try:
+                rows = con.execute("SELECT status FROM marts.pipeline_runs WHERE run_id = ?", [run_id]).fetchall()
+            finally:
+                con.close()
+            if rows:
+                return rows[0][0]
+        except duckdb.Error:
+            pass  # the sensor is writing it
+        time.sleep(2)
+    raise AssertionError(f"run {run_id} never reached marts.pipeline_runs")
+
+
+@contextmanager
+def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]]:
+    """`bodoge serve` running; yields a GraphQL client. On leaving: SIGTERM, 143, no process left."""
+    from dagster_graphql import DagsterGraphQLClient
+
+    port = _free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "bodoge.cli", "serve", "--base-url", base_url, "--data-dir", str(data),
+         "--port", str(port), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    pgids: set[int] = set()
+    try:
+        ready = serve.stdout.readline()
+        assert ready.startswith("serve: Dagster UI on"), ready + serve.stderr.read()
+        pgids = _children(serve.pid)
+        assert len(pgids) == 2  # the daemon and the web UI, each leading its own group
+        yield DagsterGraphQLClient("127.0.0.1", port_number=port)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=90)
+    assert code == 143
+    assert "Traceback" not in serve.stderr.read()
+    deadline = time.monotonic() + 10
+    while _groups_alive(pgids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _groups_alive(pgids), "bodoge serve left processes behind"
+
+
+def _submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
+    """A nightly submitted to the instance's run queue (the daemon dequeues and launches it)."""
+    run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
+                                         repository_name="__repository__")
+    deadline = time.monotonic() + timeout
+    status = None
+    while time.monotonic() < deadline:
+        status = client.get_run_status(run_id).value
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        time.sleep(2)
+    return run_id, str(status)
+
+
+@pytest.mark.slow
+def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_path: Path, site_url: str) -> None:  # noqa: F811
+    import dagster as dg
+
+    data = tmp_path / "data"
+    with serving(data, site_url) as client:
+        run_id, status = _submit_and_wait(client)
+        assert status == "SUCCESS", status
+        assert _logged(data / "warehouse.duckdb", run_id) == "SUCCESS"
+        reader = open_published(data)
+        try:
+            assert publication(reader)["run_id"] == run_id  # the daemon's night was published
+        finally:
+            reader.close()
+        with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
+            tags = instance.get_run_by_id(run_id).tags
+        assert tags.get(PID_TAG, "").isdigit()  # the run took the nightly lock (run_guard tags it)
+
+
+@pytest.mark.slow
+def test_a_failed_daemon_night_alerts_once(tmp_path: Path, broken_site: str) -> None:
+    receiver = Receiver()
+    try:
+        data = tmp_path / "data"
+        with serving(data, broken_site, "--alert-url", receiver.url) as client:
+            run_id, status = _submit_and_wait(client)
+            assert status == "FAILURE", status
+            assert _logged(data / "warehouse.duckdb", run_id) == "FAILURE"
+            deadline = time.monotonic() + 120
+            while not receiver.bodies and time.monotonic() < deadline:
+                time.sleep(1)
+            time.sleep(5)  # a second alert would come now
+        assert [(b["kind"], b["run_id"]) for b in receiver.bodies] == [("night_failed", run_id)]
+        alert = receiver.bodies[0]
+        assert alert["failed_step"] == "raw_tables" and alert["cause"]
+        assert not (data / "published.duckdb").exists()
+    finally:
+        receiver.close()
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((), "no site to crawl"),
+    (("--base-url", "ftp://example.com"), "not an http(s) base URL"),
+    (("--base-url", "http://127.0.0.1:9", "--alert-url", "nope"), "--alert-url: not an http(s) URL"),
+    (("--base-url", "http://127.0.0.1:9", "--port", "0"), "must be at least 1"),
+])
+def test_bad_serve_flags_are_one_line_before_anything_starts(tmp_path: Path, args: tuple, expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("BODOGE_BASE_URL", "BODOGE_ALERT_URL")}
+    run = subprocess.run([sys.executable, "-m", "bodoge.cli", "serve", "--data-dir", str(tmp_path / "d"), *args],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and expected in run.stderr
+    assert not (tmp_path / "d" / "dagster_home").exists()
