@@ -75,8 +75,7 @@ def players_distribution(*, year_from: int, year_to: int, keep_undated: bool, me
         SELECT n.players, count(f.game_id) AS n_games
         FROM range(1, $max_players + 1) n(players)
         LEFT JOIN filtered f
-          ON NOT f.players_implausible AND f.min_players <= n.players
-         AND n.players <= coalesce(f.max_players, f.min_players)
+          ON f.players_from <= n.players AND n.players <= f.players_to  -- marts.games' one rule
         GROUP BY n.players ORDER BY n.players
     """
 

@@ -63,13 +63,13 @@ def owned_by_players(*, max_players: int = 8) -> str:
     """For N = 1..max_players: owned games playable by N, and members owning at least one."""
     return """
         WITH owned AS (
-            SELECT c.user_id, g.min_players, coalesce(g.max_players, g.min_players) AS max_players
+            SELECT c.user_id, g.players_from, g.players_to
             FROM marts.collections c JOIN marts.games g USING (game_id)
-            WHERE c.have AND NOT g.players_implausible
+            WHERE c.have
         )
         SELECT n.players, count(o.user_id) AS n_owned, count(DISTINCT o.user_id) AS n_members
         FROM range(1, $max_players + 1) n(players)
-        LEFT JOIN owned o ON o.min_players <= n.players AND n.players <= o.max_players
+        LEFT JOIN owned o ON o.players_from <= n.players AND n.players <= o.players_to  -- marts.games' one rule
         GROUP BY n.players ORDER BY n.players
     """
 
