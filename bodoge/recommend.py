@@ -31,7 +31,7 @@ def recommend(
     rows = recommendations_for(con, user_id, n=n, players=players, max_minutes=max_minutes)
     if len(rows) >= n or (players is None and max_minutes is None) or not model_dir.is_dir():
         return rows
-    from models.discovery import recommend_filtered
+    from models.discovery.serving import recommend_filtered
 
     stored = con.sql("SELECT * FROM marts.recommendations WHERE user_id = ?", params=[user_id]).pl()
     games = con.sql("SELECT * FROM marts.games").pl()

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from models.base import Recommender
+from models.base import Recommender, topk_frame
 from models.candidates import Candidate, default_candidates
 from models.ease import EASE
 from models.interactions import (
@@ -46,7 +46,7 @@ from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision
 from models.popularity import Popularity
 from models.report import EvaluationReport, ModelResult
 from models.tuning import TuningResult, choose_weighting, tune
-from models.validation import ValidationSet, topk_frame, validation_ndcg
+from models.validation import ValidationSet, validation_ndcg
 
 log = logging.getLogger("bodoge.models")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from models.base import Recommender
+from models.base import Recommender, topk_frame
 from models.interactions import ConfidenceWeights, InteractionMatrix
 from models.metrics import ndcg_at_k
 from models.split import holdout_split
@@ -74,23 +74,6 @@ class ValidationSet:
         )
         rows = np.unique(relevant.get_column("user_id").to_numpy())
         return cls(fit_frame, held_out, matrix, rows, relevant)
-
-
-def topk_frame(user_keys: np.ndarray | pl.Series, item_idx: np.ndarray, scores: np.ndarray) -> pl.DataFrame:
-    """Long format (``user_id``, ``rank``, ``game_id``, ``score``) of ``recommend`` output.
-
-    ``game_id`` is the column index here; padding (``-1``) is dropped.
-    """
-    n_users, n = item_idx.shape
-    frame = pl.DataFrame(
-        {
-            "user_id": np.repeat(np.asarray(user_keys), n),
-            "rank": np.tile(np.arange(1, n + 1, dtype=np.int32), n_users),
-            "game_id": item_idx.ravel(),
-            "score": scores.ravel().astype(np.float64),
-        }
-    )
-    return frame.filter(pl.col("game_id") >= 0)
 
 
 def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:

@@ -13,7 +13,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from models.candidates import default_candidates
-from models.discovery import discover
+from models.discovery.run import discover
 from models.evaluate import evaluate
 from models.interactions import normalise_interactions
 from models.split import holdout_split
