@@ -30,6 +30,12 @@ from models.interactions import InteractionMatrix
 USER_BATCH = 512
 """Members ranked at once (fewer for big catalogues: ``SCORE_BUDGET`` cells per block)."""
 
+RECOMMENDATION_COLUMNS = (
+    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "watching", "generated_at",
+)
+SIMILAR_COLUMNS = ("game_id", "rank", "similar_game_id", "score", "run_id")
+"""The rows of ``marts.recommendations`` and ``marts.similar_games``."""
+
 RANKED_SCHEMA = {
     "user_id": pl.String, "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64,
     "reason": pl.String, "watching": pl.Boolean,
@@ -180,7 +186,9 @@ class DiscoveryModel:
             allowed = candidates(members)
             if members_of is not None:
                 members = members_of(members, allowed)
-            frame, batch_counts = self._rank_batch(members, allowed, take)
+            # A mode with few candidates (a member's shelf) needs no deeper lists than that.
+            most = int(allowed.sum(axis=1).max()) if allowed.size else 0
+            frame, batch_counts = self._rank_batch(members, allowed, max(1, min(take, most)))
             frames.append(frame)
             for key, value in batch_counts.items():
                 counts[key] += value

@@ -22,18 +22,13 @@ from models.base import Recommender, single_threaded_blas
 from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend
-from models.discovery.model import DiscoveryModel
+from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, DiscoveryModel
+from models.discovery.play_next import next_to_play
 from models.discovery.similar import similar_games as similar_lists
 from models.discovery.store import empty_interactions, save_state
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
 
 log = logging.getLogger("bodoge.models")
-
-RECOMMENDATION_COLUMNS = (
-    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "watching", "generated_at",
-)
-SIMILAR_COLUMNS = ("game_id", "rank", "similar_game_id", "score", "run_id")
-
 
 @dataclass
 class Discovery:
@@ -41,6 +36,7 @@ class Discovery:
 
     recommendations: pl.DataFrame
     similar_games: pl.DataFrame
+    next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
     stats: dict[str, Any] = field(default_factory=dict)
 def _catalog(games: pl.DataFrame) -> pl.DataFrame:
     """One row per game id, sorted by id (so the layout does not depend on row order)."""
@@ -126,6 +122,15 @@ def discover(
         )
 
         tick = time.perf_counter()
+        shelf = next_to_play(state, rows, user_ids, run_id=run_id)
+        timings["next_to_play_seconds"] = time.perf_counter() - tick
+        log.info(
+            "discover: %d play-next rows for %d members in %.1fs",
+            shelf.height, shelf.get_column("user_id").n_unique() if shelf.height else 0,
+            timings["next_to_play_seconds"],
+        )
+
+        tick = time.perf_counter()
         similar = similar_lists(state, n_similar)
         timings["similar_seconds"] = time.perf_counter() - tick
         log.info(
@@ -166,10 +171,11 @@ def discover(
         "n_cold_recommendations": n_cold_rows,
         "n_watching_recommendations": int(recommendations.get_column("watching").sum()) if recommendations.height else 0,
         "n_similar": similar_games.height,
+        "n_next_to_play": shelf.height,
         **{f"n_{key}": value for key, value in user_counts.items()},
         **{key: round(value, 3) for key, value in timings.items()},
     }
     if model_dir is not None:
         stats["model_dir"] = str(model_dir)
     log.info("discover: done in %.1fs", timings["total_seconds"])
-    return Discovery(recommendations=recommendations, similar_games=similar_games, stats=stats)
+    return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf, stats=stats)

@@ -19,8 +19,7 @@ import polars as pl
 from models.base import single_threaded_blas
 from models.content import clean_specs
 from models.discovery.members import Members
-from models.discovery.model import Candidates, DiscoveryModel, discover_candidates
-from models.discovery.run import RECOMMENDATION_COLUMNS
+from models.discovery.model import RECOMMENDATION_COLUMNS, Candidates, DiscoveryModel, discover_candidates
 from models.discovery.store import is_saved, load_state
 from models.interactions import normalise_interactions
 

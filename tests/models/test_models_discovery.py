@@ -9,7 +9,8 @@ import pytest
 
 from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend
-from models.discovery.run import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, Discovery, discover
+from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
+from models.discovery.run import Discovery, discover
 from models.discovery.serving import filter_recommendations, recommend_filtered, score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions

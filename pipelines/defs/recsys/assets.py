@@ -157,6 +157,13 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
             description="Discovery: for every member, games neither had nor played, ranked, with a reason.",
         ),
         dg.AssetSpec(
+            ["marts", "next_to_play"],
+            deps=[dg.AssetKey(["recsys", "champion_model"]), dg.AssetKey(["marts", "games"])],
+            group_name="recsys",
+            kinds={"duckdb"},
+            description="Play next (積みゲー): for every member, the games they have and have not played, ranked.",
+        ),
+        dg.AssetSpec(
             ["marts", "similar_games"],
             deps=[dg.AssetKey(["recsys", "champion_model"]), dg.AssetKey(["marts", "games"])],
             group_name="recsys",
@@ -167,7 +174,7 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
     pool="warehouse_writer",
 )
 def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
-    """Refits the champion on everyone's collections and writes recommendations and similar games."""
+    """Refits the champion on everyone's collections; writes recommendations, play next and similar games."""
     folder = _models_dir(site)
     chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
     with duckdb.get_connection() as con:
@@ -190,6 +197,7 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
     with duckdb.get_connection() as con:
         n_recs = replace_table(con, "recommendations", result.recommendations)
         n_similar = replace_table(con, "similar_games", result.similar_games)
+        n_shelf = replace_table(con, "next_to_play", result.next_to_play)
     recs = result.recommendations
     yield dg.MaterializeResult(
         asset_key=["marts", "recommendations"],
@@ -200,6 +208,10 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
             "model": chosen["champion"],
             "run_id": chosen["run_id"],
         },
+    )
+    yield dg.MaterializeResult(
+        asset_key=["marts", "next_to_play"],
+        metadata={"dagster/row_count": n_shelf, "members": result.next_to_play["user_id"].n_unique()},
     )
     yield dg.MaterializeResult(
         asset_key=["marts", "similar_games"],
