@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from warehouse.db import scalar
 from warehouse.views import recommendations_for
 
 _SPEC = ["name_ja", "name_en", "min_players", "max_players", "min_minutes", "max_minutes"]
@@ -61,8 +62,9 @@ def play_next(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int, model_dir
         raise ValueError(f"-n must be at least 1, not {n}")
     ensure_member(con, user_id)
     rows = next_to_play_for(con, user_id, n=n)
-    shelf = con.sql("SELECT count(*) FROM marts.collections WHERE user_id = ? AND have AND NOT played",
-                    params=[user_id]).fetchone()[0]
+    shelf = int(scalar(con, "SELECT count(*) FROM marts.collections c JOIN marts.games USING (game_id) "
+                       "WHERE c.user_id = ? AND c.have AND NOT c.played",
+                       [user_id]) or 0)
     if len(rows) >= min(n, shelf) or not (model_dir / "discovery.json").is_file():
         return rows
     from models.discovery.play_next import play_next_for
