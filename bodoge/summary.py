@@ -79,7 +79,8 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
         return
     rows: list[dict[str, Any]] = con.sql(
         "SELECT model, ndcg, precision, recall, map, coverage, champion FROM marts.model_runs "
-        "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) ORDER BY ndcg DESC"
+        "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) "
+        "AND split = (SELECT max(split) FROM marts.model_runs) ORDER BY ndcg DESC"  # 'time' names the champion
     ).pl().to_dicts()
     champion = next((r for r in rows if r["champion"]), rows[0])
     popularity = next((r for r in rows if r["model"] == "popularity"), None)

@@ -38,11 +38,53 @@ class Discovery:
     similar_games: pl.DataFrame
     next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
     stats: dict[str, Any] = field(default_factory=dict)
-def _catalog(games: pl.DataFrame) -> pl.DataFrame:
+def catalog_frame(games: pl.DataFrame) -> pl.DataFrame:
     """One row per game id, sorted by id (so the layout does not depend on row order)."""
     return games.filter(pl.col("game_id").is_not_null()).with_columns(
         pl.col("game_id").cast(pl.String)
     ).unique("game_id", keep="first", maintain_order=True).sort("game_id")
+
+
+def fit_state(
+    rows: pl.DataFrame,
+    catalog: pl.DataFrame,
+    posts: pl.DataFrame | None,
+    *,
+    champion: str,
+    params: dict[str, Any],
+    weighting: str,
+    seed: int = 0,
+    blend: Blend | None = None,
+    timings: dict[str, float] | None = None,
+) -> DiscoveryModel:
+    """The champion fitted on normalised ``rows`` and the content model of ``catalog``
+    (``catalog_frame``), ready to score; call under ``single_threaded_blas``."""
+    blend = blend or Blend()
+    timings = {} if timings is None else timings
+    tick = time.perf_counter()
+    if rows.height:
+        interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[weighting])
+        model: Recommender | None = default_candidates()[champion].build(params, seed).fit(interactions.matrix)
+    else:
+        interactions, model = empty_interactions(), None
+    timings["fit_seconds"] = time.perf_counter() - tick
+    log.info(
+        "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
+        champion, rows.height, interactions.shape[0], interactions.shape[1], weighting, timings["fit_seconds"],
+    )
+    tick = time.perf_counter()
+    content = ContentModel.fit(catalog, posts)
+    graph = content.neighbours(blend.neighbours)
+    timings["content_seconds"] = time.perf_counter() - tick
+    state = DiscoveryModel(
+        champion=champion, model=model, interactions=interactions, content=content,
+        collections=rows, blend=blend, graph=graph,
+    )
+    log.info(
+        "discover: content features for %d games (%d without any collection entry), %d neighbours each, in %.1fs",
+        content.n_games, int((state.cf_cols < 0).sum()), blend.neighbours, timings["content_seconds"],
+    )
+    return state
 
 
 def discover(
@@ -79,34 +121,12 @@ def discover(
     started = time.perf_counter()
     timings: dict[str, float] = {}
     rows = normalise_interactions(collections, source="collections")
-    catalog = _catalog(games)
+    catalog = catalog_frame(games)
 
     with single_threaded_blas():
-        tick = time.perf_counter()
-        if rows.height:
-            interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[weighting])
-            model: Recommender | None = candidates[champion].build(params, seed).fit(interactions.matrix)
-        else:
-            interactions, model = empty_interactions(), None
-        timings["fit_seconds"] = time.perf_counter() - tick
-        log.info(
-            "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
-            champion, rows.height, interactions.shape[0], interactions.shape[1], weighting, timings["fit_seconds"],
-        )
-
-        tick = time.perf_counter()
-        content = ContentModel.fit(catalog, posts)
-        graph = content.neighbours(blend.neighbours)
-        timings["content_seconds"] = time.perf_counter() - tick
-        state = DiscoveryModel(
-            champion=champion, model=model, interactions=interactions, content=content,
-            collections=rows, blend=blend, graph=graph,
-        )
+        state = fit_state(rows, catalog, posts, champion=champion, params=params, weighting=weighting,
+                          seed=seed, blend=blend, timings=timings)
         n_cold = int((state.cf_cols < 0).sum())
-        log.info(
-            "discover: content features for %d games (%d without any collection entry), %d neighbours each, in %.1fs",
-            content.n_games, n_cold, blend.neighbours, timings["content_seconds"],
-        )
 
         tick = time.perf_counter()
         user_ids = rows.get_column("user_id").unique().sort().to_list()
@@ -165,7 +185,7 @@ def discover(
         "weighting": weighting,
         "n_collection_rows": rows.height,
         "n_users": len(user_ids),
-        "n_games": content.n_games,
+        "n_games": state.n_games,
         "n_cold_games": n_cold,
         "n_recommendations": recommendations.height,
         "n_cold_recommendations": n_cold_rows,
