@@ -50,6 +50,10 @@ class Blend:
     neighbours: int = 200
     similar_cf_share: float = 0.7
     similar_shrink: float = 5.0
+    tail: float = 0.0
+    """Long-tail boost: ``− tail · pop`` (``models.discovery.rerank``)."""
+    diversity: float = 0.0
+    """MMR weight on content similarity to games already listed (``models.discovery.rerank``)."""
 
     def to_dict(self) -> dict[str, float | int]:
         """Plain values, for ``discovery.json``."""

@@ -24,6 +24,7 @@ from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
 from models.discovery.blend import Blend, scaled
 from models.discovery.members import Members, member_rows
+from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.interactions import InteractionMatrix
 
@@ -147,7 +148,8 @@ class DiscoveryModel:
         cf_part = np.where(with_cf, cf_part, 0.0)
         content = np.asarray((members.liked @ self.graph).toarray(), dtype=np.float32)
         content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
-        blended = (cf_part + self.blend.content * content_part + self.blend.popularity * self.pop_norm[None, :])
+        popularity = (self.blend.popularity - self.blend.tail) * self.pop_norm[None, :]
+        blended = cf_part + self.blend.content * content_part + popularity
         blended = blended.astype(np.float32)
         blended[~candidates] = -np.inf
         return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows)
@@ -198,7 +200,9 @@ class DiscoveryModel:
     def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
         n_users = len(members.user_ids)
         scores = self.score(members, candidates)
-        ids, values = top_n(scores.blended, take)
+        ids, values = top_n(scores.blended, max(take, MMR_POOL) if self.blend.diversity > 0 else take)
+        ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
+        ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0
         safe = np.maximum(ids, 0)
         kinds = np.where(np.take_along_axis(self.evidence(scores), safe, axis=1), KIND_PERSONAL, KIND_POPULAR)
