@@ -51,9 +51,11 @@ class Blend:
     similar_cf_share: float = 0.7
     similar_shrink: float = 5.0
     tail: float = 0.0
-    """Long-tail boost: ``− tail · pop`` (``models.discovery.rerank``)."""
-    diversity: float = 0.0
-    """MMR weight on content similarity to games already listed (``models.discovery.rerank``)."""
+    """Long-tail boost: ``− tail · pop`` (``models.discovery.rerank``; off: see the README's curve)."""
+    diversity: float = 0.4
+    """MMR weight on content similarity to games already listed (``models.discovery.rerank``):
+    on a time split of the sample site it lifts NDCG@10 by 1.6 % and intra-list diversity
+    from 0.79 to 0.83 (README, "Diversity and long tail")."""
 
     def to_dict(self) -> dict[str, float | int]:
         """Plain values, for ``discovery.json``."""

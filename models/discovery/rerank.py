@@ -7,9 +7,9 @@
 * **MMR diversity** (``Blend.diversity``, Carbonell & Goldstein 1998): the first ``k``
   slots are filled greedily from the best ``pool`` games by
   ``score − diversity · max similarity to the games already chosen`` (content
-  similarity from the neighbour graph). Slots after ``k`` keep their order. The
-  ``score`` column keeps each game's blended score, so within the first ``k`` it need
-  not fall with the rank.
+  similarity from the neighbour graph). Slots after ``k`` keep their order. In the
+  first ``k`` slots ``score`` is the MMR gain (greedy gains never rise); below them the
+  blended score, capped by the score above, so a list's scores never rise.
 
 ``tradeoff_curve`` measures both on a time split (what members marked next): NDCG@10,
 long-tail share and intra-list diversity for a grid of settings. The README shows the
@@ -57,12 +57,14 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
     chosen = np.zeros((n_users, width), dtype=bool)
     closest = np.zeros((n_users, width), dtype=np.float32)
     order = np.full((n_users, min(k, width)), -1, dtype=np.int64)
+    gains = np.full(order.shape, -np.inf, dtype=np.float32)
     rows = np.arange(n_users)
     for step in range(order.shape[1]):
         gain = np.where(valid & ~chosen, head_values - diversity * closest, -np.inf)
         pick = gain.argmax(axis=1)
         ok = np.isfinite(gain[rows, pick])
         order[ok, step] = pick[ok]
+        gains[ok, step] = gain[rows[ok], pick[ok]]
         chosen[rows[ok], pick[ok]] = True
         closest = np.maximum(closest, sims[rows, pick, :])
     new_ids, new_values = ids.copy(), values.copy()
@@ -72,7 +74,9 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
         positions = np.concatenate([picked, np.asarray(rest, dtype=np.int64)])
         new_ids[user, :width] = head[user, positions]
         new_values[user, :width] = head_values[user, positions]
-    return new_ids, new_values
+        new_values[user, : picked.size] = gains[user, : picked.size]
+    # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
+    return new_ids, np.minimum.accumulate(new_values, axis=1)
 
 
 def tradeoff_curve(
