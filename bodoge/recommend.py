@@ -41,15 +41,7 @@ def recommend(
                                model_dir=model_dir, collection=mine)
     if wider.height <= len(rows):
         return rows
-    model = stored["model"][0] if stored.height else None
-    out = (
-        wider.join(games.select("game_id", *_SPEC), on="game_id", how="left")
-        .sort("rank")
-        .with_row_index("new_rank", offset=1)
-        .select(pl.col("new_rank").cast(pl.Int64).alias("rank"), "game_id", *_SPEC, "score", "reason",
-                pl.col("watching").fill_null(False), pl.lit(model).alias("model"))
-    )
-    return out.to_dicts()
+    return _with_specs(con, wider.with_columns(pl.col("watching").fill_null(False)))
 
 
 def play_next(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int, model_dir: Path) -> list[dict[str, Any]]:

@@ -28,10 +28,8 @@ import polars as pl
 
 from models.base import single_threaded_blas, top_n
 from models.discovery.group import AGGREGATIONS, Table, aggregate, member_scores
-from models.discovery.run import catalog_frame, fit_state
-from models.interactions import normalise_interactions
+from models.discovery.run import fit_on_earlier
 from models.metrics import ndcg_at_k, recall_at_k
-from models.split import time_split
 
 log = logging.getLogger("bodoge.models")
 
@@ -69,13 +67,8 @@ def evaluate_group_aggregations(
     seed: int = 0,
 ) -> dict[str, Any]:
     """``{"n_groups", "size", "k", "aggregations": {name: {"ndcg", "recall"}}, "winner"}``."""
-    train, test = time_split(collections.select("user_id", "game_id", "have", "played", "favorite", "watching",
-                                                "rating", "updated_at"), fraction=0.2)
-    train = normalise_interactions(train.drop("updated_at"), source="earlier entries")
-    test = normalise_interactions(test.drop("updated_at"), source="later entries")
-    with single_threaded_blas():
-        state = fit_state(train, catalog_frame(games), posts, champion=champion, params=params or {},
-                          weighting=weighting, seed=seed)
+    state, train, test = fit_on_earlier(collections, games, posts, champion=champion, params=params,
+                                        weighting=weighting, seed=seed)
     catalogue = set(state.game_ids.to_list())
     lists: dict[str, list[dict[str, Any]]] = {how: [] for how in AGGREGATIONS}
     relevant_rows = []

@@ -31,7 +31,6 @@ from models.beyond import intra_list_diversity, long_tail_share, mean_popularity
 from models.discovery.attribution import gather_flat
 from models.discovery.members import Members
 from models.metrics import ndcg_at_k
-from models.split import time_split
 
 log = logging.getLogger("bodoge.models")
 
@@ -99,20 +98,14 @@ def tradeoff_curve(
     Every list ranks the games a member had not marked at all before, as ``bodoge
     evaluate`` does (the nightly's lists may also bring back 興味あり games, which a
     time split can never count as hits: they are left out here so the comparison is fair)."""
-    from models.discovery.run import catalog_frame, fit_state
-    from models.interactions import normalise_interactions
+    from models.discovery.run import fit_on_earlier
 
-    columns = ["user_id", "game_id", "have", "played", "favorite", "watching", "rating", "updated_at"]
-    train, test = time_split(collections.select(columns), fraction=0.2)
-    train = normalise_interactions(train.drop("updated_at"), source="earlier entries")
-    test = normalise_interactions(test.drop("updated_at"), source="later entries")
+    state, train, test = fit_on_earlier(collections, games, posts, champion=champion, params=params,
+                                        weighting=weighting, seed=seed)
     relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
     users = relevant.get_column("user_id").unique().sort()
     if users.len() > max_users:
         users = users.sample(max_users, seed=seed).sort()
-    with single_threaded_blas():
-        state = fit_state(train, catalog_frame(games), posts, champion=champion, params=params or {},
-                          weighting=weighting, seed=seed)
     popularity = popularity_ranks(train)
     curve = [_champion_point(state, train, users, relevant, popularity, k)]
     base = state.blend

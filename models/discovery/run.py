@@ -27,6 +27,7 @@ from models.discovery.play_next import next_to_play
 from models.discovery.similar import similar_games as similar_lists
 from models.discovery.store import empty_interactions, save_state
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+from models.split import time_split
 
 log = logging.getLogger("bodoge.models")
 
@@ -85,6 +86,29 @@ def fit_state(
         content.n_games, int((state.cf_cols < 0).sum()), blend.neighbours, timings["content_seconds"],
     )
     return state
+
+
+def fit_on_earlier(
+    collections: pl.DataFrame,
+    games: pl.DataFrame,
+    posts: pl.DataFrame | None,
+    *,
+    champion: str,
+    params: dict[str, Any] | None,
+    weighting: str,
+    seed: int,
+) -> tuple[DiscoveryModel, pl.DataFrame, pl.DataFrame]:
+    """For offline measurements: a time split of ``marts.collections`` rows (each member's
+    latest 20 % are "later"), and the state fitted on the earlier rows. Returns the state
+    and the normalised earlier and later rows."""
+    columns = ["user_id", "game_id", "have", "played", "favorite", "watching", "rating", "updated_at"]
+    earlier, later = time_split(collections.select(columns), fraction=0.2)
+    earlier = normalise_interactions(earlier.drop("updated_at"), source="earlier entries")
+    later = normalise_interactions(later.drop("updated_at"), source="later entries")
+    with single_threaded_blas():
+        state = fit_state(earlier, catalog_frame(games), posts, champion=champion, params=params or {},
+                          weighting=weighting, seed=seed)
+    return state, earlier, later
 
 
 def discover(
