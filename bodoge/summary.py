@@ -85,5 +85,5 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     champion = next((r for r in rows if r["champion"]), rows[0])
     popularity = next((r for r in rows if r["model"] == "popularity"), None)
     lift = f", {champion['ndcg'] / popularity['ndcg']:.2f}× popularity" if popularity and popularity["ndcg"] else ""
-    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a 20% per-user holdout")
+    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a time split (each member's latest 20%)")
     print("  " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows))

@@ -1,8 +1,9 @@
 """Features, candidate models, evaluation, the champion, recommendations and similar games.
 
-Thin assets over `models/`: the interaction matrix comes from marts.collections, every
-candidate is tuned and scored on a seeded per-user holdout (`models.evaluate`), the
-champion is refitted on everyone's collections, and discovery writes the marts.
+Thin assets over `models/`: the interaction matrix comes from marts.collections; every
+candidate is tuned and scored on a seeded per-user holdout and on a time split (each
+member's latest entries, which names the champion; `models.evaluate`); the champion is
+refitted on everyone's collections, and discovery writes the marts.
 """
 
 import json
@@ -70,7 +71,7 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeRe
             deps=[dg.AssetKey(["recsys", "interactions"])],
             group_name="recsys",
             kinds={"implicit" if name in ("als", "bpr", "cosine", "bm25") else "numpy"},
-            description=f"The {name} candidate: tuned on a validation split of TRAIN, scored on a per-user holdout.",
+            description=f"The {name} candidate: tuned on a validation split of TRAIN, scored on a per-user holdout and a time split.",
         )
         for name in CANDIDATES
     ]
