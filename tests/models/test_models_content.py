@@ -5,7 +5,6 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-import scipy.sparse as sp
 
 import models.content as content_module
 from models.content import (
