@@ -169,3 +169,29 @@ def test_group_from_a_real_process(demo: dict) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "のゲーム会" in run.stdout and "brought by" in run.stdout
+
+
+def test_play_next_ranks_again_when_the_shelf_changed_since_the_night(
+    demo: dict, capsys: pytest.CaptureFixture, tmp_path
+) -> None:
+    """A game bought after the night is not in marts.next_to_play: the saved model ranks the shelf again."""
+    import shutil
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(demo["paths"].data_dir, data_dir)
+    collections = demo["collections"]
+    user = collections.filter(pl.col("have") & ~pl.col("played")).get_column("user_id").sort()[0]
+    mine = set(collections.filter(pl.col("user_id") == user).get_column("game_id"))
+    bought = next(g for g in demo["games"].get_column("game_id").sort() if g not in mine)
+    with connect(data_dir / "warehouse.duckdb") as con:
+        con.execute(
+            "INSERT INTO marts.collections (user_id, game_id, have, played, favorite, watching) "
+            "VALUES (?, ?, true, false, false, false)", [user, bought])
+    code = main(["recommend", user, "--owned-unplayed", "-n", "100", "--json", "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = json.loads(out)
+    shelf = set(collections.filter((pl.col("user_id") == user) & pl.col("have") & ~pl.col("played"))
+                .join(demo["games"].select("game_id"), on="game_id").get_column("game_id")) | {bought}
+    assert {r["game_id"] for r in rows} == shelf
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1)) and all(r["reason"] for r in rows)
