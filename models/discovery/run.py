@@ -127,12 +127,14 @@ def discover(
     model_dir: Path | None = None,
     blend: Blend | None = None,
 ) -> Discovery:
-    """Recommendations (top ``depth`` per member) and similar games for a whole run.
+    """Recommendations (top ``depth`` per member), play next and similar games for a whole run.
 
     ``champion``/``params``/``weighting`` come from the evaluation report (the champion's
     name, its chosen parameters, ``report.weighting.name``). The champion is fitted on
-    every collection row under single-threaded BLAS. See the module docstring for the
-    blend, the exclusion rules, the reasons and the files written to ``model_dir``.
+    every collection row under single-threaded BLAS. The blend is described in
+    ``models.discovery.blend``, the exclusion rules in ``members``, the reasons in
+    ``reasons``, the re-ranking in ``rerank`` and the files written to ``model_dir`` in
+    ``store``.
     """
     blend = blend or Blend()
     candidates = default_candidates()
