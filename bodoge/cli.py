@@ -146,30 +146,68 @@ def cmd_collection(args: argparse.Namespace) -> int:
 
 
 def _register_recommend(sub: Any) -> None:
-    p = sub.add_parser("recommend", help="a member's discovery list: games they neither have nor have played")
-    p.add_argument("user_id", metavar="USER_ID")
+    p = sub.add_parser("recommend", help="a member's discovery list, their play-next shelf, or a group's game night")
+    p.add_argument("user_id", metavar="USER_ID", nargs="?")
     p.add_argument("-n", type=int, default=10, help="how many (default 10)")
     p.add_argument("--players", help="only games playable with N players")
     p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
+    p.add_argument("--owned-unplayed", action="store_true",
+                   help="play next (積みゲー): games the member has and has not played")
+    p.add_argument("--group", metavar="ID,ID,…", help="game night for these members")
+    p.add_argument("--cafe", metavar="SLUG", help="with --group: games this cafe offers are on the table too")
+    p.add_argument("--anywhere", action="store_true", help="with --group: any game, whoever has it")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
     add_data_dir(p)
     p.set_defaults(handler=cmd_recommend)
 
 
+def _recommend_mode(args: argparse.Namespace) -> str:
+    """Which of the three lists the flags ask for; a ValueError (one line) when they clash."""
+    if args.group is not None:
+        if args.user_id is not None or args.owned_unplayed:
+            raise ValueError("--group takes the members itself: give either USER_ID or --group, not both")
+        if args.players is not None or args.max_minutes is not None:
+            raise ValueError("--players/--max-minutes do not apply to --group (the group's size sets the players)")
+        if args.anywhere and args.cafe is not None:
+            raise ValueError("--anywhere already lifts availability: drop --cafe or --anywhere")
+        return "group"
+    if args.cafe is not None or args.anywhere:
+        raise ValueError("--cafe and --anywhere only apply to --group")
+    if args.user_id is None:
+        raise ValueError("give a USER_ID, or --group ID,ID,…")
+    if args.owned_unplayed:
+        if args.players is not None or args.max_minutes is not None:
+            raise ValueError("--players/--max-minutes do not apply to --owned-unplayed")
+        return "play_next"
+    return "discover"
+
+
 def cmd_recommend(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from bodoge.display import print_rows, recommendation_table
-    from bodoge.recommend import recommend
+    from bodoge.display import group_table, play_next_table, print_rows, recommendation_table
+    from bodoge.recommend import game_night, play_next, recommend
     from warehouse.views import parse_count
 
+    mode = _recommend_mode(args)
+    if args.n < 1:
+        raise ValueError(f"-n must be at least 1, not {args.n}")
     players = parse_count(args.players) if args.players is not None else None
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
     model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).champion
     with open_warehouse(args) as con:
-        rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
-                         model_dir=model_dir)
-    print_rows(rows, as_json=args.json, table=lambda: recommendation_table(args.user_id, rows))
+        if mode == "group":
+            members = [m.strip() for m in args.group.split(",") if m.strip()]
+            rows = game_night(con, members, cafe=args.cafe, anywhere=args.anywhere, n=args.n, model_dir=model_dir)
+            table = lambda: group_table(members, rows)  # noqa: E731
+        elif mode == "play_next":
+            rows = play_next(con, args.user_id, n=args.n, model_dir=model_dir)
+            table = lambda: play_next_table(args.user_id, rows)  # noqa: E731
+        else:
+            rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
+                             model_dir=model_dir)
+            table = lambda: recommendation_table(args.user_id, rows)  # noqa: E731
+    print_rows(rows, as_json=args.json, table=table)
     return 0
 
 

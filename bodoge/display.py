@@ -56,19 +56,23 @@ def collection_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
     return table
 
 
-def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
-    table = Table(title=f"{user_id} へのおすすめ ({len(rows)} games)", title_justify="left")
-    for header in ("#", "game", "players", "time", "why"):
+def _ranked_table(title: str, rows: list[dict[str, Any]], *, brought_by: bool = False) -> Table:
+    """A ranked list of games: rank, name (興味あり marked), players, time, [who brings it], why."""
+    table = Table(title=f"{title} ({len(rows)} games)", title_justify="left")
+    headers = ("#", "game", "players", "time") + (("brought by",) if brought_by else ()) + ("why",)
+    for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
         mark = " (興味あり)" if row.get("watching") else ""
-        table.add_row(
+        cells = [
             str(row["rank"]),
             game_name(row) + mark,
             fmt_range(row["min_players"], row["max_players"], "人"),
             fmt_range(row["min_minutes"], row["max_minutes"], "分"),
-            row.get("reason") or "",
-        )
+        ]
+        if brought_by:
+            cells.append(", ".join(row.get("brought_by") or []) or "(どこかで)")
+        table.add_row(*cells, row.get("reason") or "")
     return table
 
 
@@ -112,6 +116,16 @@ def print_rows(rows: Any, *, as_json: bool, table: Callable[[], Table]) -> None:
         print_json(rows)
     else:
         print_table(table())
+def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    return _ranked_table(f"{user_id} へのおすすめ", rows)
+
+
+def play_next_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    return _ranked_table(f"{user_id} の積みゲー: 次に遊ぶなら", rows)
+
+
+def group_table(user_ids: list[str], rows: list[dict[str, Any]]) -> Table:
+    return _ranked_table(f"{'・'.join(user_ids)} のゲーム会", rows, brought_by=True)
 
 
 def print_table(table: Table) -> None:

@@ -93,10 +93,11 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
         return
     rows: list[dict[str, Any]] = con.sql(
         "SELECT model, ndcg, precision, recall, map, coverage, champion FROM marts.model_runs "
-        "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) ORDER BY ndcg DESC"
+        "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) "
+        "AND split = (SELECT max(split) FROM marts.model_runs) ORDER BY ndcg DESC"  # 'time' names the champion
     ).pl().to_dicts()
     champion = next((r for r in rows if r["champion"]), rows[0])
     popularity = next((r for r in rows if r["model"] == "popularity"), None)
     lift = f", {champion['ndcg'] / popularity['ndcg']:.2f}× popularity" if popularity and popularity["ndcg"] else ""
-    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a 20% per-user holdout")
+    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a time split (each member's latest 20%)")
     print("  " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows))

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar, Iterator, Self
 
 import numpy as np
+import polars as pl
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
@@ -173,6 +174,36 @@ def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     ids[:, :take] = best
     values[:, :take] = best_scores
     return ids, values
+
+
+def topk_frame(
+    rows: np.ndarray | pl.Series,
+    ids: np.ndarray,
+    values: np.ndarray,
+    columns: pl.Series | None = None,
+    *,
+    key: str = "user_id",
+    value: str = "game_id",
+) -> pl.DataFrame:
+    """Top-k lists (``top_n`` output, one per row) as a long frame ``key``, ``rank`` (1…),
+    ``value``, ``score``; padding (``-1``) is dropped.
+
+    ``rows`` names each row (user ids, row indices, game ids); ``columns`` maps column
+    indices to ids (without it ``value`` keeps the column index).
+    """
+    keep = ids >= 0
+    row_index = np.repeat(np.arange(ids.shape[0]), keep.sum(axis=1))
+    rank = np.broadcast_to(np.arange(1, ids.shape[1] + 1, dtype=np.int32), ids.shape)[keep]
+    names = rows if isinstance(rows, pl.Series) else pl.Series(np.asarray(rows))
+    picked = ids[keep]
+    return pl.DataFrame(
+        {
+            key: names.gather(row_index),
+            "rank": pl.Series(rank, dtype=pl.Int32),
+            value: columns.gather(picked) if columns is not None else pl.Series(picked),
+            "score": pl.Series(values[keep], dtype=pl.Float64),
+        }
+    )
 
 
 def sparse_rows_dense(matrix: sp.csr_matrix, product: sp.spmatrix | np.ndarray) -> np.ndarray:

@@ -293,52 +293,6 @@ class ContentModel:
             self._graphs[n] = topk_graph(ids, values, self.n_games)
         return self._graphs[n]
 
-    def similar_frame(self, n: int = 10) -> pl.DataFrame:
-        """``game_id``, ``rank`` (1…), ``similar_game_id``, ``score``: content only."""
-        ids, values = self.similarity_topk(n)
-        return topk_frame(self.game_ids, ids, values, self.game_ids, key="game_id", value="similar_game_id")
-
-    def scores_for(
-        self,
-        liked: sp.spmatrix | Sequence[tuple[int, float]],
-        *,
-        neighbours: int | None = None,
-    ) -> np.ndarray:
-        """Weighted mean similarity of every game to each member's liked games.
-
-        ``liked`` is a members×games sparse matrix of weights (one row per member) or,
-        for one member, a list of ``(game_idx, weight)``; the result is dense
-        ``(members, n_games)`` (or ``(n_games,)`` for a list). The mean, not the sum,
-        keeps the score in [0, 1] whatever the size of a collection, so it can be blended
-        with other normalised scores.
-
-        Exact by default (features of the liked games against the catalogue: cheap for a
-        few members); with ``neighbours=k`` each liked game contributes only its ``k``
-        nearest games (``neighbours(k)``), which is how whole populations are scored.
-        """
-        single = not sp.issparse(liked)
-        if single:
-            pairs = list(liked)  # type: ignore[arg-type]
-            cols = np.asarray([int(game) for game, _ in pairs], dtype=np.int64)
-            data = np.asarray([float(weight) for _, weight in pairs], dtype=np.float32)
-            matrix = sp.csr_matrix(
-                (data, (np.zeros(cols.size, dtype=np.int64), cols)), shape=(1, self.n_games)
-            )
-        else:
-            matrix = sp.csr_matrix(liked, dtype=np.float32)
-        totals = np.asarray(matrix.sum(axis=1), dtype=np.float32).ravel()
-        if neighbours is not None:
-            scores = np.asarray((matrix @ self.neighbours(neighbours)).toarray(), dtype=np.float32)
-        else:
-            used = np.unique(matrix.indices)
-            scores = np.zeros(matrix.shape, dtype=np.float32)
-            if used.size:
-                sims = sp.csr_matrix(self.features[used] @ self._transposed())
-                scores = np.asarray((matrix[:, used] @ sims).toarray(), dtype=np.float32)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scores = np.where(totals[:, None] > 0, scores / totals[:, None], 0.0).astype(np.float32)
-        return scores[0] if single else scores
-
     def save(self, directory: str | Path) -> Path:
         """Write ``CONTENT_FILES``: the feature matrix, ids and names, and the block weights."""
         directory = Path(directory)
@@ -373,27 +327,4 @@ def topk_graph(ids: np.ndarray, values: np.ndarray, n_cols: int) -> sp.csr_matri
     rows = np.repeat(np.arange(ids.shape[0]), keep.sum(axis=1))
     return sp.csr_matrix(
         (values[keep].astype(np.float32), (rows, ids[keep])), shape=(ids.shape[0], n_cols), dtype=np.float32
-    )
-
-
-def topk_frame(
-    row_ids: pl.Series,
-    ids: np.ndarray,
-    values: np.ndarray,
-    col_ids: pl.Series,
-    *,
-    key: str,
-    value: str,
-) -> pl.DataFrame:
-    """Long frame ``key``, ``rank`` (1…), ``value``, ``score`` of top-k lists (padding dropped)."""
-    keep = ids >= 0
-    row_index = np.repeat(np.arange(ids.shape[0]), ids.shape[1]).reshape(ids.shape)[keep]
-    rank = np.broadcast_to(np.arange(1, ids.shape[1] + 1), ids.shape)[keep]
-    return pl.DataFrame(
-        {
-            key: row_ids.cast(pl.String).gather(row_index),
-            "rank": pl.Series(rank, dtype=pl.Int32),
-            value: col_ids.cast(pl.String).gather(ids[keep]),
-            "score": pl.Series(values[keep], dtype=pl.Float64),
-        }
     )

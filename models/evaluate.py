@@ -31,8 +31,10 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import scipy.sparse as sp
 
-from models.base import Recommender
+from models.base import Recommender, topk_frame
+from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
 from models.ease import EASE
 from models.interactions import (
@@ -45,8 +47,8 @@ from models.interactions import (
 from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from models.popularity import Popularity
 from models.report import EvaluationReport, ModelResult
-from models.tuning import TuningResult, choose_weighting, tune
-from models.validation import ValidationSet, topk_frame, validation_ndcg
+from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune
+from models.validation import ValidationSet, validation_ndcg
 
 log = logging.getLogger("bodoge.models")
 
@@ -60,8 +62,20 @@ def evaluate(
     k: int = 10,
     seed: int = 0,
     models: Sequence[str] | None = None,
+    times: pl.DataFrame | None = None,
+    reuse: EvaluationReport | None = None,
+    item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
+    split: str = "random",
 ) -> EvaluationReport:
-    """Tune, select and score every candidate (``models`` limits them by name)."""
+    """Tune, select and score every candidate (``models`` limits them by name).
+
+    ``times`` (``user_id``, ``game_id``, ``updated_at``) makes the selection split a time
+    split of TRAIN (each user's latest rows), for a temporal evaluation whose champion is
+    chosen on "what came next". ``reuse`` takes the weighting and tuned parameters of an
+    earlier report on the same data instead of tuning again (a second split costs only the
+    selection and final fits). ``item_vectors`` (ids, rows) measure intra-list diversity;
+    without them the games' member vectors of TRAIN do. ``split`` names the report.
+    """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     train = normalise_interactions(train, source="TRAIN")
@@ -81,19 +95,14 @@ def evaluate(
         ", ".join(candidates),
     )
 
-    tuning_split = ValidationSet.carve(train, WEIGHTINGS["graded"], seed=seed)
-    log.info(
-        "validation split: %d rows to fit, %d held out for %d users",
-        tuning_split.fit_frame.height,
-        tuning_split.held_out.height,
-        tuning_split.rows.size,
-    )
-    weighting = choose_weighting(tuning_split, k=k, seed=seed)
-    log.info("weighting: %s", weighting.reason)
-    tuning_split = tuning_split.reweighted(weighting.weights)
-    tuned = {name: tune(candidate, tuning_split, k=k, seed=seed) for name, candidate in candidates.items()}
+    if reuse is not None and set(candidates) <= set(reuse.results):
+        weighting = reuse.weighting
+        tuned = {name: reuse.results[name].tuning for name in candidates}
+        log.info("weighting and parameters reused from the %s evaluation", reuse.split)
+    else:
+        weighting, tuned = _tune_all(train, candidates, k=k, seed=seed)
 
-    selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1)
+    selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
     selection: dict[str, float] = {}
     for name, candidate in candidates.items():
         model = candidate.build(tuned[name].params, seed, tuning=True).fit(selection_split.matrix.matrix)
@@ -110,8 +119,10 @@ def evaluate(
             EASE().max_items,
             full.shape[1],
         )
-    results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed)
+    results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed,
+                             item_vectors=item_vectors)
     return EvaluationReport(
+        split=split,
         k=k,
         champion=champion,
         results=results,
@@ -122,6 +133,23 @@ def evaluate(
         n_test_users=test.get_column("user_id").n_unique(),
         n_cold_users=int((full.user_rows(test.get_column("user_id").unique()) < 0).sum()),
     )
+
+
+def _tune_all(
+    train: pl.DataFrame, candidates: dict[str, Candidate], *, k: int, seed: int
+) -> tuple[WeightingChoice, dict[str, TuningResult]]:
+    """Choose the confidence weighting, then each candidate's parameters, on a split of TRAIN."""
+    tuning_split = ValidationSet.carve(train, WEIGHTINGS["graded"], seed=seed)
+    log.info(
+        "validation split: %d rows to fit, %d held out for %d users",
+        tuning_split.fit_frame.height,
+        tuning_split.held_out.height,
+        tuning_split.rows.size,
+    )
+    weighting = choose_weighting(tuning_split, k=k, seed=seed)
+    log.info("weighting: %s", weighting.reason)
+    tuning_split = tuning_split.reweighted(weighting.weights)
+    return weighting, {name: tune(candidate, tuning_split, k=k, seed=seed) for name, candidate in candidates.items()}
 
 
 def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
@@ -148,6 +176,7 @@ def _score_on_test(
     *,
     k: int,
     seed: int,
+    item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
 ) -> dict[str, ModelResult]:
     """Refit each candidate on all of TRAIN, rank every unseen game, score on TEST."""
     relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
@@ -165,6 +194,8 @@ def _score_on_test(
         relevant.height,
         catalogue.height,
     )
+    popularity = popularity_ranks(train)
+    vector_ids, vectors = item_vectors if item_vectors is not None else (full.game_ids, sp.csr_matrix(full.matrix.T))
     fallback = Popularity().fit(full.matrix)
     cold_ids, cold_scores = fallback.recommend(np.zeros(cold_users.len(), dtype=np.int64), k)
     cold_frame = _with_ids(topk_frame(cold_users, cold_ids, cold_scores), full)
@@ -184,12 +215,19 @@ def _score_on_test(
             "map": map_at_k(topk, relevant, k),
             "coverage": catalog_coverage_at_k(topk, catalogue, k),
         }
+        beyond = {
+            "long_tail_share": long_tail_share(topk, popularity, k),
+            "intra_list_diversity": intra_list_diversity(topk, vector_ids, vectors, k),
+            "mean_popularity_rank": mean_popularity_rank(topk, popularity, k),
+        }
         log.info(
-            "test: %s fitted in %.2fs; ndcg@%d %.4f precision %.4f recall %.4f map %.4f coverage %.4f",
+            "test: %s fitted in %.2fs; ndcg@%d %.4f precision %.4f recall %.4f map %.4f coverage %.4f; "
+            "long tail %.3f, diversity %.3f, mean popularity rank %.1f",
             name,
             fit_seconds,
             k,
             *metrics.values(),
+            *beyond.values(),
         )
         results[name] = ModelResult(
             name=name,
@@ -199,6 +237,7 @@ def _score_on_test(
             metrics=metrics,
             fit_seconds=fit_seconds,
             topk=topk.sort("user_id", "rank"),
+            beyond=beyond,
         )
     return results
 

@@ -13,6 +13,9 @@ from models.tuning import TuningResult, WeightingChoice
 
 METRICS: tuple[str, ...] = ("ndcg", "precision", "recall", "map", "coverage")
 """The test metrics every model reports, in ``bodoge evaluate --json`` order."""
+BEYOND: tuple[str, ...] = ("long_tail_share", "intra_list_diversity", "mean_popularity_rank")
+"""Beyond-accuracy metrics of every model (``marts.model_runs``); ``rank_stability`` is added
+by the nightly, which has the previous night's lists."""
 
 
 @dataclass
@@ -32,6 +35,8 @@ class ModelResult:
     metrics: dict[str, float]
     fit_seconds: float
     topk: pl.DataFrame = field(repr=False)
+    beyond: dict[str, float] = field(default_factory=dict)
+    """Beyond accuracy on TEST's lists (``BEYOND``, ``models.beyond``)."""
 
     @property
     def validation_ndcg(self) -> float:
@@ -57,6 +62,7 @@ class EvaluationReport:
     n_interactions: int
     n_test_users: int
     n_cold_users: int
+    split: str = "random"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``."""
@@ -96,8 +102,11 @@ class EvaluationReport:
             ]
         )
 
-    def model_runs(self, run_id: str, trained_at: datetime) -> pl.DataFrame:
-        """Rows shaped like ``marts.model_runs`` (``params`` is JSON with the weighting)."""
+    def model_runs(
+        self, run_id: str, trained_at: datetime, *, stability: dict[str, float | None] | None = None
+    ) -> pl.DataFrame:
+        """Rows shaped like ``marts.model_runs`` (``params`` is JSON with the weighting);
+        ``stability`` is each model's Jaccard@k against the previous night (None: no night)."""
         rows = []
         for name, result in self.results.items():
             params = {
@@ -118,6 +127,9 @@ class EvaluationReport:
                     "n_interactions": self.n_interactions,
                     "trained_at": trained_at,
                     "champion": name == self.champion,
+                    "split": self.split,
+                    **{metric: result.beyond.get(metric) for metric in BEYOND},
+                    "rank_stability": (stability or {}).get(name),
                 }
             )
-        return pl.DataFrame(rows)
+        return pl.DataFrame(rows, schema_overrides={"rank_stability": pl.Float64})

@@ -72,3 +72,32 @@ def _choose_users(eligible: pl.Series, users: float | int | None, rng: np.random
         return eligible
     picked = np.sort(rng.choice(n, size=count, replace=False))
     return eligible.gather(picked)
+
+
+def time_split(frame: pl.DataFrame, *, fraction: float = 0.2, min_rows: int = 2) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split by time: each user's most recently updated rows are the test ("what they mark next").
+
+    ``frame`` needs ``updated_at`` (a timestamp, or ISO text with an offset). For each user
+    with ``n >= min_rows`` rows, ``round(fraction * n)`` rows (at least 1, at most
+    ``n - 1``) go to test: the latest ones, ties broken by ``game_id`` (so the split is
+    the same whatever the input order); a row without a time counts as the oldest. Both
+    frames keep the input columns.
+    """
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fraction must be in (0, 1), got {fraction}")
+    if "updated_at" not in frame.columns:
+        raise ValueError("a time split needs an updated_at column")
+    when = pl.col("updated_at")
+    if frame.schema["updated_at"] == pl.String:
+        when = when.str.to_datetime(time_zone="UTC", strict=False)
+    keyed = frame.sort("user_id", "game_id").with_columns(
+        _when=when.cast(pl.Datetime("us", "UTC")).dt.epoch("us").fill_null(np.iinfo(np.int64).min)
+    ).with_columns(
+        _n=pl.len().over("user_id"),
+        _pos=pl.struct(pl.col("_when"), pl.col("game_id")).rank("ordinal", descending=True).over("user_id"),
+    )
+    n_test = ((pl.col("_n") * fraction + 0.5).floor()).clip(1, pl.col("_n") - 1)
+    marked = keyed.with_columns(_test=(pl.col("_n") >= min_rows) & (pl.col("_pos") <= n_test)).drop(
+        "_when", "_n", "_pos"
+    )
+    return marked.filter(~pl.col("_test")).drop("_test"), marked.filter(pl.col("_test")).drop("_test")

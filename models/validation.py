@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from models.base import Recommender
+from models.base import Recommender, topk_frame
 from models.interactions import ConfidenceWeights, InteractionMatrix
 from models.metrics import ndcg_at_k
-from models.split import holdout_split
+from models.split import holdout_split, time_split
 
 
 @dataclass
@@ -41,11 +41,17 @@ class ValidationSet:
         seed: int,
         fraction: float = 0.2,
         max_users: int | None = 10_000,
+        times: pl.DataFrame | None = None,
     ) -> ValidationSet:
-        """Hold out ``fraction`` of each (sampled, at most ``max_users``) user's TRAIN rows."""
+        """Hold out ``fraction`` of each (sampled, at most ``max_users``) user's TRAIN rows:
+        at random, or with ``times`` (``user_id``, ``game_id``, ``updated_at``) their latest."""
         eligible = train.group_by("user_id").len().filter(pl.col("len") >= 2).height
         users = None if max_users is None or eligible <= max_users else int(max_users)
-        fit_frame, held_out = holdout_split(train, fraction=fraction, seed=seed, users=users)
+        if times is not None:
+            timed = train.join(times, on=["user_id", "game_id"], how="left")
+            fit_frame, held_out = (part.drop("updated_at") for part in time_split(timed, fraction=fraction))
+        else:
+            fit_frame, held_out = holdout_split(train, fraction=fraction, seed=seed, users=users)
         user_ids = train.get_column("user_id").unique().sort()
         game_ids = train.get_column("game_id").unique().sort()
         return cls._build(fit_frame, held_out, weights, user_ids, game_ids)
@@ -74,23 +80,6 @@ class ValidationSet:
         )
         rows = np.unique(relevant.get_column("user_id").to_numpy())
         return cls(fit_frame, held_out, matrix, rows, relevant)
-
-
-def topk_frame(user_keys: np.ndarray | pl.Series, item_idx: np.ndarray, scores: np.ndarray) -> pl.DataFrame:
-    """Long format (``user_id``, ``rank``, ``game_id``, ``score``) of ``recommend`` output.
-
-    ``game_id`` is the column index here; padding (``-1``) is dropped.
-    """
-    n_users, n = item_idx.shape
-    frame = pl.DataFrame(
-        {
-            "user_id": np.repeat(np.asarray(user_keys), n),
-            "rank": np.tile(np.arange(1, n + 1, dtype=np.int32), n_users),
-            "game_id": item_idx.ravel(),
-            "score": scores.ravel().astype(np.float64),
-        }
-    )
-    return frame.filter(pl.col("game_id") >= 0)
 
 
 def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:

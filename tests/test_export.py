@@ -17,7 +17,7 @@ from warehouse.push import PushError, push_bundle
 
 
 def make_warehouse(path: Path, run_id: str) -> None:
-    """Marts only: users 1 and 2 have collections and recommendations."""
+    """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf."""
     con = connect(path)
     recs = pl.DataFrame({
         "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
@@ -26,13 +26,17 @@ def make_warehouse(path: Path, run_id: str) -> None:
     similar = pl.DataFrame({"game_id": ["a", "a", "b"], "rank": [1, 2, 1], "similar_game_id": ["b", "c", "a"],
                             "score": [0.8, 0.1, 0.8], "run_id": [run_id] * 3})
     collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
+    shelf = pl.DataFrame({"user_id": ["1", "1"], "rank": [1, 2], "game_id": ["p", "r"], "score": [0.6, 0.2],
+                          "reason": ["「プロポリス」が好きなあなたに", "人気のゲーム"], "run_id": [run_id] * 2})
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     con.register("r", recs.to_arrow())
     con.register("s", similar.to_arrow())
     con.register("c", collections.to_arrow())
+    con.register("n", shelf.to_arrow())
     con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
     con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
     con.execute("CREATE OR REPLACE TABLE marts.collections AS SELECT * FROM c")
+    con.execute("CREATE OR REPLACE TABLE marts.next_to_play AS SELECT * FROM n")
     con.close()
 
 
@@ -48,7 +52,12 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
     assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-1", "run-2"]  # no temp folders left
     manifest = verify_bundle(exports / "run-2")
     assert manifest["run_id"] == "run-2" and manifest["model"] == "ease"
-    assert manifest["counts"] == {"users": 2, "recommendations": 3, "games": 2, "similar_games": 3}
+    assert manifest["counts"] == {"users": 2, "recommendations": 3, "games": 2, "similar_games": 3,
+                                  "next_to_play_users": 1, "next_to_play": 2}
+    shelf = (exports / "run-2" / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x) for x in shelf] == [{"user_id": "1", "items": [
+        {"game_id": "p", "score": 0.6, "reason": "「プロポリス」が好きなあなたに"},
+        {"game_id": "r", "score": 0.2, "reason": "人気のゲーム"}]}]
     lines = [json.loads(x) for x in (exports / "run-2" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines[0] == {"user_id": "1", "items": [
         {"game_id": "a", "score": 0.9, "reason": "プロポリスが好きなあなたに"},

@@ -19,20 +19,25 @@ REASON = "「ヒミツの森」が好きなあなたに"
 
 
 def write_marts(wh: Path, run_id: str, users: list[str]) -> None:
-    """Recommendations (two per user, the reason naming a game of theirs) and similar games."""
+    """Recommendations (two per user, the reason naming a game of theirs), play next (one per user)
+    and similar games."""
     recs = pl.DataFrame({
         "user_id": [u for u in users for _ in range(2)], "rank": [1, 2] * len(users),
         "game_id": ["a", "b"] * len(users), "score": [0.9, 0.5] * len(users),
         "model": "ease", "run_id": run_id, "reason": REASON,
     })
     similar = pl.DataFrame({"game_id": ["a"], "rank": [1], "similar_game_id": ["b"], "score": [0.8], "run_id": [run_id]})
+    shelf = pl.DataFrame({"user_id": users, "rank": [1] * len(users), "game_id": ["secret-forest"] * len(users),
+                          "score": [0.7] * len(users), "reason": [REASON] * len(users), "run_id": run_id})
     con = connect(wh)
     try:
         con.execute("CREATE SCHEMA IF NOT EXISTS marts")
         con.register("r", recs.to_arrow())
         con.register("s", similar.to_arrow())
+        con.register("n", shelf.to_arrow())
         con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
         con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
+        con.execute("CREATE OR REPLACE TABLE marts.next_to_play AS SELECT * FROM n")
     finally:
         con.close()
 
@@ -184,7 +189,9 @@ def test_export_cuts_members_not_public_from_its_own_bundle_too(wh: Path, tmp_pa
     crawl(wh, "c2", {"3": "private"})
     bundle = export(wh, tmp_path / "exports", "run-01", ["1", "3"])  # marts built before the crawl
     assert user_ids(bundle) == ["1"]
-    assert verify_bundle(bundle)["counts"] == {"users": 1, "recommendations": 2, "games": 1, "similar_games": 1}
+    assert user_ids(bundle, "next_to_play.jsonl") == ["1"]
+    assert verify_bundle(bundle)["counts"] == {"users": 1, "recommendations": 2, "games": 1, "similar_games": 1,
+                                               "next_to_play_users": 1, "next_to_play": 1}
 
 
 def test_litter_of_a_killed_export_is_removed(wh: Path, tmp_path: Path, caplog) -> None:
@@ -199,7 +206,7 @@ def test_litter_of_a_killed_export_is_removed(wh: Path, tmp_path: Path, caplog) 
         export(wh, exports, "run-02", ["1"])
     assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-01", "run-02"]
     assert sorted(p.name for p in (exports / "run-01").iterdir()) == [
-        "manifest.json", "recommendations.jsonl", "similar_games.jsonl"]
+        "manifest.json", "next_to_play.jsonl", "recommendations.jsonl", "similar_games.jsonl"]
     assert [r.getMessage() for r in caplog.records] == [
         "exports: removed 4 leftover(s) of an interrupted export: "
         ".tmp-drop-run-x, .tmp-run-00, LATEST.tmp, run-01/recommendations.jsonl.tmp"]

@@ -29,7 +29,7 @@ from warehouse.push import idempotency_key
 pytestmark = pytest.mark.slow
 VOLATILE = {"run_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
 MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "member_profiles",
-         "cafe_coverage", "recommendations", "similar_games"]
+         "cafe_coverage", "recommendations", "similar_games", "next_to_play"]
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +106,8 @@ def test_two_complete_export_bundles(two_runs) -> None:
         lines = (bundle / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(lines) == manifest["counts"]["users"] > 0
         assert set(json.loads(lines[0])) == {"user_id", "items"}
+        shelf = (bundle / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(shelf) == manifest["counts"]["next_to_play_users"] > 0
     assert latest_bundle(paths.exports) == max(bundles, key=lambda p: json.loads((p / "manifest.json").read_text())["created_at"])
 
 
@@ -113,11 +115,19 @@ def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
     paths, summaries, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)
     try:
-        runs = con.sql("SELECT run_id, count(*) AS n, sum(champion::INT) AS champions FROM marts.model_runs GROUP BY run_id").pl()
+        runs = con.sql("SELECT run_id, split, count(*) AS n, sum(champion::INT) AS champions, "
+                       "count(long_tail_share) AS n_tail, count(intra_list_diversity) AS n_ild, "
+                       "count(mean_popularity_rank) AS n_pop, count(rank_stability) AS n_stable "
+                       "FROM marts.model_runs GROUP BY ALL ORDER BY run_id, split").pl()
         pipeline = con.sql("SELECT run_id, status, n_checks FROM marts.pipeline_runs").pl()
     finally:
         con.close()
-    assert runs.height == 2 and runs["n"].to_list() == [7, 7] and runs["champions"].to_list() == [1, 1]
+    # Every candidate on both splits (random, time) of both nights, one champion per split;
+    # beyond-accuracy metrics for all, rank stability from the second night on.
+    assert runs.height == 4 and runs["split"].to_list() == ["random", "time"] * 2
+    assert runs["n"].to_list() == [7] * 4 and runs["champions"].to_list() == [1] * 4
+    assert runs["n_tail"].to_list() == runs["n_ild"].to_list() == runs["n_pop"].to_list() == [7] * 4
+    assert runs["n_stable"].to_list() == [0, 0, 7, 7]
     assert sorted(pipeline["run_id"]) == sorted(s.run_id for s in summaries)
     assert (pipeline["status"] == "SUCCESS").all() and (pipeline["n_checks"] > 5).all()
 

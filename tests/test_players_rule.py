@@ -21,11 +21,14 @@ import sys
 import polars as pl
 import pytest
 
-from models.discovery import RECOMMENDATION_COLUMNS, discover, filter_recommendations, recommend_filtered
+from models.discovery.model import RECOMMENDATION_COLUMNS
+from models.discovery.run import discover
+from models.discovery.serving import filter_recommendations, recommend_filtered
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
 from warehouse.db import connect
+from warehouse.publish import publish_snapshot
 from warehouse.raw import RawWriter
 from warehouse.views import collection, recommendations_for
 
@@ -81,6 +84,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ).with_columns(pl.col("rank").cast(pl.Int64)).select(RECOMMENDATION_COLUMNS)
     con.register("recs", recs.to_arrow())
     con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM recs")
+    publish_snapshot(con, path.parent, run_id="rule")  # what the commands read
     con.close()
     return path
 

@@ -1,6 +1,7 @@
 """The export bundle the site reads (CONTRACT.md), written so no reader sees half of it.
 
-`exports/<run_id>/` gets `recommendations.jsonl`, `similar_games.jsonl` and
+`exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
+owned-but-unplayed games, ranked; from marts.next_to_play), `similar_games.jsonl` and
 `manifest.json` (sha256 of every file). The bundle is written in a hidden temporary
 folder, fsynced, renamed into place, and only then does `exports/LATEST` (replaced
 atomically with os.replace) name it. Re-exporting the same run id rewrites that
@@ -27,7 +28,7 @@ import polars as pl
 from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, write_synced
 from warehouse.export_retention import keep_exports, prune_bundles, remove_litter
 
-FILES = ("recommendations.jsonl", "similar_games.jsonl")
+FILES = ("recommendations.jsonl", "next_to_play.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "export_bundle", "latest_bundle", "verify_bundle"]
 
 
@@ -57,6 +58,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         raise ExportError(f"marts.recommendations mixes runs {sorted(run_ids)}")
     run_id, model = run_ids[0], recs["model"][0]
     similar = con.sql("SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank").pl()
+    shelf = _next_to_play(con, run_id)
 
     exports_dir.mkdir(parents=True, exist_ok=True)
     remove_litter(exports_dir)
@@ -65,6 +67,9 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     lines = {
         "recommendations.jsonl": _grouped_lines(
             recs, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}
+        ),
+        "next_to_play.jsonl": _grouped_lines(
+            shelf, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}
         ),
         "similar_games.jsonl": _grouped_lines(similar, "game_id", {"similar_game_id": "game_id", "score": "score"}),
     }
@@ -80,6 +85,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
             "recommendations": recs.height,
             "games": similar["game_id"].n_unique() if similar.height else 0,
             "similar_games": similar.height,
+            "next_to_play_users": shelf["user_id"].n_unique() if shelf.height else 0,
+            "next_to_play": shelf.height,
         },
         "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()},
     }
@@ -96,6 +103,23 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     prune_bundles(con, exports_dir, keep=keep)
     manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))  # as pruned
     return Bundle(run_id=run_id, path=final, manifest=manifest)
+
+
+def _next_to_play(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """This run's play-next rows (none before the first night that wrote the table)."""
+    exists = con.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = 'next_to_play'"
+    ).fetchall()
+    if not exists:
+        return pl.DataFrame(schema={"user_id": pl.String, "rank": pl.Int32, "game_id": pl.String,
+                                    "score": pl.Float64, "reason": pl.String})
+    shelf = con.sql(
+        "SELECT user_id, rank, game_id, score, reason, run_id FROM marts.next_to_play ORDER BY user_id, rank"
+    ).pl()
+    stale = shelf.filter(pl.col("run_id") != run_id)
+    if stale.height:
+        raise ExportError(f"marts.next_to_play holds run {stale['run_id'][0]}, not {run_id}")
+    return shelf.drop("run_id")
 
 
 def latest_bundle(exports_dir: Path) -> Path | None:

@@ -17,16 +17,46 @@ import polars as pl
 from warehouse.db import ensure_table, insert_by_name, scalar
 
 
+def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
+    """Create marts.model_runs from its DDL file, or bring an older table up to date.
+
+    A table from before evaluation splits keyed rows by (run_id, model); it is rebuilt
+    with the new key, its rows kept as the random split (a primary key cannot be altered
+    in place). Columns added since (metrics, notes) are added empty to older rows.
+    """
+    ensure_table(con, "model_runs")
+    columns = {row[0] for row in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = 'model_runs'"
+    ).fetchall()}
+    if "split" not in columns:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("ALTER TABLE marts.model_runs RENAME TO model_runs_before_splits")
+            ensure_table(con, "model_runs")
+            con.execute("INSERT INTO marts.model_runs BY NAME SELECT * FROM marts.model_runs_before_splits")
+            con.execute("DROP TABLE marts.model_runs_before_splits")
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+
 def write_model_runs(con: duckdb.DuckDBPyConnection, runs: pl.DataFrame) -> int:
-    """Insert (or replace) this run's rows of marts.model_runs."""
+    """Insert (or replace) this run's rows of marts.model_runs (on the random split unless
+    the frame names its split: the split is part of the key an upsert matches on)."""
+    ensure_model_runs(con)
+    if "split" not in runs.columns:
+        runs = runs.with_columns(pl.lit("random").alias("split"))
     return insert_by_name(con, "model_runs", runs, or_replace=True)
 
 
 def previous_champion(con: duckdb.DuckDBPyConnection, before_run_id: str) -> dict[str, Any] | None:
-    """The champion row of the latest run before this one (for drift warnings)."""
-    ensure_table(con, "model_runs")
+    """The champion row of the latest run before this one (for drift warnings), on the
+    split that names the champion (``time``; ``random`` for runs from before splits)."""
+    ensure_model_runs(con)
     rows = con.sql(
-        "SELECT * FROM marts.model_runs WHERE champion AND run_id < ? ORDER BY run_id DESC LIMIT 1",
+        "SELECT * FROM marts.model_runs WHERE champion AND run_id < ? "
+        "ORDER BY run_id DESC, split = 'time' DESC LIMIT 1",
         params=[before_run_id],
     ).pl().to_dicts()
     return rows[0] if rows else None

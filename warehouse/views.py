@@ -175,3 +175,26 @@ def recommendations_for(
         LIMIT $n
     """
     return dict_rows(con, query, params)
+
+
+def next_to_play_for(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int = 10) -> list[dict[str, Any]]:
+    """The member's stored play-next list (積みゲー), best first, renumbered 1..n.
+
+    Only games the member still has and still has not played: the join re-checks each
+    row against marts.collections. Empty before the first night that wrote the table.
+    """
+    found = scalar(con, "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' "
+                        "AND table_name = 'next_to_play'")
+    if found is None:
+        return []
+    query = """
+        SELECT row_number() OVER (ORDER BY p.rank) AS rank, p.game_id, g.name_ja, g.name_en,
+               g.min_players, g.max_players, g.min_minutes, g.max_minutes, p.score, p.reason
+        FROM marts.next_to_play p
+        JOIN marts.collections c ON c.user_id = p.user_id AND c.game_id = p.game_id
+        LEFT JOIN marts.games g ON g.game_id = p.game_id
+        WHERE p.user_id = $user AND c.have AND NOT c.played
+        ORDER BY p.rank
+        LIMIT $n
+    """
+    return dict_rows(con, query, {"user": user_id, "n": n})

@@ -25,11 +25,13 @@ from warehouse.views import UnknownUserError, collection
 
 @query
 def model_runs() -> str:
-    """Every model run with its offline metrics, oldest first."""
+    """Every model run with its offline metrics, oldest first: one row per run and model, on
+    the split that named that run's champion (`time`; `random` for runs from before splits)."""
     return """
         SELECT run_id, model, k, ndcg, precision, recall, map, coverage,
                n_users, n_games, n_interactions, trained_at, champion, params::VARCHAR AS params
         FROM marts.model_runs
+        QUALIFY split = max(split) OVER (PARTITION BY run_id)  -- 'time' > 'random'
         ORDER BY trained_at, run_id, model
     """
 
@@ -124,6 +126,7 @@ def main() -> None:
     st.caption("Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.")
     with ui.warehouse() as wh:
         model_history(wh)
+        beyond_accuracy(wh)
         popularity_bias(wh)
         explorer(wh)
 
@@ -158,6 +161,80 @@ def model_history(wh: ui.Warehouse) -> None:
         st.markdown(f"**Latest run `{latest['run_id'][0]}`** — champion: "
                     f"{', '.join(latest.filter(pl.col('champion'))['model'].to_list()) or 'none'}")
         st.dataframe(latest.drop("params"), hide_index=True)
+
+
+# -- beyond accuracy (issue 13): its queries live here, with the page ------------------
+
+BEYOND = {
+    "long_tail_share": "long-tail share",
+    "intra_list_diversity": "intra-list diversity",
+    "mean_popularity_rank": "mean popularity rank",
+    "rank_stability": "rank stability (Jaccard@10 vs the night before)",
+}
+
+
+def _has(con: duckdb.DuckDBPyConnection, table: str, column: str | None = None) -> bool:
+    """Whether marts.<table> (and its column) exists: older warehouses lack both."""
+    query = "SELECT 1 FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = ?"
+    params = [table]
+    if column is not None:
+        query += " AND column_name = ?"
+        params.append(column)
+    return bool(con.execute(query + " LIMIT 1", params).fetchall())
+
+
+def beyond_accuracy_runs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every candidate's beyond-accuracy metrics per run and split (empty before they existed)."""
+    if not _has(con, "model_runs", "long_tail_share"):
+        return pl.DataFrame()
+    return con.sql(
+        "SELECT run_id, model, split, trained_at, champion, ndcg, long_tail_share, intra_list_diversity, "
+        "mean_popularity_rank, rank_stability FROM marts.model_runs "
+        "WHERE long_tail_share IS NOT NULL ORDER BY trained_at, run_id, model, split"
+    ).pl()
+
+
+def member_next_to_play(con: duckdb.DuckDBPyConnection, user_id: str) -> pl.DataFrame:
+    """One member's play-next list (積みゲー) with names (empty before the table existed)."""
+    if not _has(con, "next_to_play"):
+        return pl.DataFrame()
+    return con.sql(
+        "SELECT p.rank, coalesce(g.name_ja, g.name_en, p.game_id) AS name, p.reason, p.score, p.game_id "
+        "FROM marts.next_to_play p LEFT JOIN marts.games g USING (game_id) WHERE p.user_id = ? ORDER BY p.rank",
+        params=[user_id],
+    ).pl()
+
+
+def beyond_accuracy(wh: ui.Warehouse) -> None:
+    with ui.section("精度の先 Beyond accuracy"):
+        runs = beyond_accuracy_runs(wh.connection())
+        if runs.height == 0:
+            st.info("**Beyond-accuracy metrics** will appear here after the next nightly run (`bodoge run`).")
+            return
+        split = st.segmented_control("Split", ["time", "random"], default="time", key="beyond_split") or "time"
+        metric = st.segmented_control(
+            "Metric", list(BEYOND), format_func=BEYOND.get, default="long_tail_share", key="beyond_metric"
+        ) or "long_tail_share"
+        chosen = runs.filter(pl.col("split") == split)
+        base = alt.Chart(chosen).encode(
+            x=alt.X("trained_at:T", title="trained"),
+            y=alt.Y(f"{metric}:Q", title=BEYOND[metric]),
+            color=alt.Color("model:N", title="model"),
+            tooltip=["run_id", "model", "split", "champion", alt.Tooltip(f"{metric}:Q", format=".3f"),
+                     alt.Tooltip("ndcg:Q", format=".4f")],
+        )
+        show((base.mark_line(opacity=0.6) + base.mark_point(filled=True)).properties(height=240),
+             alt_text=f"{BEYOND[metric]} of each model per run ({split} split)")
+        latest = chosen.filter(pl.col("run_id") == chosen["run_id"][-1])
+        trade = alt.Chart(latest).mark_point(filled=True, size=90).encode(
+            x=alt.X("long_tail_share:Q", title="long-tail share", axis=alt.Axis(format="%")),
+            y=alt.Y("ndcg:Q", title="NDCG@10"),
+            color=alt.Color("model:N", title="model"),
+            tooltip=["model", alt.Tooltip("ndcg:Q", format=".4f"), alt.Tooltip("long_tail_share:Q", format=".1%")],
+        )
+        show(trade.properties(height=220), alt_text="Accuracy against long-tail share, latest run")
+        st.caption("Long tail: games outside the 10% most popular. Diversity: mean content dissimilarity "
+                   "within a list. Stability: overlap with the same model's lists of the night before.")
 
 
 def popularity_bias(wh: ui.Warehouse) -> None:
@@ -220,6 +297,11 @@ def explorer(wh: ui.Warehouse) -> None:
                 hide_index=True,
                 column_config={"score": st.column_config.NumberColumn(format="%.3f")},
             )
+            shelf = member_next_to_play(wh.connection(), user_id)
+            if shelf.height:
+                st.markdown("**Play next (積みゲー): owned, not yet played**")
+                st.dataframe(shelf, hide_index=True,
+                             column_config={"score": st.column_config.NumberColumn(format="%.3f")})
         with right:
             st.markdown("**Their collection**")
             if wh.rows("marts.collections") is None:

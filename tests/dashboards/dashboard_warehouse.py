@@ -134,17 +134,30 @@ def _model_marts(con: duckdb.DuckDBPyConnection, rng: np.random.Generator) -> No
                 "k": 10, "ndcg": ndcg, "precision": ndcg * 0.6, "recall": ndcg * 1.4, "map": ndcg * 0.5,
                 "coverage": {"popularity": 0.02, "item_knn": 0.35, "als": 0.28}[model] + 0.01 * night,
                 "n_users": 4800, "n_games": 2000, "n_interactions": 120_000 + 500 * night,
-                "trained_at": trained_at, "champion": model == "als",
+                "trained_at": trained_at, "champion": model == "als", "split": "time",
+                "long_tail_share": {"popularity": 0.0, "item_knn": 0.4, "als": 0.3}[model] + 0.01 * night,
+                "intra_list_diversity": 0.7 + float(rng.normal(0, 0.01)),
+                "mean_popularity_rank": {"popularity": 5.5, "item_knn": 400.0, "als": 250.0}[model],
+                "rank_stability": None if night == 0 else 0.8 + float(rng.normal(0, 0.02)),
             })
     con.register("runs_df", pl.DataFrame(runs).to_arrow())
     con.execute("""
         CREATE OR REPLACE TABLE marts.model_runs AS
         SELECT run_id, model, params::JSON AS params, k::INTEGER AS k, ndcg, precision, recall, map,
                coverage, n_users::INTEGER AS n_users, n_games::INTEGER AS n_games,
-               n_interactions::INTEGER AS n_interactions, trained_at::TIMESTAMPTZ AS trained_at, champion
+               n_interactions::INTEGER AS n_interactions, trained_at::TIMESTAMPTZ AS trained_at, champion,
+               split, long_tail_share, intra_list_diversity, mean_popularity_rank, rank_stability::DOUBLE AS rank_stability
         FROM runs_df
     """)
     con.unregister("runs_df")
+    # Play next: each member's owned, unplayed games in a seeded order.
+    con.execute("""
+        CREATE OR REPLACE TABLE marts.next_to_play AS
+        SELECT user_id, row_number() OVER (PARTITION BY user_id ORDER BY hash(user_id || game_id), game_id)::INTEGER AS rank,
+               game_id, 1.0 / rank AS score, 'because you own it (test data)' AS reason, 'test-run-6' AS run_id
+        FROM marts.collections WHERE have AND NOT played
+        QUALIFY rank <= 10
+    """)
     # Bestsellers and a long-tail sample with a per-user jitter; never a game the member has or played.
     con.execute("""
         CREATE OR REPLACE TABLE marts.recommendations AS

@@ -5,12 +5,11 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-import scipy.sparse as sp
 
 import models.content as content_module
 from models.content import ContentModel, content_features, display_names, game_texts
 from models.specs import clean_specs, soft_buckets
-from tests.games_rule import with_filter_columns
+from warehouse.filter_columns import with_filter_columns
 
 SCHEMA = {
     "game_id": pl.String, "name_ja": pl.String, "name_en": pl.String,
@@ -91,26 +90,36 @@ def test_chunked_topk_equals_dense(monkeypatch: pytest.MonkeyPatch, model: Conte
     np.testing.assert_array_equal(ids, expected_ids)
 
 
-def test_scores_for_is_weighted_mean_similarity(model: ContentModel) -> None:
-    dense = (model.features @ model.features.T).toarray()
-    liked = [(0, 1.0), (3, 0.5)]
-    expected = (dense[0] * 1.0 + dense[3] * 0.5) / 1.5
-    np.testing.assert_allclose(model.scores_for(liked), expected, rtol=1e-5, atol=1e-6)
-    matrix = sp.csr_matrix(np.array([[1.0, 0, 0, 0.5, 0, 0], [0, 0, 0, 0, 0, 0]], dtype=np.float32))
-    both = model.scores_for(matrix)
-    np.testing.assert_allclose(both[0], expected, rtol=1e-5, atol=1e-6)
-    assert (both[1] == 0).all()  # nobody liked anything: zeros, not NaN
-    # Through the neighbour graph: the same numbers on each liked game's neighbours.
-    graph = model.scores_for(liked, neighbours=2)
+def test_member_content_score_is_weighted_mean_over_neighbours(model: ContentModel) -> None:
+    """What discovery scores by content: a member's liked weights (summing to 1) times the
+    neighbour graph, i.e. the weighted mean similarity of each game to the liked games."""
+    from models.discovery.members import member_rows
+
+    ids = model.game_ids.to_list()
+    collections = pl.DataFrame(
+        {
+            "user_id": ["fan", "fan"], "game_id": [ids[0], ids[3]], "have": [True, True],
+            "played": [True, False], "favorite": [True, False], "watching": [False, False],
+            "rating": [None, None],
+        },
+        schema_overrides={"rating": pl.Float64},
+    )
+    liked = member_rows(model.game_ids, collections, ["fan", "nobody"]).liked
     graph_rows = model.neighbours(2).toarray()
-    np.testing.assert_allclose(graph, (graph_rows[0] + 0.5 * graph_rows[3]) / 1.5, rtol=1e-5)
+    scores = (liked @ model.neighbours(2)).toarray()
+    np.testing.assert_allclose(scores[0], (graph_rows[0] * 1.0 + graph_rows[3] * 0.5) / 1.5, rtol=1e-5)
+    assert (scores[1] == 0).all()  # nobody liked anything: zeros, not NaN
 
 
-def test_similar_frame_shape(model: ContentModel) -> None:
-    frame = model.similar_frame(2)
+def test_similar_lists_shape(model: ContentModel) -> None:
+    from models.base import topk_frame
+
+    ids, values = model.similarity_topk(2)
+    frame = topk_frame(model.game_ids, ids, values, model.game_ids, key="game_id", value="similar_game_id")
     assert frame.columns == ["game_id", "rank", "similar_game_id", "score"]
     assert frame.filter(pl.col("game_id") == pl.col("similar_game_id")).height == 0
     assert frame.group_by("game_id").agg(pl.col("rank").max()).get_column("rank").max() == 2
+
 
 
 def test_implausible_values_are_unknown() -> None:

@@ -7,22 +7,16 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.discovery import (
-    RECOMMENDATION_COLUMNS,
-    SIMILAR_COLUMNS,
-    Blend,
-    Discovery,
-    DiscoveryModel,
-    _Attribution,
-    discover,
-    filter_recommendations,
-    recommend_filtered,
-    score_user_on_the_fly,
-)
+from models.discovery.attribution import Attribution
+from models.discovery.blend import Blend
+from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
+from models.discovery.run import Discovery, discover
+from models.discovery.serving import filter_recommendations, recommend_filtered, score_user_on_the_fly
+from models.discovery.store import load_state
 from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
-from tests.games_rule import with_filter_columns
+from warehouse.filter_columns import with_filter_columns
 
 GENERATED_AT = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
 NEW_GAME = "brand-new-game"
@@ -302,7 +296,7 @@ def test_attribution_matches_the_champions_explain(data: dict[str, object]) -> N
     users = rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=5, replace=False)
     for name, params in [("cosine", {}), ("ease", {}), ("rp3beta", {}), ("als", {"factors": 16, "iterations": 5})]:
         model = default_candidates()[name].build(params, 0).fit(matrix.matrix)
-        attribution = _Attribution.for_model(model, matrix.matrix)
+        attribution = Attribution.for_model(model, matrix.matrix)
         assert attribution is not None
         for user in users:
             games = matrix.matrix.indices[matrix.matrix.indptr[user] : matrix.matrix.indptr[user + 1]]
@@ -442,7 +436,7 @@ def test_recommend_filtered_goes_beyond_the_stored_depth(result: Discovery, data
 
 
 def test_saved_model_loads(result: Discovery) -> None:
-    state, meta = DiscoveryModel.load(Path(result.stats["model_dir"]))
+    state, meta = load_state(Path(result.stats["model_dir"]))
     assert meta["champion"] == "ease"
     assert meta["weighting"] == "graded"
     assert meta["blend"] == Blend().to_dict()
@@ -460,7 +454,7 @@ def test_bad_arguments(data: dict[str, object]) -> None:
 
 
 def test_reference_scale_maps_best_to_one_and_reference_to_zero() -> None:
-    from models.discovery import reference_scale
+    from models.discovery.blend import reference_scale
 
     values = np.array(
         [[5.0, 4.0, 3.0, 1.0], [2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [9.0, 1.0, 3.0, 2.0]],

@@ -133,3 +133,30 @@ def test_champion_beats_popularity_by_half_on_clustered_data() -> None:
     report = evaluate(train, test, models=["popularity", "ease", "rp3beta"])
     ndcg = {name: result.metrics["ndcg"] for name, result in report.results.items()}
     assert ndcg[report.champion] >= 1.5 * ndcg["popularity"], ndcg
+
+
+def test_time_split_evaluation_reuses_tuning_and_reports_beyond_accuracy(small_split) -> None:
+    from datetime import datetime, timezone
+
+    from models.evaluate import evaluate
+
+    train, test = small_split
+    everything = pl.concat([train, test])
+    times = everything.select(
+        "user_id", "game_id",
+        (pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(hours=pl.col("game_id").hash(7) % 5000)).alias(
+            "updated_at"),
+    )
+    first = evaluate(train, test, k=10, models=["popularity", "ease"])
+    second = evaluate(train, test, k=10, models=["popularity", "ease"], times=times, reuse=first, split="time")
+    assert second.split == "time" and second.weighting == first.weighting
+    assert {n: r.params for n, r in second.results.items()} == {n: r.params for n, r in first.results.items()}
+    runs = second.model_runs("r1", datetime(2026, 11, 1, tzinfo=timezone.utc), stability={"ease": 0.5})
+    assert runs.get_column("split").unique().to_list() == ["time"]
+    by_model = {row["model"]: row for row in runs.iter_rows(named=True)}
+    assert by_model["ease"]["rank_stability"] == 0.5 and by_model["popularity"]["rank_stability"] is None
+    for row in by_model.values():
+        assert 0.0 <= row["long_tail_share"] <= 1.0 and 0.0 <= row["intra_list_diversity"] <= 1.0
+    # Popularity recommends the head: less long tail, lower (more popular) ranks than EASE.
+    assert by_model["popularity"]["long_tail_share"] < by_model["ease"]["long_tail_share"]
+    assert by_model["popularity"]["mean_popularity_rank"] < by_model["ease"]["mean_popularity_rank"]

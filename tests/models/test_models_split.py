@@ -51,3 +51,22 @@ def test_share_of_users() -> None:
 def test_fraction_must_be_a_share() -> None:
     with pytest.raises(ValueError):
         holdout_split(frame(SIZES), fraction=1.0)
+
+
+def test_time_split_holds_out_each_members_latest_rows() -> None:
+    from models.split import time_split
+
+    frame = pl.DataFrame({
+        "user_id": ["a"] * 5 + ["b"] * 2 + ["c"],
+        "game_id": ["g1", "g2", "g3", "g4", "g5", "g1", "g2", "g1"],
+        "updated_at": ["2026-01-01T00:00:00+09:00", "2026-03-01T00:00:00+09:00", None,
+                       "2026-02-01T00:00:00+09:00", "2026-03-01T00:00:00+09:00",
+                       "2026-01-02T00:00:00+00:00", "2026-01-01T23:00:00-05:00", "2026-01-01T00:00:00+09:00"],
+    })
+    train, test = time_split(frame.sample(fraction=1.0, shuffle=True, seed=1), fraction=0.4)
+    # a: 5 rows → 2 latest (g2 and g5 tie on time: both are the latest); b: 1 of 2, in UTC
+    # b's g2 (2026-01-02 04:00Z) is later than g1 (2026-01-02 00:00Z); c: a single row stays in train.
+    assert sorted(map(tuple, test.select("user_id", "game_id").rows())) == [("a", "g2"), ("a", "g5"), ("b", "g2")]
+    assert train.height + test.height == frame.height and train.columns == frame.columns
+    with pytest.raises(ValueError, match="updated_at"):
+        time_split(frame.drop("updated_at"))

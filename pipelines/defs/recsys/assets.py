@@ -1,8 +1,9 @@
 """Features, candidate models, evaluation, the champion, recommendations and similar games.
 
-Thin assets over `models/`: the interaction matrix comes from marts.collections, every
-candidate is tuned and scored on a seeded per-user holdout (`models.evaluate`), the
-champion is refitted on everyone's collections, and discovery writes the marts.
+Thin assets over `models/`: the interaction matrix comes from marts.collections; every
+candidate is tuned and scored on a seeded per-user holdout and on a time split (each
+member's latest entries, which names the champion; `models.evaluate`); the champion is
+refitted on everyone's collections, and discovery writes the marts.
 """
 
 import json
@@ -13,10 +14,14 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from models.candidates import default_candidates
-from models.discovery import discover
+from models.discovery.run import discover
 from models.evaluate import evaluate
 from models.interactions import normalise_interactions
-from models.split import holdout_split
+from models.beyond import rank_stability
+from models.content import ContentModel
+from models.discovery.run import catalog_frame
+from models.report import EvaluationReport
+from models.split import holdout_split, time_split
 from pipelines.defs.resources import SiteSettings
 from core.ids import new_run_id
 from warehouse.db import SQL_DIR, sql_comment
@@ -52,13 +57,16 @@ def _models_dir(site: SiteSettings) -> Path:
     automation_condition=dg.AutomationCondition.eager(),
 )
 def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
-    """Members' public collections as interactions (user, game, statuses, rating), saved as Parquet."""
+    """Members' public collections as interactions (user, game, statuses, rating), saved as Parquet,
+    with when each entry was last updated (for the time split)."""
     with duckdb.get_connection() as con:
         frame = con.sql(
-            "SELECT user_id, game_id, have, played, favorite, watching, rating FROM marts.collections"
+            "SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at FROM marts.collections"
         ).pl()
+    times = frame.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String), "updated_at")
     frame = normalise_interactions(frame, source="marts.collections")
     frame.write_parquet(_models_dir(site) / "interactions.parquet")
+    times.unique(["user_id", "game_id"]).write_parquet(_models_dir(site) / "interaction_times.parquet")
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": frame.height,
@@ -75,7 +83,7 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeRe
             deps=[dg.AssetKey(["recsys", "interactions"])],
             group_name="recsys",
             kinds={"implicit" if name in ("als", "bpr", "cosine", "bm25") else "numpy"},
-            description=f"The {name} candidate: tuned on a validation split of TRAIN, scored on a per-user holdout.",
+            description=f"The {name} candidate: tuned on a validation split of TRAIN, scored on a per-user holdout and a time split.",
         )
         for name in CANDIDATES
     ]
@@ -83,14 +91,29 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeRe
     pool="warehouse_writer",
 )
 def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
-    """Tunes every candidate, scores it on a seeded 20% per-user holdout, names the champion."""
+    """Tunes every candidate and scores it on two splits: a seeded 20% per-user holdout and a
+    time split (each member's latest 20%); the time split names the champion."""
     folder = _models_dir(site)
     frame = pl.read_parquet(folder / "interactions.parquet")
+    times = pl.read_parquet(folder / "interaction_times.parquet")
+    with duckdb.get_connection() as con:
+        games = con.sql("SELECT * FROM marts.games").pl()
+        posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
+    content = ContentModel.fit(catalog_frame(games), posts)
+    vectors = (content.game_ids, content.features)
     train, test = holdout_split(frame, fraction=0.2, seed=SEED)
-    context.log.info(f"evaluation: train {train.height:,} rows, test {test.height:,} rows")
-    report = evaluate(train, test, k=K, seed=SEED)
+    context.log.info(f"evaluation (random split): train {train.height:,} rows, test {test.height:,} rows")
+    random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random")
+    train, test = time_split(frame.join(times, on=["user_id", "game_id"], how="left"), fraction=0.2)
+    context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
+    report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
+                      reuse=random_report, item_vectors=vectors, split="time")
     run_id, trained_at = new_run_id(), utcnow()
-    runs = report.model_runs(run_id, trained_at)
+    runs = pl.concat(
+        [r.model_runs(run_id, trained_at, stability=_stability(folder / "evaluation_lists", r))
+         for r in (random_report, report)],
+        how="diagonal_relaxed",
+    )
     with duckdb.get_connection() as con:
         write_model_runs(con, runs)
     champion = report.results[report.champion]
@@ -103,6 +126,7 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
                 "weighting": report.weighting.name,
                 "weighting_reason": report.weighting.reason,
                 "report": report.to_dict(),
+                "random_report": random_report.to_dict(),
             },
             ensure_ascii=False,
             indent=2,
@@ -127,6 +151,18 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     )
 
 
+def _stability(folder: Path, report: EvaluationReport) -> dict[str, float | None]:
+    """Each candidate's Jaccard@K against its lists of the previous night (same split), whose
+    lists this night's then replace (None on a first night)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stability: dict[str, float | None] = {}
+    for name, result in report.results.items():
+        path = folder / f"{report.split}-{name}.parquet"
+        stability[name] = rank_stability(result.topk, pl.read_parquet(path), K) if path.is_file() else None
+        result.topk.write_parquet(path)
+    return stability
+
+
 @dg.asset(
     key=["recsys", "champion_model"],
     deps=[dg.AssetKey(["marts", "model_runs"])],
@@ -134,7 +170,7 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     kinds={"python"},
 )
 def champion_model(site: SiteSettings) -> dg.MaterializeResult:
-    """The candidate with the best NDCG@10 on a fresh validation split of TRAIN (never on TEST)."""
+    """The candidate with the best NDCG@10 on a time split of TRAIN (its members' latest entries; never on TEST)."""
     chosen = json.loads((_models_dir(site) / "evaluation.json").read_text(encoding="utf-8"))
     metrics = chosen["report"]["models"]
     champion, popularity = metrics[chosen["champion"]], metrics["popularity"]
@@ -154,12 +190,13 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
 @dg.multi_asset(
     specs=[
         _mart_spec("recommendations", "recsys.champion_model", "marts.games"),
+        _mart_spec("next_to_play", "recsys.champion_model", "marts.games"),
         _mart_spec("similar_games", "recsys.champion_model", "marts.games"),
     ],
     pool="warehouse_writer",
 )
 def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
-    """Refits the champion on everyone's collections and writes recommendations and similar games."""
+    """Refits the champion on everyone's collections; writes recommendations, play next and similar games."""
     folder = _models_dir(site)
     chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
     with duckdb.get_connection() as con:
@@ -182,6 +219,7 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
     with duckdb.get_connection() as con:
         n_recs = replace_table(con, "recommendations", result.recommendations)
         n_similar = replace_table(con, "similar_games", result.similar_games)
+        n_shelf = replace_table(con, "next_to_play", result.next_to_play)
     recs = result.recommendations
     yield dg.MaterializeResult(
         asset_key=["marts", "recommendations"],
@@ -192,6 +230,10 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
             "model": chosen["champion"],
             "run_id": chosen["run_id"],
         },
+    )
+    yield dg.MaterializeResult(
+        asset_key=["marts", "next_to_play"],
+        metadata={"dagster/row_count": n_shelf, "members": result.next_to_play["user_id"].n_unique()},
     )
     yield dg.MaterializeResult(
         asset_key=["marts", "similar_games"],

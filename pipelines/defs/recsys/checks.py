@@ -49,7 +49,7 @@ def _drift_check(metric: str, tolerance: float) -> dg.AssetChecksDefinition:
     )
     def _check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
-            latest = con.sql("SELECT * FROM marts.model_runs WHERE champion ORDER BY run_id DESC LIMIT 1").pl().to_dicts()
+            latest = con.sql("SELECT * FROM marts.model_runs WHERE champion ORDER BY run_id DESC, split = 'time' DESC LIMIT 1").pl().to_dicts()
             if not latest:
                 return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.WARN,
                                            metadata={"reason": "no champion recorded"})

@@ -1,8 +1,9 @@
 """marts.games' filter columns for a hand-made games frame, computed by the real SQL.
 
 Why: the rule for implausible and missing ranges is stated once, in
-`warehouse/sql/marts/games.sql`; model tests build games frames by hand (or from the
-sample site's ground truth), so they pass them through that SQL instead of restating it.
+`warehouse/sql/marts/games.sql`; offline evaluations, benchmarks and model tests build
+games frames by hand (or from the sample site's ground truth), so they pass them
+through that SQL instead of restating it.
 """
 
 from __future__ import annotations

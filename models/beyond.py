@@ -1,0 +1,108 @@
+"""Beyond accuracy: how popular, how varied and how stable the lists are. One function each.
+
+Every function takes top-K lists in the long format of ``models.metrics``
+(``user_id``, ``game_id``, ``rank``; ranks above ``k`` ignored) and averages over lists
+(or over list items, where said), so the numbers sit beside NDCG in ``marts.model_runs``.
+
+* ``long_tail_share``: share of recommended items outside the ``head`` (the 10 % most
+  popular games by number of members): the popularity bias the lists carry.
+* ``mean_popularity_rank``: mean popularity rank (1 = most popular) of recommended items.
+* ``intra_list_diversity``: mean pairwise dissimilarity ``1 − cos`` within a list
+  (Ziegler et al. 2005), over item vectors (content features on the site; the games'
+  member vectors where there is no content, as for MovieLens). Lists of one item say
+  nothing and are skipped.
+* ``rank_stability``: mean Jaccard@k of each user's list against their previous list
+  (users in both only): 1 means nothing churned overnight.
+
+Edge cases: no lists → 0.0 (never NaN, so reports stay valid JSON); ``rank_stability``
+with no user in common → ``None`` (nothing to compare, e.g. the first night).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+HEAD_SHARE = 0.10
+"""The head: this share of the catalogue's games, the most popular ones."""
+
+
+def popularity_ranks(interactions: pl.DataFrame) -> pl.DataFrame:
+    """``game_id``, ``members``, ``popularity_rank`` (1 = most members; ties by id), ``head`` (top 10 %)."""
+    counts = (
+        interactions.group_by("game_id").agg(pl.col("user_id").n_unique().alias("members"))
+        .sort(["members", "game_id"], descending=[True, False])
+        .with_row_index("popularity_rank", offset=1)
+    )
+    n_head = max(1, int(np.ceil(HEAD_SHARE * counts.height))) if counts.height else 0
+    return counts.with_columns((pl.col("popularity_rank") <= n_head).alias("head"))
+
+
+def _top(lists: pl.DataFrame, k: int) -> pl.DataFrame:
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    return lists.filter(pl.col("rank") <= k).unique(["user_id", "game_id"])
+
+
+def long_tail_share(lists: pl.DataFrame, popularity: pl.DataFrame, k: int = 10) -> float:
+    """Share of recommended items (all lists pooled) that are not in the head; a game
+    unknown to ``popularity`` (nobody had it) counts as tail."""
+    top = _top(lists, k)
+    if top.height == 0:
+        return 0.0
+    head = popularity.filter(pl.col("head")).select("game_id")
+    return float(top.join(head, on="game_id", how="anti").height / top.height)
+
+
+def mean_popularity_rank(lists: pl.DataFrame, popularity: pl.DataFrame, k: int = 10) -> float:
+    """Mean popularity rank of recommended items; an unknown game ranks last + 1."""
+    top = _top(lists, k)
+    if top.height == 0:
+        return 0.0
+    last = popularity.height + 1
+    ranked = top.join(popularity.select("game_id", "popularity_rank"), on="game_id", how="left")
+    return float(ranked.get_column("popularity_rank").fill_null(last).cast(pl.Float64).mean())
+
+
+def intra_list_diversity(lists: pl.DataFrame, game_ids: pl.Series, vectors: sp.csr_matrix, k: int = 10) -> float:
+    """Mean over lists of the mean pairwise ``1 − cos`` of the list's items.
+
+    ``vectors`` row ``i`` describes ``game_ids[i]``; a game without a row (or a zero row)
+    is dissimilar to everything (cos 0).
+    """
+    top = _top(lists, k)
+    if top.height == 0:
+        return 0.0
+    norms = np.sqrt(np.asarray(vectors.multiply(vectors).sum(axis=1)).ravel())
+    unit = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ sp.csr_matrix(vectors, dtype=np.float64)
+    index = game_ids.to_frame().with_row_index("row")
+    rows = top.join(index, on="game_id", how="left").sort("user_id", "rank")
+    values = []
+    for _, group in rows.group_by("user_id", maintain_order=True):
+        n = group.height
+        if n < 2:
+            continue
+        known = group.get_column("row").drop_nulls().to_numpy()
+        block = unit[known]
+        gram = (block @ block.T).toarray()
+        similar = (gram.sum() - np.trace(gram)) / 2.0  # pairs among known items; unknown ones add 0
+        values.append(1.0 - similar / (n * (n - 1) / 2.0))
+    return float(np.mean(values)) if values else 0.0
+
+
+def rank_stability(lists: pl.DataFrame, previous: pl.DataFrame, k: int = 10) -> float | None:
+    """Mean Jaccard@k of each user's list and their previous list (users in both)."""
+    now, before = _top(lists, k), _top(previous, k)
+    users = now.select("user_id").unique().join(before.select("user_id").unique(), on="user_id")
+    if users.height == 0:
+        return None
+    both = now.join(before, on=["user_id", "game_id"]).group_by("user_id").len(name="both")
+    sizes = (
+        now.group_by("user_id").len(name="a")
+        .join(before.group_by("user_id").len(name="b"), on="user_id")
+        .join(both, on="user_id", how="left")
+        .with_columns(pl.col("both").fill_null(0))
+    )
+    jaccard = sizes.select(pl.col("both") / (pl.col("a") + pl.col("b") - pl.col("both")))
+    return float(jaccard.to_series().mean())

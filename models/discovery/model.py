@@ -1,0 +1,284 @@
+"""The fitted state behind every discovery mode, and the shared scoring over it.
+
+``DiscoveryModel.score`` blends the champion, content and popularity for a batch of
+members over the games a mode allows (``models.discovery.blend``); ``rank`` turns the
+scores into ranked rows with reasons. Each mode is a choice of candidate games:
+
+* discovery (``discover_candidates``): neither had, played nor favourited;
+* play next (``models.discovery.play_next``): had and not played;
+* game night (``models.discovery.group``): nobody in the group played it, playable,
+  available; the group's members' scores are then combined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+from models.base import SCORE_BUDGET, Recommender, top_n
+from models.content import ContentModel
+from models.discovery.attribution import Attribution, gather, segment_argmax
+from models.discovery.blend import Blend, scaled
+from models.discovery.members import Members, member_rows
+from models.discovery.rerank import MMR_POOL, mmr_order
+from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
+from models.interactions import InteractionMatrix
+
+USER_BATCH = 512
+"""Members ranked at once (fewer for big catalogues: ``SCORE_BUDGET`` cells per block)."""
+
+RECOMMENDATION_COLUMNS = (
+    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "watching", "generated_at",
+)
+SIMILAR_COLUMNS = ("game_id", "rank", "similar_game_id", "score", "run_id")
+"""The rows of ``marts.recommendations`` and ``marts.similar_games``."""
+
+RANKED_SCHEMA = {
+    "user_id": pl.String, "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64,
+    "reason": pl.String, "watching": pl.Boolean,
+}
+
+Candidates = Callable[[Members], np.ndarray]
+"""A mode's choice of games: dense ``(members, games)`` bool, True where a game may be listed."""
+
+
+def discover_candidates(members: Members) -> np.ndarray:
+    """Discovery: every game except the member's known ones (see ``models.discovery.members``)."""
+    return ~(members.known.toarray() > 0)
+
+
+@dataclass
+class Scores:
+    """A batch's blended scores (``-inf`` outside the candidates) and the parts behind them."""
+
+    blended: np.ndarray
+    cf: np.ndarray
+    with_cf: np.ndarray
+    cf_scale: np.ndarray
+    content: np.ndarray
+    content_scale: np.ndarray
+    cf_rows: np.ndarray
+
+
+class DiscoveryModel:
+    """The champion, content and popularity of one run: scores members, lists similar games.
+
+    ``catalog`` order is the sorted ``game_id`` of the games frame; ``cf_cols`` maps
+    each catalogue game to the champion's column (-1: no collection entry, "cold").
+    """
+
+    def __init__(
+        self,
+        *,
+        champion: str,
+        model: Recommender | None,
+        interactions: InteractionMatrix,
+        content: ContentModel,
+        collections: pl.DataFrame,
+        blend: Blend,
+        graph: sp.csr_matrix | None = None,
+    ) -> None:
+        self.champion = champion
+        self.model = model
+        self.interactions = interactions
+        self.content = content
+        self.collections = collections
+        self.blend = blend
+        self.graph = graph if graph is not None else content.neighbours(blend.neighbours)
+        self.game_ids = content.game_ids
+        self.n_games = content.n_games
+        self.cf_cols = interactions.game_cols(self.game_ids) if model is not None else np.full(self.n_games, -1)
+        col_members = np.asarray(interactions.matrix.getnnz(axis=0), dtype=np.int64)
+        padded = np.append(col_members, 0)  # index -1 (cold) reads the trailing 0
+        self.cf_members = padded[self.cf_cols]
+        self.shared_cols = col_members >= 2
+        members = (
+            collections.group_by("game_id").agg(pl.len().alias("n"))
+            if collections.height
+            else pl.DataFrame(schema={"game_id": pl.String, "n": pl.UInt32})
+        )
+        counts = self.game_ids.to_frame().join(members, on="game_id", how="left", maintain_order="left")
+        self.popularity = counts.get_column("n").fill_null(0).cast(pl.Float64).to_numpy()
+        top = np.log1p(self.popularity.max()) if self.popularity.size and self.popularity.max() > 0 else 1.0
+        self.pop_norm = (np.log1p(self.popularity) / top).astype(np.float32)
+        self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
+
+    def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:
+        """Sparse rows (catalogue columns) of these members from normalised collections."""
+        return member_rows(self.game_ids, collections, user_ids)
+
+    # ----------------------------------------------------------------- scoring
+
+    def _cf_scores(self, cf_rows: np.ndarray) -> np.ndarray:
+        """Champion scores on catalogue columns, clipped at 0; 0 where it has nothing to say."""
+        scores = np.zeros((cf_rows.size, self.n_games), dtype=np.float32)
+        if self.model is None:
+            return scores
+        matrix = self.interactions.matrix
+        has_shared = np.zeros(cf_rows.size, dtype=bool)
+        known = cf_rows >= 0
+        if known.any():
+            # Confidences are positive, so a positive sum means at least one shared game.
+            shared = matrix[cf_rows[known]] @ self.shared_cols.astype(np.float32) > 0
+            has_shared[np.flatnonzero(known)[shared]] = True
+        rows = np.flatnonzero(has_shared)
+        if rows.size == 0:
+            return scores
+        warm = self.cf_cols >= 0
+        raw = np.asarray(self.model.score(cf_rows[rows]), dtype=np.float32)[:, self.cf_cols[warm]]
+        raw[~np.isfinite(raw)] = 0.0
+        block = np.zeros((rows.size, self.n_games), dtype=np.float32)
+        block[:, warm] = np.maximum(raw, 0.0)
+        scores[rows] = block
+        return scores
+
+    def score(self, members: Members, candidates: np.ndarray) -> Scores:
+        """Blended scores of these members over ``candidates`` (each part on the member's
+        own scale over those candidates; ``-inf`` elsewhere)."""
+        n_users = len(members.user_ids)
+        cf_rows = self.interactions.user_rows(members.user_ids) if self.model is not None else np.full(n_users, -1)
+        cf = self._cf_scores(cf_rows)
+        with_cf = candidates & (self.cf_cols >= 0)[None, :] & (cf.max(axis=1) > 0)[:, None]
+        cf_part, cf_scale = scaled(cf, with_cf, self.blend.reference_rank)
+        # A game without collection entries sits at the reference level (0) of the CF part.
+        cf_part = np.where(with_cf, cf_part, 0.0)
+        content = np.asarray((members.liked @ self.graph).toarray(), dtype=np.float32)
+        content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
+        popularity = (self.blend.popularity - self.blend.tail) * self.pop_norm[None, :]
+        blended = cf_part + self.blend.content * content_part + popularity
+        blended = blended.astype(np.float32)
+        blended[~candidates] = -np.inf
+        return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows)
+
+    def evidence(self, scores: Scores) -> np.ndarray:
+        """Where the champion or content had something to say (a popularity champion's
+        part is popularity, so there only content counts): a *personal* score."""
+        evidence = scores.content > 0
+        if self.champion != "popularity":
+            evidence |= scores.with_cf & (scores.cf > 0)
+        return evidence
+
+    # ----------------------------------------------------------------- ranking
+
+    def rank(
+        self,
+        collections: pl.DataFrame,
+        user_ids: list[str],
+        depth: int | None,
+        *,
+        candidates: Candidates = discover_candidates,
+        members_of: Callable[[Members, np.ndarray], Members] | None = None,
+    ) -> tuple[pl.DataFrame, dict[str, int]]:
+        """Rank the ``candidates`` for these members (``depth=None``: every candidate game).
+
+        ``members_of`` may adjust a batch once its candidates are known (play next drops
+        the candidates from the liked games). Returns long rows (``user_id``, ``rank``,
+        ``game_id``, ``score``, ``reason``, ``watching``) and counts.
+        """
+        counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0}
+        frames: list[pl.DataFrame] = []
+        take = self.n_games if depth is None else min(depth, self.n_games)
+        batch = max(1, min(USER_BATCH, SCORE_BUDGET // max(self.n_games, 1)))
+        for start in range(0, len(user_ids), batch):
+            members = self.members(collections, user_ids[start : start + batch])
+            allowed = candidates(members)
+            if members_of is not None:
+                members = members_of(members, allowed)
+            # A mode with few candidates (a member's shelf) needs no deeper lists than that.
+            most = int(allowed.sum(axis=1).max()) if allowed.size else 0
+            frame, batch_counts = self._rank_batch(members, allowed, max(1, min(take, most)))
+            frames.append(frame)
+            for key, value in batch_counts.items():
+                counts[key] += value
+        result = pl.concat(frames) if frames else pl.DataFrame(schema=RANKED_SCHEMA)
+        return result, counts
+
+    def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
+        n_users = len(members.user_ids)
+        scores = self.score(members, candidates)
+        ids, values = top_n(scores.blended, max(take, MMR_POOL) if self.blend.diversity > 0 else take)
+        ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
+        ids, values = ids[:, :take], values[:, :take]
+        valid = ids >= 0
+        safe = np.maximum(ids, 0)
+        kinds = np.where(np.take_along_axis(self.evidence(scores), safe, axis=1), KIND_PERSONAL, KIND_POPULAR)
+        kinds[~valid] = KIND_NONE
+        anchors = self.anchors(members, scores, ids, kinds)
+
+        watch_dense = members.watch.toarray() > 0
+        watching = np.take_along_axis(watch_dense, safe, axis=1)
+        cf_scale, content_scale = scores.cf_scale, scores.content_scale
+        counts = {
+            "users_cf": int((cf_scale > 0).sum()),
+            "users_content_fallback": int(((cf_scale == 0) & (content_scale > 0)).sum()),
+            "users_popularity_only": int(((cf_scale == 0) & (content_scale == 0)).sum()),
+        }
+        user_index = np.repeat(np.arange(n_users), valid.sum(axis=1))
+        rank = np.broadcast_to(np.arange(1, take + 1, dtype=np.int32), ids.shape)[valid]
+        anchor = anchors[valid]
+        frame = pl.DataFrame(
+            {
+                "user_id": pl.Series(members.user_ids, dtype=pl.String).gather(user_index),
+                "rank": pl.Series(rank, dtype=pl.Int32),
+                "game_id": self.game_ids.gather(ids[valid]),
+                "score": pl.Series(values[valid], dtype=pl.Float64),
+                "watching": pl.Series(watching[valid], dtype=pl.Boolean),
+                "_kind": pl.Series(kinds[valid], dtype=pl.Int8),
+                "_anchor": self.content.names.gather(np.maximum(anchor, 0)),
+                "_anchored": pl.Series(anchor >= 0, dtype=pl.Boolean),
+                "_fallback": pl.Series(members.watch_fallback[user_index], dtype=pl.Boolean),
+            }
+        )
+        frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
+        return frame.select("user_id", "rank", "game_id", "score", reason_expr(), "watching"), counts
+
+    def anchors(self, members: Members, scores: Scores, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+        """The liked game (catalogue index) contributing most to each listed game, -1 for none.
+
+        ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
+        ``kinds`` is personal get an anchor.
+        """
+        n_users, take = ids.shape
+        anchors = np.full(ids.shape, -1, dtype=np.int64)
+        liked = members.liked
+        pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
+        pair_game = liked.indices.astype(np.int64)
+        pair_weight = liked.data
+        personal = kinds == KIND_PERSONAL
+        if pair_user.size == 0 or not personal.any():
+            return anchors
+        cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
+        items = np.maximum(ids[pair_user], 0)  # (pairs, take)
+        contribution = gather(self.graph, pair_game, items) * (pair_weight * content_scale[pair_user])[:, None]
+        if self._attribution is not None:
+            cf_game = self.cf_cols[pair_game]
+            with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
+            if with_cf.any():
+                item_cols = self.cf_cols[items[with_cf]]
+                part = self._attribution.contributions(cf_rows[pair_user[with_cf]], cf_game[with_cf], item_cols)
+                part[item_cols < 0] = 0.0
+                contribution[with_cf] += part * cf_scale[pair_user[with_cf]][:, None]
+        slot = pair_user[:, None] * take + np.arange(take)[None, :]
+        best = segment_argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
+        best = best.reshape(n_users, take)
+        anchors[personal] = best[personal]
+
+        # Rows the champion put there without an attribution: nearest liked game by content.
+        missing = personal & (anchors < 0)
+        has_liked = np.diff(liked.indptr) > 0
+        missing &= has_liked[:, None]
+        if missing.any():
+            rows, cols = np.nonzero(missing)
+            sizes = np.diff(liked.indptr)[rows]
+            seg = np.repeat(np.arange(rows.size), sizes)
+            starts = np.repeat(liked.indptr[rows], sizes)
+            offsets = np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            games = liked.indices[starts + offsets].astype(np.int64)
+            sims = self.content.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
+            nearest = segment_argmax(seg, sims, games, rows.size)
+            anchors[rows, cols] = nearest
+        return anchors

@@ -1,0 +1,62 @@
+"""Reasons (``reason``), in Japanese, never about other members.
+
+The liked game contributing most to a row's score (``models.discovery.attribution``)
+is named: 「X」が好きなあなたに. When neither part can be attributed (BPR), the liked
+game nearest in content is named. A 興味あり game says 興味ありに登録済み・「X」が好きなあなたに;
+a member with only 興味あり games reads 「X」に興味があるあなたに; a row that only
+popularity put there says 人気のゲーム; a personalised row that cannot be attributed at
+all says あなたへのおすすめ.
+
+Game night is the one place where a reason names members: the members of the group,
+who asked for the list together (``group_reason``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+REASON_LIKED = "「{}」が好きなあなたに"
+"""Because you like X (``{}`` is the liked game's name, as ``pl.format`` fills it)."""
+REASON_WATCHED_ONLY = "「{}」に興味があるあなたに"
+"""For a member whose only evidence is their 興味あり games."""
+REASON_WATCHING_PREFIX = "興味ありに登録済み"
+REASON_POPULAR = "人気のゲーム"
+REASON_FOR_YOU = "あなたへのおすすめ"
+REASON_GROUP_POPULAR = "みんなで遊べる人気のゲーム"
+"""Game night: no member's taste stands out for this game."""
+
+KIND_NONE, KIND_POPULAR, KIND_PERSONAL = 0, 1, 2
+
+
+def reason_expr() -> pl.Expr:
+    """The Japanese reason of a ranked row from its anchor game, kind and flags."""
+    liked = pl.format(REASON_LIKED, pl.col("_anchor"))
+    watched = pl.format(REASON_WATCHED_ONLY, pl.col("_anchor"))
+    named = pl.when(pl.col("_fallback")).then(watched).otherwise(liked)
+    base = (
+        pl.when(pl.col("_anchor").is_not_null())
+        .then(named)
+        .when(pl.col("_kind") == KIND_PERSONAL)
+        .then(pl.lit(REASON_FOR_YOU))
+        .otherwise(pl.lit(REASON_POPULAR))
+    )
+    anchored_watch = pl.format("{}・{}", pl.lit(REASON_WATCHING_PREFIX), base)
+    return (
+        pl.when(pl.col("watching") & pl.col("_anchor").is_not_null())
+        .then(anchored_watch)
+        .when(pl.col("watching"))
+        .then(pl.lit(REASON_WATCHING_PREFIX))
+        .otherwise(base)
+        .alias("reason")
+    )
+
+
+def group_reason(fits: list[tuple[str, str | None]]) -> str:
+    """Whose taste a game-night pick fits: ``[(member, liked game or None), …]``, best first.
+
+    ``17406さん（「X」が好き）・500さん向け``; nobody in particular: ``REASON_GROUP_POPULAR``.
+    """
+    if not fits:
+        return REASON_GROUP_POPULAR
+    parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
+    return "・".join(parts) + "向け"

@@ -1,0 +1,148 @@
+"""Less popularity bias, more variety: two re-rankings of a member's list, and their price.
+
+* **Long-tail boost** (``Blend.tail``): ``score − tail · pop``, with ``pop`` the game's
+  ``log(1 + members)`` scaled to [0, 1] (the blend's own popularity term, turned
+  around). A popularity penalty in the spirit of Abdollahpouri et al. (2017): cheap,
+  monotone, and it reaches every mode (discovery, play next, game night).
+* **MMR diversity** (``Blend.diversity``, Carbonell & Goldstein 1998): the first ``k``
+  slots are filled greedily from the best ``pool`` games by
+  ``score − diversity · max similarity to the games already chosen`` (content
+  similarity from the neighbour graph). Slots after ``k`` keep their order. In the
+  first ``k`` slots ``score`` is the MMR gain (greedy gains never rise); below them the
+  blended score, capped by the score above, so a list's scores never rise.
+
+``tradeoff_curve`` measures both on a time split (what members marked next): NDCG@10,
+long-tail share and intra-list diversity for a grid of settings. The README shows the
+curve and which setting the nightly uses.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+
+from models.base import single_threaded_blas
+from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
+from models.discovery.attribution import gather_flat
+from models.discovery.members import Members
+from models.metrics import ndcg_at_k
+
+log = logging.getLogger("bodoge.models")
+
+MMR_K = 10
+"""Slots MMR fills (what a member sees first)."""
+MMR_POOL = 30
+"""Games MMR chooses from: the best ``MMR_POOL`` by blended score."""
+
+
+def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversity: float, k: int = MMR_K,
+              pool: int = MMR_POOL) -> tuple[np.ndarray, np.ndarray]:
+    """Re-order each row's first ``k`` of ``ids`` (top-n output, -1 padded) by MMR over its first ``pool``."""
+    if diversity <= 0 or ids.size == 0:
+        return ids, values
+    n_users = ids.shape[0]
+    width = min(pool, ids.shape[1])
+    head, head_values = ids[:, :width], values[:, :width]
+    valid = head >= 0
+    safe = np.maximum(head, 0)
+    pairs_a = np.repeat(safe, width, axis=1).ravel()
+    pairs_b = np.tile(safe, (1, width)).ravel()
+    sims = gather_flat(graph, pairs_a, pairs_b).reshape(n_users, width, width)
+    chosen = np.zeros((n_users, width), dtype=bool)
+    closest = np.zeros((n_users, width), dtype=np.float32)
+    order = np.full((n_users, min(k, width)), -1, dtype=np.int64)
+    gains = np.full(order.shape, -np.inf, dtype=np.float32)
+    rows = np.arange(n_users)
+    for step in range(order.shape[1]):
+        gain = np.where(valid & ~chosen, head_values - diversity * closest, -np.inf)
+        pick = gain.argmax(axis=1)
+        ok = np.isfinite(gain[rows, pick])
+        order[ok, step] = pick[ok]
+        gains[ok, step] = gain[rows[ok], pick[ok]]
+        chosen[rows[ok], pick[ok]] = True
+        closest = np.maximum(closest, sims[rows, pick, :])
+    new_ids, new_values = ids.copy(), values.copy()
+    for user in range(n_users):
+        picked = order[user][order[user] >= 0]
+        rest = [p for p in range(width) if p not in set(picked.tolist())]
+        positions = np.concatenate([picked, np.asarray(rest, dtype=np.int64)])
+        new_ids[user, :width] = head[user, positions]
+        new_values[user, :width] = head_values[user, positions]
+        new_values[user, : picked.size] = gains[user, : picked.size]
+    # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
+    return new_ids, np.minimum.accumulate(new_values, axis=1)
+
+
+def tradeoff_curve(
+    collections: pl.DataFrame,
+    games: pl.DataFrame,
+    *,
+    settings: list[tuple[float, float]],
+    posts: pl.DataFrame | None = None,
+    champion: str = "ease",
+    params: dict[str, Any] | None = None,
+    weighting: str = "graded",
+    k: int = 10,
+    max_users: int = 1500,
+    seed: int = 0,
+) -> list[dict[str, float]]:
+    """For each ``(tail, diversity)``: NDCG@k, long-tail share, intra-list diversity and mean
+    popularity rank of the discovery lists on a time split (latest 20 % of each member);
+    the first point is the champion's own lists (``"tail": None``), the reference.
+
+    Every list ranks the games a member had not marked at all before, as ``bodoge
+    evaluate`` does (the nightly's lists may also bring back 興味あり games, which a
+    time split can never count as hits: they are left out here so the comparison is fair)."""
+    from models.discovery.run import fit_on_earlier
+
+    state, train, test = fit_on_earlier(collections, games, posts, champion=champion, params=params,
+                                        weighting=weighting, seed=seed)
+    relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
+    users = relevant.get_column("user_id").unique().sort()
+    if users.len() > max_users:
+        users = users.sample(max_users, seed=seed).sort()
+    popularity = popularity_ranks(train)
+    curve = [_champion_point(state, train, users, relevant, popularity, k)]
+    base = state.blend
+    for tail, diversity in settings:
+        state.blend = replace(base, tail=tail, diversity=diversity)
+        with single_threaded_blas():
+            ranked, _ = state.rank(train, users.to_list(), k, candidates=_unmarked)
+        point = {
+            "tail": tail, "diversity": diversity,
+            "ndcg": ndcg_at_k(ranked, relevant, k),
+            "long_tail_share": long_tail_share(ranked, popularity, k),
+            "intra_list_diversity": intra_list_diversity(ranked, state.game_ids, state.content.features, k),
+            "mean_popularity_rank": mean_popularity_rank(ranked, popularity, k),
+        }
+        log.info("trade-off: %s", point)
+        curve.append(point)
+    state.blend = base
+    return curve
+
+
+def _champion_point(state, train: pl.DataFrame, users: pl.Series, relevant: pl.DataFrame,
+                    popularity: pl.DataFrame, k: int) -> dict[str, Any]:
+    """The champion alone on the same members: what the blend and re-rankings are measured against."""
+    from models.base import topk_frame
+
+    rows = state.interactions.user_rows(users)
+    with single_threaded_blas():
+        ids, values = state.model.recommend(rows, k, exclude=state.interactions.matrix[rows])
+    lists = topk_frame(users, ids, values, state.interactions.game_ids)
+    return {
+        "tail": None, "diversity": None, "ndcg": ndcg_at_k(lists, relevant, k),
+        "long_tail_share": long_tail_share(lists, popularity, k),
+        "intra_list_diversity": intra_list_diversity(lists, state.game_ids, state.content.features, k),
+        "mean_popularity_rank": mean_popularity_rank(lists, popularity, k),
+    }
+
+
+def _unmarked(members: Members) -> np.ndarray:
+    """Games without any earlier entry of the member (known or 興味あり)."""
+    return ~((members.known + members.watch).toarray() > 0)

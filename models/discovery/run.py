@@ -1,0 +1,227 @@
+"""``discover``: the night's discovery run, from collections to the rows of two marts.
+
+Fits the evaluation's champion on all collections, blends it with content similarity
+(``models.content``) so that games nobody has collected yet can be found, and returns
+the rows of ``marts.recommendations`` (top ``depth`` per member) and
+``marts.similar_games``; with ``model_dir`` it saves what serving needs
+(``models.discovery.store``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from models.base import Recommender, single_threaded_blas
+from models.candidates import default_candidates
+from models.content import ContentModel
+from models.discovery.blend import Blend
+from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, DiscoveryModel
+from models.discovery.play_next import next_to_play
+from models.discovery.similar import similar_games as similar_lists
+from models.discovery.store import empty_interactions, save_state
+from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+from models.split import time_split
+
+log = logging.getLogger("bodoge.models")
+
+@dataclass
+class Discovery:
+    """What ``discover`` returns: the two marts' rows and counts for logs and metadata."""
+
+    recommendations: pl.DataFrame
+    similar_games: pl.DataFrame
+    next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
+    stats: dict[str, Any] = field(default_factory=dict)
+def catalog_frame(games: pl.DataFrame) -> pl.DataFrame:
+    """One row per game id, sorted by id (so the layout does not depend on row order)."""
+    return games.filter(pl.col("game_id").is_not_null()).with_columns(
+        pl.col("game_id").cast(pl.String)
+    ).unique("game_id", keep="first", maintain_order=True).sort("game_id")
+
+
+def fit_state(
+    rows: pl.DataFrame,
+    catalog: pl.DataFrame,
+    posts: pl.DataFrame | None,
+    *,
+    champion: str,
+    params: dict[str, Any],
+    weighting: str,
+    seed: int = 0,
+    blend: Blend | None = None,
+    timings: dict[str, float] | None = None,
+) -> DiscoveryModel:
+    """The champion fitted on normalised ``rows`` and the content model of ``catalog``
+    (``catalog_frame``), ready to score; call under ``single_threaded_blas``."""
+    blend = blend or Blend()
+    timings = {} if timings is None else timings
+    tick = time.perf_counter()
+    if rows.height:
+        interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[weighting])
+        model: Recommender | None = default_candidates()[champion].build(params, seed).fit(interactions.matrix)
+    else:
+        interactions, model = empty_interactions(), None
+    timings["fit_seconds"] = time.perf_counter() - tick
+    log.info(
+        "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
+        champion, rows.height, interactions.shape[0], interactions.shape[1], weighting, timings["fit_seconds"],
+    )
+    tick = time.perf_counter()
+    content = ContentModel.fit(catalog, posts)
+    graph = content.neighbours(blend.neighbours)
+    timings["content_seconds"] = time.perf_counter() - tick
+    state = DiscoveryModel(
+        champion=champion, model=model, interactions=interactions, content=content,
+        collections=rows, blend=blend, graph=graph,
+    )
+    log.info(
+        "discover: content features for %d games (%d without any collection entry), %d neighbours each, in %.1fs",
+        content.n_games, int((state.cf_cols < 0).sum()), blend.neighbours, timings["content_seconds"],
+    )
+    return state
+
+
+def fit_on_earlier(
+    collections: pl.DataFrame,
+    games: pl.DataFrame,
+    posts: pl.DataFrame | None,
+    *,
+    champion: str,
+    params: dict[str, Any] | None,
+    weighting: str,
+    seed: int,
+) -> tuple[DiscoveryModel, pl.DataFrame, pl.DataFrame]:
+    """For offline measurements: a time split of ``marts.collections`` rows (each member's
+    latest 20 % are "later"), and the state fitted on the earlier rows. Returns the state
+    and the normalised earlier and later rows."""
+    columns = ["user_id", "game_id", "have", "played", "favorite", "watching", "rating", "updated_at"]
+    earlier, later = time_split(collections.select(columns), fraction=0.2)
+    earlier = normalise_interactions(earlier.drop("updated_at"), source="earlier entries")
+    later = normalise_interactions(later.drop("updated_at"), source="later entries")
+    with single_threaded_blas():
+        state = fit_state(earlier, catalog_frame(games), posts, champion=champion, params=params or {},
+                          weighting=weighting, seed=seed)
+    return state, earlier, later
+
+
+def discover(
+    *,
+    collections: pl.DataFrame,
+    games: pl.DataFrame,
+    posts: pl.DataFrame | None,
+    champion: str,
+    params: dict[str, Any],
+    weighting: str,
+    run_id: str,
+    generated_at: datetime,
+    depth: int = 100,
+    n_similar: int = 10,
+    seed: int = 0,
+    model_dir: Path | None = None,
+    blend: Blend | None = None,
+) -> Discovery:
+    """Recommendations (top ``depth`` per member), play next and similar games for a whole run.
+
+    ``champion``/``params``/``weighting`` come from the evaluation report (the champion's
+    name, its chosen parameters, ``report.weighting.name``). The champion is fitted on
+    every collection row under single-threaded BLAS. The blend is described in
+    ``models.discovery.blend``, the exclusion rules in ``members``, the reasons in
+    ``reasons``, the re-ranking in ``rerank`` and the files written to ``model_dir`` in
+    ``store``.
+    """
+    blend = blend or Blend()
+    candidates = default_candidates()
+    if champion not in candidates:
+        raise ValueError(f"unknown champion {champion!r}; known: {', '.join(candidates)}")
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"unknown weighting {weighting!r}; known: {', '.join(WEIGHTINGS)}")
+    if depth < 1 or n_similar < 1:
+        raise ValueError("depth and n_similar must be at least 1")
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    rows = normalise_interactions(collections, source="collections")
+    catalog = catalog_frame(games)
+
+    with single_threaded_blas():
+        state = fit_state(rows, catalog, posts, champion=champion, params=params, weighting=weighting,
+                          seed=seed, blend=blend, timings=timings)
+        n_cold = int((state.cf_cols < 0).sum())
+
+        tick = time.perf_counter()
+        user_ids = rows.get_column("user_id").unique().sort().to_list()
+        ranked, user_counts = state.rank(rows, user_ids, depth)
+        timings["rank_seconds"] = time.perf_counter() - tick
+        cold_ids = state.game_ids.filter(pl.Series(state.cf_cols < 0))
+        n_cold_rows = int(ranked.get_column("game_id").is_in(cold_ids.implode()).sum()) if ranked.height else 0
+        log.info(
+            "discover: %d rows for %d members in %.1fs (%d on games without entries, %d 興味あり; members: %d CF, %d content fallback, %d popularity only)",
+            ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
+            int(ranked.get_column("watching").sum()) if ranked.height else 0,
+            user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
+        )
+
+        tick = time.perf_counter()
+        shelf = next_to_play(state, rows, user_ids, run_id=run_id)
+        timings["next_to_play_seconds"] = time.perf_counter() - tick
+        log.info(
+            "discover: %d play-next rows for %d members in %.1fs",
+            shelf.height, shelf.get_column("user_id").n_unique() if shelf.height else 0,
+            timings["next_to_play_seconds"],
+        )
+
+        tick = time.perf_counter()
+        similar = similar_lists(state, n_similar)
+        timings["similar_seconds"] = time.perf_counter() - tick
+        log.info(
+            "discover: %d similar-game rows for %d games in %.1fs",
+            similar.height, similar.get_column("game_id").n_unique() if similar.height else 0,
+            timings["similar_seconds"],
+        )
+
+    recommendations = ranked.with_columns(
+        pl.lit(champion).alias("model"),
+        pl.lit(run_id).alias("run_id"),
+        pl.lit(generated_at).alias("generated_at"),
+    ).select(RECOMMENDATION_COLUMNS)
+    similar_games = similar.with_columns(pl.lit(run_id).alias("run_id")).select(SIMILAR_COLUMNS)
+
+    if model_dir is not None:
+        tick = time.perf_counter()
+        save_state(
+            state,
+            model_dir,
+            {
+                "run_id": run_id, "generated_at": generated_at.isoformat(), "params": params,
+                "weighting": weighting, "depth": depth, "n_similar": n_similar, "seed": seed,
+            },
+        )
+        timings["save_seconds"] = time.perf_counter() - tick
+        log.info("discover: model saved to %s in %.1fs", model_dir, timings["save_seconds"])
+
+    timings["total_seconds"] = time.perf_counter() - started
+    stats: dict[str, Any] = {
+        "champion": champion,
+        "weighting": weighting,
+        "n_collection_rows": rows.height,
+        "n_users": len(user_ids),
+        "n_games": state.n_games,
+        "n_cold_games": n_cold,
+        "n_recommendations": recommendations.height,
+        "n_cold_recommendations": n_cold_rows,
+        "n_watching_recommendations": int(recommendations.get_column("watching").sum()) if recommendations.height else 0,
+        "n_similar": similar_games.height,
+        "n_next_to_play": shelf.height,
+        **{f"n_{key}": value for key, value in user_counts.items()},
+        **{key: round(value, 3) for key, value in timings.items()},
+    }
+    if model_dir is not None:
+        stats["model_dir"] = str(model_dir)
+    log.info("discover: done in %.1fs", timings["total_seconds"])
+    return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf, stats=stats)
