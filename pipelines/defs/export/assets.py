@@ -12,7 +12,7 @@ from warehouse.push import push_bundle
 
 @dg.asset(
     key=["export", "site_bundle"],
-    deps=[dg.AssetKey(["marts", "recommendations"]), dg.AssetKey(["marts", "similar_games"])],
+    deps=[dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "similar_games")],
     group_name="export",
     kinds={"json"},
 )
@@ -47,9 +47,9 @@ def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, s
     nothing, and `bodoge collection/cafes/recommend`, the dashboard and analysts keep the
     previous night. Swapped in whole with os.replace (warehouse/publish.py).
     """
-    exports = Path(site.data_dir) / "exports"
     with duckdb.get_connection() as con:
-        result = publish_snapshot(con, Path(site.data_dir), run_id=context.run_id, export_run_id=latest_name(exports))
+        result = publish_snapshot(con, site.paths.data_dir, run_id=context.run_id,
+                                  export_run_id=latest_name(site.paths.exports))
     context.log.info(f"published {result.path}: {result.bytes / 1e6:.1f} MB in {result.seconds:.1f}s")
     return dg.MaterializeResult(
         metadata={"path": str(result.path), "tables": result.tables, "bytes": result.bytes,
