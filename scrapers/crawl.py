@@ -34,6 +34,7 @@ from scrapers.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
 CHILD_ERROR = "bodoge: error: "
+DEFAULT_MAX_AGE_DAYS = 7.0
 # How long an interrupted crawl may take to stop gracefully (flush, record) before SIGKILL.
 STOP_TIMEOUT_SECONDS = 45.0
 
@@ -125,6 +126,13 @@ def crawl_settings(
     return values
 
 
+def validate_max_age(days: float) -> float:
+    """The rolling refresh's max page age in days, or a one-line CrawlError."""
+    if not isinstance(days, (int, float)) or not 1 <= days <= 365:
+        raise CrawlError(f"max-age-days must be a number of days from 1 to 365, not {days!r}")
+    return float(days)
+
+
 def validate_sections(sections: list[str] | tuple[str, ...]) -> list[str]:
     """The sections to crawl, or a one-line CrawlError naming the valid ones."""
     chosen = [s.strip() for s in sections if s.strip()]
@@ -149,6 +157,8 @@ def run_crawl(
     progress: TextIO | None = sys.stderr,
     tmp_dir: str | Path | None = None,
     stop_timeout: float = STOP_TIMEOUT_SECONDS,
+    full: bool = False,
+    max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> CrawlResult:
     """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
 
@@ -162,6 +172,7 @@ def run_crawl(
     sections = validate_sections(sections)
     if max_pages is not None and max_pages < 1:
         raise CrawlError(f"max_pages must be at least 1, not {max_pages}")
+    validate_max_age(max_age_days)
     run_id = run_id or new_run_id()
     tmp_root = Path(tmp_dir) if tmp_dir is not None else Path(warehouse).resolve().parent / "tmp"
     with ExitStack() as stack:
@@ -182,6 +193,9 @@ def run_crawl(
             cmd += ["--http-cache-dir", str(http_cache_dir)]
         if max_pages:
             cmd += ["--max-pages", str(max_pages)]
+        if full:
+            cmd += ["--full"]
+        cmd += ["--max-age-days", repr(float(max_age_days))]
         code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
@@ -270,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users")
     parser.add_argument("--http-cache-dir")
     parser.add_argument("--max-pages", type=int)
+    parser.add_argument("--full", action="store_true")
+    parser.add_argument("--max-age-days", type=float, default=DEFAULT_MAX_AGE_DAYS)
     parser.add_argument("--stats-file", required=True)
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
     args = parser.parse_args(argv)
@@ -295,7 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     process = _CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(SiteSpider)
     start_errors: list[BaseException] = []
-    done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users)
+    done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users,
+                         full=args.full, max_age_days=args.max_age_days)
     done.addErrback(lambda failure: start_errors.append(failure.value))
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}

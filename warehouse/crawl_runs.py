@@ -70,5 +70,19 @@ def interrupt_stale_runs(con: duckdb.DuckDBPyConnection, *, current_run_id: str)
     return len(rows)
 
 
+def crawl_state(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """What the next night inherits, for the run's stats: the queue left and the oldest page's age.
+
+    Pages are game and post pages (raw.pages, gone ones aside) and collections (as last
+    read or confirmed unchanged by the directory, raw.listing_crawls).
+    """
+    queue = con.execute("SELECT count(*) FROM raw.crawl_frontier").fetchone()[0]
+    oldest = con.execute(
+        "SELECT min(t) FROM (SELECT fetched_at AS t FROM raw.pages WHERE http_status <> 404 "
+        "UNION ALL SELECT fetched_at FROM raw.listing_crawls)").fetchone()[0]
+    age = (_now() - oldest).total_seconds() / 86400 if oldest is not None else None
+    return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": round(age, 3) if age is not None else None}
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc)

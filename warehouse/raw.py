@@ -40,6 +40,7 @@ class RawTable:
     name: str
     key: tuple[str, ...]
     schema: dict[str, pl.DataType]
+    rename: tuple[tuple[str, str], ...] = ()  # item field -> column, where they differ
 
 
 _SPEC = {
@@ -91,21 +92,37 @@ RAW_TABLES: dict[str, RawTable] = {
         ("url",),
         {"url": pl.String, "reason": pl.String, "http_status": pl.Int32, "body_sha256": pl.String},
     ),
+    "frontier": RawTable(
+        "raw.crawl_frontier",
+        ("kind", "key"),
+        {"page_kind": pl.String, "key": pl.String, "url": pl.String, "reason": pl.String},
+        rename=(("page_kind", "kind"),),
+    ),
+    "page_visit": RawTable(
+        "raw.pages",
+        ("kind", "key"),
+        {"page_kind": pl.String, "key": pl.String, "url": pl.String, "http_status": pl.Int32,
+         "etag": pl.String, "last_modified": pl.String, "body_sha256": pl.String},
+        rename=(("page_kind", "kind"),),
+    ),
 }
 
-# Data tables first, listing outcomes last: a listing's deletions must see its entries.
-_WRITE_ORDER = [k for k in RAW_TABLES if k != "listing_crawl"] + ["listing_crawl"]
+# The frontier first (a page queued and read in one batch must leave it), data tables next,
+# page visits and listing outcomes last: a listing's deletions must see its entries.
+_LAST = ("page_visit", "listing_crawl")
+_WRITE_ORDER = ["frontier"] + [k for k in RAW_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
 
 
 def shows_collection(row: dict[str, Any]) -> bool:
     """Whether a collection outcome proves page 1 was a real collection page (not private).
 
-    `incomplete` on page 1 says nothing: that page may have been the login page that
+    `updated` and `unchanged` come from an incremental night, which reads a collection
+    only when the directory shows it public. `incomplete` on page 1 says nothing: that page may have been the login page that
     failed to arrive. On a later page, page 1 was a real one.
     """
     status = row["status"]
-    return status in ("public", "empty") or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
+    return status in ("public", "empty", "updated", "unchanged") or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
 
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -120,7 +137,7 @@ def frame_for(kind: str, rows: list[dict[str, Any]], *, run_id: str, fetched_at:
     table = RAW_TABLES[kind]
     frame = pl.DataFrame(
         [{col: row.get(col) for col in table.schema} for row in rows], schema=table.schema, orient="row"
-    )
+    ).rename(dict(table.rename))
     frame = frame.unique(subset=list(table.key), keep="last", maintain_order=True)
     return frame.with_columns(
         pl.lit(run_id).alias("run_id"),
@@ -184,11 +201,13 @@ class RawWriter:
                     continue
                 frame = self._scrub(kind, frame_for(kind, rows, run_id=self.run_id, fetched_at=fetched_at))
                 if frame.height:
-                    self._upsert(RAW_TABLES[kind].name, frame)
+                    self._upsert(RAW_TABLES[kind].name, frame, keep_first=kind == "frontier")
                     if kind == "game":
                         self._record_counters(frame)
                     if kind == "listing_crawl":
                         self._apply_listing_outcomes(frame)
+                    if kind in _LAST:
+                        self._leave_frontier(kind, frame)
                 counts[kind] = frame.height
             self._purge_private()
             self.con.execute("COMMIT")
@@ -249,14 +268,34 @@ class RawWriter:
             )
         if kind == "listing_crawl":
             return frame.filter(~((pl.col("listing") == "collection") & pl.col("key").is_in(private)))
+        if kind == "frontier":
+            return frame.filter(~((pl.col("kind") == "collection") & pl.col("key").is_in(private)))
         return frame
 
-    def _upsert(self, table: str, frame: pl.DataFrame) -> None:
+    def _upsert(self, table: str, frame: pl.DataFrame, *, keep_first: bool = False) -> None:
+        """Insert or replace by key (`keep_first`: an existing row wins, e.g. a queue time)."""
         self.con.register("batch", frame.to_arrow())
         try:
-            self.con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT * FROM batch")
+            verb = "INSERT OR IGNORE" if keep_first else "INSERT OR REPLACE"
+            self.con.execute(f"{verb} INTO {table} BY NAME SELECT * FROM batch")
         finally:
             self.con.unregister("batch")
+
+    def _leave_frontier(self, kind: str, frame: pl.DataFrame) -> None:
+        """Pages read to a known outcome leave the frontier; failed ones stay for next night."""
+        if kind == "page_visit":
+            done = frame.filter(pl.col("http_status").is_in([200, 304, 404])).select("kind", "key")
+        else:
+            done = frame.filter((pl.col("listing") == "collection") & (pl.col("status") != "incomplete")) \
+                .select(pl.lit("collection").alias("kind"), "key")
+        if done.height == 0:
+            return
+        self.con.register("done_pages", done.to_arrow())
+        try:
+            self.con.execute("DELETE FROM raw.crawl_frontier f USING done_pages d "
+                             "WHERE f.kind = d.kind AND f.key = d.key")
+        finally:
+            self.con.unregister("done_pages")
 
     def _record_counters(self, games: pl.DataFrame) -> None:
         counters = games.select("game_id", "run_id", *_COUNTERS, "fetched_at")
@@ -288,6 +327,10 @@ class RawWriter:
             self.con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
             self.con.execute(
                 "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
+                "AND key IN (SELECT user_id FROM private_users)"
+            )
+            self.con.execute(
+                "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
                 "AND key IN (SELECT user_id FROM private_users)"
             )
             self.con.execute(
