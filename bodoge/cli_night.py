@@ -86,18 +86,32 @@ def register_run(sub: Any) -> None:
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
     p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    add_crawl_options(p)
     p.set_defaults(handler=cmd_run)
+
+
+def add_crawl_options(p: argparse.ArgumentParser) -> None:
+    """--full, --max-pages, --max-age-days: how much of the site tonight's crawl reads."""
+    from scrapers.options import max_age_days
+
+    p.add_argument("--full", action="store_true",
+                   help="crawl everything (default: incremental once the warehouse holds a complete crawl)")
+    p.add_argument("--max-pages", type=positive_int, help="the night's page budget; what is left goes first next night")
+    p.add_argument("--max-age-days", type=max_age_days, default=7.0,
+                   help="revalidate pages before they are this many days old (default 7)")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from bodoge.config import require_base_url, resolve_paths
     from bodoge.jobs import JobInterrupted, run_nightly
     from bodoge.summary import print_summary
+    from scrapers.options import CrawlOptions
 
     base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir)
     try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push)
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push, crawl=CrawlOptions(
+            full=args.full, max_pages=args.max_pages, max_age_days=args.max_age_days))
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary)

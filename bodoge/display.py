@@ -70,3 +70,22 @@ def print_table(table: Table) -> None:
     import sys
 
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def crawl_line(stats: dict[str, Any]) -> str:
+    """One line on what tonight's crawl read, from its stats (`raw.crawl_runs.stats`).
+
+    Pages fetched (answered at all), not modified (304), skipped as unchanged (the
+    directory or catalogue showed them unchanged, or the same body came back), the
+    queue left for the next night and the oldest page's age.
+    """
+    statuses = {k.rsplit("/", 1)[1]: int(v) for k, v in stats.items()
+                if k.startswith("bodoge/pages/status/") and k.rsplit("/", 1)[1].isdigit()}
+    fetched = sum(statuses.values())
+    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
+    skipped += int(stats.get("bodoge/pages/same_body") or 0)
+    oldest = stats.get("bodoge/oldest_page_days")
+    age = f"{float(oldest):.1f} days" if oldest is not None else "n/a"
+    return (f"crawl ({stats.get('bodoge/mode', 'full')}): {fetched:,} pages fetched, "
+            f"{statuses.get('304', 0):,} not modified (304), {skipped:,} skipped as unchanged, "
+            f"{int(stats.get('bodoge/queue_left') or 0):,} queued for the next night, oldest page {age}")

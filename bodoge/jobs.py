@@ -119,12 +119,20 @@ def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 1
 
 
 def run_nightly(
-    paths: Paths, *, base_url: str, push_url: str | None = None, progress: TextIO | None = None
+    paths: Paths, *, base_url: str, push_url: str | None = None, progress: TextIO | None = None,
+    crawl: Any = None,
 ) -> JobSummary:
-    """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted."""
+    """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
+
+    `crawl` (scrapers.options.CrawlOptions) carries --full, --max-pages and --max-age-days
+    to the ingest asset through its resource's environment variables.
+    """
+    from scrapers.options import CrawlOptions
+
     progress = progress or sys.stderr
     base_url = validate_settings(base_url=base_url, push_url=push_url)
     configure_environment(paths, base_url)
+    os.environ.update((crawl or CrawlOptions()).as_env())
     if push_url:
         os.environ["BODOGE_PUSH_URL"] = push_url
     else:

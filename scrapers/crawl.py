@@ -28,13 +28,13 @@ from scrapy.crawler import CrawlerProcess
 
 from scrapers import settings as default_settings
 from scrapers.lifeline import die_with_parent, stop_process
+from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
 from scrapers.outcome import FAILURE_STAT, first_line
 from scrapers.runlock import inherited_fds
 from scrapers.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
 CHILD_ERROR = "bodoge: error: "
-DEFAULT_MAX_AGE_DAYS = 7.0
 # How long an interrupted crawl may take to stop gracefully (flush, record) before SIGKILL.
 STOP_TIMEOUT_SECONDS = 45.0
 
@@ -126,13 +126,6 @@ def crawl_settings(
     return values
 
 
-def validate_max_age(days: float) -> float:
-    """The rolling refresh's max page age in days, or a one-line CrawlError."""
-    if not isinstance(days, (int, float)) or not 1 <= days <= 365:
-        raise CrawlError(f"max-age-days must be a number of days from 1 to 365, not {days!r}")
-    return float(days)
-
-
 def validate_sections(sections: list[str] | tuple[str, ...]) -> list[str]:
     """The sections to crawl, or a one-line CrawlError naming the valid ones."""
     chosen = [s.strip() for s in sections if s.strip()]
@@ -172,7 +165,10 @@ def run_crawl(
     sections = validate_sections(sections)
     if max_pages is not None and max_pages < 1:
         raise CrawlError(f"max_pages must be at least 1, not {max_pages}")
-    validate_max_age(max_age_days)
+    try:
+        CrawlOptions(full=full, max_pages=max_pages, max_age_days=max_age_days)
+    except CrawlOptionError as exc:
+        raise CrawlError(str(exc)) from None
     run_id = run_id or new_run_id()
     tmp_root = Path(tmp_dir) if tmp_dir is not None else Path(warehouse).resolve().parent / "tmp"
     with ExitStack() as stack:

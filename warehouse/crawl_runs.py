@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
@@ -77,11 +77,20 @@ def crawl_state(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     read or confirmed unchanged by the directory, raw.listing_crawls).
     """
     queue = con.execute("SELECT count(*) FROM raw.crawl_frontier").fetchone()[0]
-    oldest = con.execute(
-        "SELECT min(t) FROM (SELECT fetched_at AS t FROM raw.pages WHERE http_status <> 404 "
-        "UNION ALL SELECT fetched_at FROM raw.listing_crawls)").fetchone()[0]
-    age = (_now() - oldest).total_seconds() / 86400 if oldest is not None else None
-    return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": round(age, 3) if age is not None else None}
+    _, oldest = stale_pages(con, max_age_days=0)
+    return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": oldest}
+
+
+_PAGE_AGES = ("SELECT fetched_at AS t FROM raw.pages WHERE http_status <> 404 "
+              "UNION ALL SELECT fetched_at FROM raw.listing_crawls")
+
+
+def stale_pages(con: duckdb.DuckDBPyConnection, *, max_age_days: float) -> tuple[int, float | None]:
+    """How many pages are older than `max_age_days`, and the oldest page's age in days."""
+    n, oldest = con.execute(
+        f"SELECT count(*) FILTER (WHERE t < ?), min(t) FROM ({_PAGE_AGES})",
+        [_now() - timedelta(days=max_age_days)]).fetchone()
+    return int(n), (round((_now() - oldest).total_seconds() / 86400, 3) if oldest is not None else None)
 
 
 def _now() -> datetime:

@@ -92,12 +92,34 @@ def crawl_freshness(wh: ui.Warehouse) -> None:
         )
         cols[1].metric("Latest run status", latest["status"], help=f"run {latest['run_id']}")
         cols[2].metric("Latest run took", "—" if latest["minutes"] is None else f"{latest['minutes']:.0f} min")
+        crawl_work(latest["stats"])
         show(
             runs_chart(runs, title="Crawl runs (duration)", tooltip=["run_id", "status", "started_at", "finished_at"]),
             alt_text="Duration of recent crawl runs",
         )
         with st.expander("Recent crawl runs"):
             st.dataframe(runs, hide_index=True)
+
+
+def crawl_work(stats_json: str | None) -> None:
+    """What the latest crawl read (issue 11): fetched, 304, skipped, queue left, oldest page."""
+    import json
+
+    try:
+        stats = json.loads(stats_json or "{}")
+    except ValueError:
+        stats = {}
+    status = {k.rsplit("/", 1)[1]: int(v) for k, v in stats.items()
+              if k.startswith("bodoge/pages/status/") and k.rsplit("/", 1)[1].isdigit()}
+    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
+    skipped += int(stats.get("bodoge/pages/same_body") or 0)
+    oldest = stats.get("bodoge/oldest_page_days")
+    cols = st.columns(5)
+    cols[0].metric("Pages fetched", f"{sum(status.values()):,}", help=f"mode: {stats.get('bodoge/mode', 'full')}")
+    cols[1].metric("Not modified (304)", f"{status.get('304', 0):,}")
+    cols[2].metric("Skipped as unchanged", f"{skipped:,}", help="the directory or catalogue showed them unchanged")
+    cols[3].metric("Queue left", f"{int(stats.get('bodoge/queue_left') or 0):,}", help="fetched first next night")
+    cols[4].metric("Oldest page", "—" if oldest is None else f"{float(oldest):.1f} days")
 
 
 def nightly_run(wh: ui.Warehouse) -> None:

@@ -21,15 +21,30 @@ class SiteSettings(dg.ConfigurableResource):
     data_dir: str = "data"
 
 
+class CrawlSettings(dg.ConfigurableResource):
+    """The night's crawl options as text (`bodoge run --full/--max-pages/--max-age-days`).
+
+    Checked by `scrapers.options.CrawlOptions.from_text` in the ingest asset.
+    """
+
+    full: str = ""
+    max_pages: str = ""
+    max_age_days: str = ""
+
+
 @dg.definitions
 def resources() -> dg.Definitions:
     paths = resolve_paths()
     os.environ.setdefault("BODOGE_WAREHOUSE", str(paths.warehouse))
     os.environ.setdefault("BODOGE_DATA_DIR", str(paths.data_dir))
     os.environ.setdefault("BODOGE_BASE_URL", "")
+    for name in ("BODOGE_CRAWL_FULL", "BODOGE_CRAWL_MAX_PAGES", "BODOGE_CRAWL_MAX_AGE_DAYS"):
+        os.environ.setdefault(name, "")
     return dg.Definitions(
         resources={
             "duckdb": DuckDBResource(database=dg.EnvVar("BODOGE_WAREHOUSE")),
             "site": SiteSettings(base_url=dg.EnvVar("BODOGE_BASE_URL"), data_dir=dg.EnvVar("BODOGE_DATA_DIR")),
+            "crawl": CrawlSettings(full=dg.EnvVar("BODOGE_CRAWL_FULL"), max_pages=dg.EnvVar("BODOGE_CRAWL_MAX_PAGES"),
+                                   max_age_days=dg.EnvVar("BODOGE_CRAWL_MAX_AGE_DAYS")),
         }
     )

@@ -95,8 +95,11 @@ class IncrementalMixin:
         yield self._conditional(url, "game", game_id, self.parse_game, priority)
 
     def _conditional(self, url: str, kind: str, key: str, callback: Any, priority: int) -> scrapy.Request:
-        """A request with the validators the page last gave (304 and 404 reach the callback)."""
-        state = self.known.pages.get((kind, key)) if self.known else None
+        """A request with the validators the page last gave (304 and 404 reach the callback).
+
+        Only an incremental night asks conditionally: a full crawl reads every page whole.
+        """
+        state = self.known.pages.get((kind, key)) if self.known and self.incremental else None
         headers = {}
         if state is not None and state.http_status != 404:
             if state.etag:
@@ -123,7 +126,7 @@ class IncrementalMixin:
         kind, key = response.meta.get("page_kind"), response.meta.get("page_key")
         if kind is None:
             return None
-        state = self.known.pages.get((kind, key)) if self.known else None
+        state = self.known.pages.get((kind, key)) if self.known and self.incremental else None
         if response.status == 304 and state is not None:
             self._count("pages/not_modified")
             return PageVisit(page_kind=kind, key=key, url=state.url, http_status=304, etag=state.etag,
