@@ -124,6 +124,8 @@ class WarehousePipeline:
         stats["bodoge/complete"] = bool(
             getattr(spider, "mode", "full") == "full" and getattr(spider, "complete_scope", False)
             and reason == "finished" and not self.failure)
+        if self.crawler.stats:
+            self.crawler.stats.set_value("bodoge/complete", stats["bodoge/complete"])
         if not self.failure and reason != "shutdown":
             problem = crawl_problem(stats)
             if problem:

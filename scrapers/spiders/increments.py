@@ -49,10 +49,12 @@ class IncrementalMixin:
 
     known: KnownState | None = None
     mode: str = "full"
+    catalog_seen: set[str]
 
     def attach_warehouse(self, con: Any) -> None:
         """Called by the item pipeline with a cursor on the crawl's warehouse: choose the mode."""
         self.known = KnownState(con, max_age_days=self.max_age_days)
+        self.catalog_seen = set()
         incremental = not self.full and not self.users and self.known.complete_crawl
         self.mode = "incremental" if incremental else "full"
         self.crawler.stats.set_value("bodoge/mode", self.mode)
@@ -154,6 +156,7 @@ class IncrementalMixin:
             game_id = pages.game_slug(url)
             if game_id is None:
                 continue
+            self.catalog_seen.add(game_id)
             if not self.incremental:
                 yield from self._game_request(response.urljoin(url), game_id, "full")
                 continue
@@ -165,6 +168,15 @@ class IncrementalMixin:
                 continue
             reason = "new" if game_id not in self.known.games else "changed"
             yield from self._game_request(response.urljoin(url), game_id, reason)
+
+    def missing_games(self, response: Response) -> Iterator[Any]:
+        """After the catalogue's last page: known games it no longer lists are revalidated (404 = gone)."""
+        if not self.incremental:
+            return
+        for game_id in sorted(self.known.games - self.catalog_seen):
+            state = self.known.pages.get(("game", game_id))
+            if state is None or state.http_status != 404:
+                yield from self._game_request(response.urljoin(f"/games/{game_id}"), game_id, "unlisted")
 
     def wanted_post(self, url: str) -> bool:
         """Full: every post; incremental: posts the warehouse does not hold yet."""

@@ -94,8 +94,11 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         rows = list(self._items(response, pages.catalog_items))
         yield from rows
         yield from self.plan_catalog_rows(response, [r for r in rows if not isinstance(r, Quarantined)])
-        for request in self._next(response, self.parse_catalog):
+        following = list(self._next(response, self.parse_catalog))
+        for request in following:
             yield request.replace(priority=PRIORITY_SIGNALS)
+        if not following:
+            yield from self.missing_games(response)
 
     def parse_game(self, response: Response) -> Iterator[Any]:
         answered = self.page_answer(response)  # 304, 404 (gone) or the same body as last time
