@@ -22,13 +22,14 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
 from warehouse import crawl_runs
-from warehouse.db import run_sql_file, scalar, sql_files
+from warehouse.db import run_sql_file, scalar
 
 log = logging.getLogger("bodoge.warehouse")
 
@@ -39,78 +40,64 @@ class RawTable:
 
     name: str
     key: tuple[str, ...]
-    schema: dict[str, pl.DataType]
+    schema: dict[str, pl.DataType]  # column -> type, from the DDL (run_id, fetched_at aside)
     rename: tuple[tuple[str, str], ...] = ()  # item field -> column, where they differ
 
 
-_SPEC = {
-    "min_players": pl.Int32, "max_players": pl.Int32, "min_minutes": pl.Int32,
-    "max_minutes": pl.Int32, "min_age": pl.Int32, "year": pl.Int32,
+#: Where each item kind lands (`raw.<table>`), and item fields named unlike their column.
+ITEM_TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "game_summary": ("game_summaries", ()),
+    "game": ("games", ()),
+    "post": ("posts", ()),
+    "member": ("members", ()),
+    "collection_entry": ("collection_entries", ()),
+    "cafe_game": ("cafe_games", ()),
+    "listing_crawl": ("listing_crawls", ()),
+    "quarantine": ("quarantine", ()),
+    "frontier": ("crawl_frontier", (("page_kind", "kind"),)),
+    "page_visit": ("pages", (("page_kind", "kind"),)),
 }
-_COUNTERS = {"n_watching": pl.Int32, "n_played": pl.Int32, "n_favorite": pl.Int32, "n_have": pl.Int32}
-_NAMES = {"name_ja": pl.String, "name_en": pl.String}
-_STATUSES = {"have": pl.Boolean, "played": pl.Boolean, "favorite": pl.Boolean, "watching": pl.Boolean}
+#: DuckDB column types of the raw DDL, as Polars types.
+_POLARS = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BIGINT": pl.Int64, "BOOLEAN": pl.Boolean,
+           "VARCHAR[]": pl.List(pl.String), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"), "JSON": pl.String}
+_STAMPS = ("run_id", "fetched_at")  # set by the writer, not by items
+RAW_SQL_DIR = Path(__file__).resolve().parent / "sql" / "raw"
 
-RAW_TABLES: dict[str, RawTable] = {
-    "game_summary": RawTable("raw.game_summaries", ("game_id",), {"game_id": pl.String, **_NAMES, **_SPEC}),
-    "game": RawTable(
-        "raw.games",
-        ("game_id",),
-        {
-            "game_id": pl.String, **_NAMES, **_SPEC, **_COUNTERS,
-            "designers": pl.List(pl.String), "mechanics": pl.List(pl.String),
-            "themes": pl.List(pl.String), "overview": pl.String, "url": pl.String,
-        },
-    ),
-    "post": RawTable(
-        "raw.posts",
-        ("post_id",),
-        {
-            "post_id": pl.String, "game_id": pl.String, "post_kind": pl.String,
-            "author_user_id": pl.String, "title": pl.String, "body": pl.String,
-            "published_at": pl.String,
-        },
-    ),
-    "member": RawTable("raw.members", ("user_id",), {"user_id": pl.String, "name": pl.String}),
-    "collection_entry": RawTable(
-        "raw.collection_entries",
-        ("user_id", "game_id"),
-        {"user_id": pl.String, "game_id": pl.String, **_STATUSES, "rating": pl.Int32, "updated_at": pl.String},
-    ),
-    "cafe_game": RawTable(
-        "raw.cafe_games",
-        ("space_slug", "game_id"),
-        {"space_slug": pl.String, "game_id": pl.String, "space_name": pl.String, **_NAMES, **_SPEC},
-    ),
-    "listing_crawl": RawTable(
-        "raw.listing_crawls",
-        ("listing", "key"),
-        {"listing": pl.String, "key": pl.String, "status": pl.String, "n_entries": pl.Int32, "n_pages": pl.Int32},
-    ),
-    "quarantine": RawTable(
-        "raw.quarantine",
-        ("url",),
-        {"url": pl.String, "reason": pl.String, "http_status": pl.Int32, "body_sha256": pl.String},
-    ),
-    "frontier": RawTable(
-        "raw.crawl_frontier",
-        ("kind", "key"),
-        {"page_kind": pl.String, "key": pl.String, "url": pl.String, "reason": pl.String},
-        rename=(("page_kind", "kind"),),
-    ),
-    "page_visit": RawTable(
-        "raw.pages",
-        ("kind", "key"),
-        {"page_kind": pl.String, "key": pl.String, "url": pl.String, "http_status": pl.Int32,
-         "etag": pl.String, "last_modified": pl.String, "body_sha256": pl.String},
-        rename=(("page_kind", "kind"),),
-    ),
-}
+
+def raw_sql_files() -> list[Path]:
+    """The raw layer's DDL, one file per table (`warehouse/sql/raw/*.sql`), in name order."""
+    return sorted(RAW_SQL_DIR.glob("*.sql"))
+
+
+def _raw_tables() -> dict[str, RawTable]:
+    """Every item kind's table, key and column types, read from the DDL files.
+
+    Why: the SQL files are the one declaration of the raw columns; the Polars schemas the
+    writer builds its frames with are derived here (by creating the tables in an
+    in-memory DuckDB and reading its catalogue), so the two can never disagree.
+    """
+    con = duckdb.connect()
+    try:
+        ensure_raw_schema(con)
+        columns: dict[str, dict[str, pl.DataType]] = defaultdict(dict)
+        for table, column, dtype in con.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = 'raw' ORDER BY table_name, ordinal_position").fetchall():
+            if column not in _STAMPS:
+                columns[table][column] = _POLARS[dtype]
+        keys = {t: tuple(cols) for t, cols in con.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE schema_name = 'raw' AND constraint_type = 'PRIMARY KEY'").fetchall()}
+    finally:
+        con.close()
+    return {kind: RawTable(f"raw.{table}", keys[table], columns[table], rename)
+            for kind, (table, rename) in ITEM_TABLES.items()}
+
 
 # The frontier first (a page queued and read in one batch must leave it), data tables next,
 # page visits and listing outcomes last: a listing's deletions must see its entries.
 _LAST = ("page_visit", "listing_crawl")
-_WRITE_ORDER = ["frontier"] + [k for k in RAW_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
+_WRITE_ORDER = ["frontier"] + [k for k in ITEM_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
 
 
@@ -128,16 +115,22 @@ def shows_collection(row: dict[str, Any]) -> bool:
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and every raw table (one SQL file per table); idempotent."""
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
-    for path in sql_files("raw"):
+    for path in raw_sql_files():
         run_sql_file(con, path)
+
+
+RAW_TABLES: dict[str, RawTable] = _raw_tables()
+_COUNTERS = ("n_watching", "n_played", "n_favorite", "n_have")
 
 
 def frame_for(kind: str, rows: list[dict[str, Any]], *, run_id: str, fetched_at: datetime) -> pl.DataFrame:
     """Rows of one kind as a typed frame, one row per natural key (the last one wins)."""
     table = RAW_TABLES[kind]
+    source = {col: field for field, col in table.rename}
     frame = pl.DataFrame(
-        [{col: row.get(col) for col in table.schema} for row in rows], schema=table.schema, orient="row"
-    ).rename(dict(table.rename))
+        [{col: row.get(source.get(col, col)) for col in table.schema} for row in rows],
+        schema=table.schema, orient="row",
+    )
     frame = frame.unique(subset=list(table.key), keep="last", maintain_order=True)
     return frame.with_columns(
         pl.lit(run_id).alias("run_id"),

@@ -12,12 +12,12 @@ from scrapers.crawl import run_crawl
 from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import crawl_floor, floor_from_env
 from warehouse.crawl_runs import stale_pages
-from warehouse.db import scalar, sql_files
+from warehouse.db import scalar
 from warehouse.export_retention import prune_bundles
-from warehouse.raw import RAW_TABLES as ITEM_TABLES
+from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
 # Every raw table (one SQL file each), and which item kind fills it.
-RAW_TABLES = [path.stem for path in sql_files("raw")]
+RAW_TABLES = [path.stem for path in raw_sql_files()]
 _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.items()} | {"game_counters": "game"}
 
 
