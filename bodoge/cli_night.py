@@ -30,6 +30,7 @@ def register_crawl(sub: Any) -> None:
     p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
     p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
     p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
+    add_crawl_options(p, budget=False)
     p.set_defaults(handler=cmd_crawl)
 
 
@@ -48,6 +49,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 sections=args.sections,
                 users=args.users,
                 max_pages=args.max_pages,
+                full=args.full,
+                max_age_days=args.max_age_days,
                 http_cache_dir=paths.http_cache if args.http_cache else None,
                 tmp_dir=paths.data_dir / "tmp",
             )
@@ -90,13 +93,15 @@ def register_run(sub: Any) -> None:
     p.set_defaults(handler=cmd_run)
 
 
-def add_crawl_options(p: argparse.ArgumentParser) -> None:
+def add_crawl_options(p: argparse.ArgumentParser, *, budget: bool = True) -> None:
     """--full, --max-pages, --max-age-days: how much of the site tonight's crawl reads."""
     from scrapers.options import max_age_days
 
     p.add_argument("--full", action="store_true",
                    help="crawl everything (default: incremental once the warehouse holds a complete crawl)")
-    p.add_argument("--max-pages", type=positive_int, help="the night's page budget; what is left goes first next night")
+    if budget:
+        p.add_argument("--max-pages", type=positive_int,
+                       help="the night's page budget; what is left goes first next night")
     p.add_argument("--max-age-days", type=max_age_days, default=7.0,
                    help="revalidate pages before they are this many days old (default 7)")
 
