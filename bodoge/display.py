@@ -79,13 +79,9 @@ def crawl_line(stats: dict[str, Any]) -> str:
     directory or catalogue showed them unchanged, or the same body came back), the
     queue left for the next night and the oldest page's age.
     """
-    statuses = {k.rsplit("/", 1)[1]: int(v) for k, v in stats.items()
-                if k.startswith("bodoge/pages/status/") and k.rsplit("/", 1)[1].isdigit()}
-    fetched = sum(statuses.values())
-    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
-    skipped += int(stats.get("bodoge/pages/same_body") or 0)
-    oldest = stats.get("bodoge/oldest_page_days")
-    age = f"{float(oldest):.1f} days" if oldest is not None else "n/a"
-    return (f"crawl ({stats.get('bodoge/mode', 'full')}): {fetched:,} pages fetched, "
-            f"{statuses.get('304', 0):,} not modified (304), {skipped:,} skipped as unchanged, "
-            f"{int(stats.get('bodoge/queue_left') or 0):,} queued for the next night, oldest page {age}")
+    from warehouse.crawl_runs import crawl_figures
+
+    f = crawl_figures(stats)
+    age = f"{float(f['oldest_page_days']):.1f} days" if f["oldest_page_days"] is not None else "n/a"
+    return (f"crawl ({f['mode']}): {f['fetched']:,} pages fetched, {f['not_modified']:,} not modified (304), "
+            f"{f['skipped']:,} skipped as unchanged, {f['queue_left']:,} queued for the next night, oldest page {age}")

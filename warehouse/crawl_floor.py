@@ -25,10 +25,11 @@ from dataclasses import dataclass
 
 import duckdb
 
+from warehouse.crawl_runs import crawl_figures
+
 DEFAULT_FLOOR = 0.5
 BASELINE_RUNS = 5
 _NOT_DATA = {"quarantine", "listing_crawl", "frontier", "page_visit"}
-_STATUS = "bodoge/pages/status/"
 
 
 class FloorSettingError(ValueError):
@@ -85,11 +86,8 @@ def accounted_pages(stats_json: str | None) -> int:
         return 0
     if "bodoge/mode" not in stats:  # recorded before incremental nights: items written
         return written_items(stats_json)
-    answered = sum(int(v) for k, v in stats.items()
-                   if k.startswith(_STATUS) and k[len(_STATUS):].isdigit()
-                   and (200 <= int(k[len(_STATUS):]) < 300 or int(k[len(_STATUS):]) == 304))
-    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
-    return answered + skipped
+    figures = crawl_figures(stats)
+    return figures["answered"] + figures["skipped_unfetched"]
 
 
 def crawl_floor(con: duckdb.DuckDBPyConnection, *, run_id: str, floor: float) -> FloorVerdict:

@@ -81,6 +81,31 @@ def crawl_state(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": oldest}
 
 
+_STATUS = "bodoge/pages/status/"
+
+
+def crawl_figures(stats: dict[str, Any]) -> dict[str, Any]:
+    """What a crawl read, from its stats: the figures operators see (summary, dashboard, floor).
+
+    `fetched`: pages answered at all (robots.txt and retried attempts aside);
+    `answered`: of those, 2xx or 304; `not_modified`: 304; `skipped`: pages not fetched
+    because the site's signals showed them unchanged, plus bodies identical to last time.
+    """
+    statuses = {int(k[len(_STATUS):]): int(v) for k, v in stats.items()
+                if k.startswith(_STATUS) and k[len(_STATUS):].isdigit()}
+    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
+    return {
+        "mode": str(stats.get("bodoge/mode") or "full"),
+        "fetched": sum(statuses.values()),
+        "answered": sum(n for code, n in statuses.items() if 200 <= code < 300 or code == 304),
+        "not_modified": statuses.get(304, 0),
+        "skipped": skipped + int(stats.get("bodoge/pages/same_body") or 0),
+        "skipped_unfetched": skipped,
+        "queue_left": int(stats.get("bodoge/queue_left") or 0),
+        "oldest_page_days": stats.get("bodoge/oldest_page_days"),
+    }
+
+
 _PAGE_AGES = ("SELECT fetched_at AS t FROM raw.pages WHERE http_status <> 404 "
               "UNION ALL SELECT fetched_at FROM raw.listing_crawls")
 

@@ -109,16 +109,15 @@ def crawl_work(stats_json: str | None) -> None:
         stats = json.loads(stats_json or "{}")
     except ValueError:
         stats = {}
-    status = {k.rsplit("/", 1)[1]: int(v) for k, v in stats.items()
-              if k.startswith("bodoge/pages/status/") and k.rsplit("/", 1)[1].isdigit()}
-    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
-    skipped += int(stats.get("bodoge/pages/same_body") or 0)
-    oldest = stats.get("bodoge/oldest_page_days")
+    from warehouse.crawl_runs import crawl_figures
+
+    f = crawl_figures(stats)
     cols = st.columns(5)
-    cols[0].metric("Pages fetched", f"{sum(status.values()):,}", help=f"mode: {stats.get('bodoge/mode', 'full')}")
-    cols[1].metric("Not modified (304)", f"{status.get('304', 0):,}")
-    cols[2].metric("Skipped as unchanged", f"{skipped:,}", help="the directory or catalogue showed them unchanged")
-    cols[3].metric("Queue left", f"{int(stats.get('bodoge/queue_left') or 0):,}", help="fetched first next night")
+    cols[0].metric("Pages fetched", f"{f['fetched']:,}", help=f"mode: {f['mode']}")
+    cols[1].metric("Not modified (304)", f"{f['not_modified']:,}")
+    cols[2].metric("Skipped as unchanged", f"{f['skipped']:,}", help="the directory or catalogue showed them unchanged")
+    cols[3].metric("Queue left", f"{f['queue_left']:,}", help="fetched first next night")
+    oldest = f["oldest_page_days"]
     cols[4].metric("Oldest page", "—" if oldest is None else f"{float(oldest):.1f} days")
 
 
