@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-#: What a collection outcome must be for the warehouse to hold the whole collection.
-COMPLETE_LISTINGS = ("public", "empty", "updated", "unchanged")
+from warehouse.raw import COMPLETE_LISTINGS
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,8 @@ def _raw_tables() -> dict[str, RawTable]:
 # page visits and listing outcomes last: a listing's deletions must see its entries.
 _LAST = ("page_visit", "listing_crawl")
 _WRITE_ORDER = ["frontier"] + [k for k in ITEM_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
+#: Collection outcomes after which the warehouse holds the member's whole collection (public).
+COMPLETE_LISTINGS = ("public", "empty", "updated", "unchanged")
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
 
 
@@ -109,7 +111,7 @@ def shows_collection(row: dict[str, Any]) -> bool:
     failed to arrive. On a later page, page 1 was a real one.
     """
     status = row["status"]
-    return status in ("public", "empty", "updated", "unchanged") or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
+    return status in COMPLETE_LISTINGS or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
 
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
