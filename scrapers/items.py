@@ -14,10 +14,14 @@ from typing import Any, ClassVar
 
 
 @dataclass(kw_only=True, slots=True)
-class GameSummary:
-    """A catalogue row: what `/games?page=N` shows of one game."""
+class GameListing:
+    """A game as every list shows it: id, names and the spec cells (the shared fields).
 
-    kind: ClassVar[str] = "game_summary"
+    Why a base class: catalogue rows, cafe rows and game pages all carry these nine
+    fields; declaring them once keeps the three items (and their raw tables) in step.
+    """
+
+    kind: ClassVar[str] = "game_listing"
     game_id: str
     name_ja: str | None
     name_en: str | None
@@ -30,37 +34,26 @@ class GameSummary:
 
 
 @dataclass(kw_only=True, slots=True)
-class CafeGame:
+class GameSummary(GameListing):
+    """A catalogue row: what `/games?page=N` shows of one game."""
+
+    kind: ClassVar[str] = "game_summary"
+
+
+@dataclass(kw_only=True, slots=True)
+class CafeGame(GameListing):
     """One game a board game cafe offers (a row of `/spaces/<slug>/games`)."""
 
     kind: ClassVar[str] = "cafe_game"
     space_slug: str
     space_name: str | None
-    game_id: str
-    name_ja: str | None
-    name_en: str | None
-    min_players: int | None
-    max_players: int | None
-    min_minutes: int | None
-    max_minutes: int | None
-    min_age: int | None
-    year: int | None
 
 
 @dataclass(kw_only=True, slots=True)
-class Game:
+class Game(GameListing):
     """A game page: specs, the four interest counters, credits and overview."""
 
     kind: ClassVar[str] = "game"
-    game_id: str
-    name_ja: str | None
-    name_en: str | None
-    min_players: int | None
-    max_players: int | None
-    min_minutes: int | None
-    max_minutes: int | None
-    min_age: int | None
-    year: int | None
     n_watching: int | None
     n_played: int | None
     n_favorite: int | None
