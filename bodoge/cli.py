@@ -86,6 +86,8 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _register_site(sub: Any) -> None:
+    from bodoge.args import positive_int
+
     p = sub.add_parser("site", help="the bundled sample site: serve it, or write its ground truth")
     site_sub = p.add_subparsers(dest="site_command", required=True, metavar="ACTION")
     for name, helptext in (("serve", "serve the sample site on 127.0.0.1"), ("truth", "write its ground truth")):
@@ -94,6 +96,8 @@ def _register_site(sub: Any) -> None:
         sp.add_argument("--users", type=int, default=5000)
         sp.add_argument("--seed", type=int, default=0)
         sp.add_argument("--no-faults", action="store_true", help="no planted broken pages or transient errors")
+        sp.add_argument("--night", type=positive_int, default=1,
+                        help="the site as it stands on night K (default 1; each night ~1%% of members change)")
         if name == "serve":
             sp.add_argument("--port", type=int, default=8765)
             sp.set_defaults(handler=cmd_site_serve)
@@ -107,16 +111,19 @@ def cmd_site_serve(args: argparse.Namespace) -> int:
     from samplesite.server import serve_forever
 
     site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
-    print(f"sample site ({args.games:,} games, {args.users:,} members, seed {args.seed}) on http://127.0.0.1:{args.port}")
-    serve_forever(site, port=args.port)
+    print(f"sample site ({args.games:,} games, {args.users:,} members, seed {args.seed}, night {args.night}) "
+          f"on http://127.0.0.1:{args.port}")
+    serve_forever(site, port=args.port, night=args.night)
     return 0
 
 
 def cmd_site_truth(args: argparse.Namespace) -> int:
     from samplesite.generator import generate_site
+    from samplesite.nights import site_on_night
     from samplesite.truth import write_truth
 
     site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
+    site = site_on_night(site, args.night)
     for name, path in write_truth(site, Path(args.out)).items():
         print(f"{name}: {path}")
     return 0

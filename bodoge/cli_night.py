@@ -32,6 +32,7 @@ def register_crawl(sub: Any) -> None:
     p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
     p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
     p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
+    add_crawl_options(p, budget=False)
     p.set_defaults(handler=cmd_crawl)
 
 
@@ -50,6 +51,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 sections=args.sections,
                 users=args.users,
                 max_pages=args.max_pages,
+                full=args.full,
+                max_age_days=args.max_age_days,
                 http_cache_dir=paths.http_cache if args.http_cache else None,
                 tmp_dir=paths.tmp,
             )
@@ -99,18 +102,35 @@ def register_run(sub: Any) -> None:
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
     p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
                    help="POST one JSON alert here when the night fails (env BODOGE_ALERT_URL)")
+    add_crawl_options(p)
     p.set_defaults(handler=cmd_run)
+
+
+def add_crawl_options(p: argparse.ArgumentParser, *, budget: bool = True) -> None:
+    """--full, --max-pages, --max-age-days: how much of the site tonight's crawl reads."""
+    from scrapers.options import max_age_days
+
+    p.add_argument("--full", action="store_true",
+                   help="crawl everything (default: incremental once the warehouse holds a complete crawl)")
+    if budget:
+        p.add_argument("--max-pages", type=positive_int,
+                       help="the night's page budget; what is left goes first next night")
+    p.add_argument("--max-age-days", type=max_age_days, default=7.0,
+                   help="revalidate pages before they are this many days old (default 7)")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
     from bodoge.jobs import JobInterrupted, run_nightly
     from bodoge.summary import print_summary
+    from scrapers.options import CrawlOptions
 
     base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir)
     try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url)
+        summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url,
+                              crawl=CrawlOptions(full=args.full, max_pages=args.max_pages,
+                                                 max_age_days=args.max_age_days))
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary)

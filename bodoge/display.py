@@ -131,3 +131,18 @@ def group_table(user_ids: list[str], rows: list[dict[str, Any]]) -> Table:
 def print_table(table: Table) -> None:
     """Print to the terminal; piped output gets a wide page so rows do not fold."""
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def crawl_line(stats: dict[str, Any]) -> str:
+    """One line on what tonight's crawl read, from its stats (`raw.crawl_runs.stats`).
+
+    Pages fetched (answered at all), not modified (304), skipped as unchanged (the
+    directory or catalogue showed them unchanged, or the same body came back), the
+    queue left for the next night and the oldest page's age.
+    """
+    from warehouse.crawl_runs import crawl_figures
+
+    f = crawl_figures(stats)
+    age = f"{float(f['oldest_page_days']):.1f} days" if f["oldest_page_days"] is not None else "n/a"
+    return (f"crawl ({f['mode']}): {f['fetched']:,} pages fetched, {f['not_modified']:,} not modified (304), "
+            f"{f['skipped']:,} skipped as unchanged, {f['queue_left']:,} queued for the next night, oldest page {age}")

@@ -124,19 +124,23 @@ def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 1
 
 def run_nightly(
     paths: Paths, *, base_url: str, push_url: str | None = None, alert_url: str | None = None,
-    progress: TextIO | None = None,
+    progress: TextIO | None = None, crawl: Any = None,
 ) -> JobSummary:
     """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
 
-    A failed night POSTs one alert to `alert_url` (and one more if no night has been
-    published for 26 h) before JobFailed is raised.
+    `crawl` (scrapers.options.CrawlOptions) carries --full, --max-pages and --max-age-days
+    to the ingest asset through its resource's environment variables. A failed night POSTs
+    one alert to `alert_url` (and one more if no night has been published for 26 h) before
+    JobFailed is raised.
     """
     from pipelines.alerts import check_alert_url
+    from scrapers.options import CrawlOptions
 
     progress = progress or sys.stderr
     alert_url = check_alert_url(alert_url)
     base_url = validate_settings(base_url=base_url, push_url=push_url)
     configure_environment(paths, base_url)
+    os.environ.update((crawl or CrawlOptions()).as_env())
     if push_url:
         os.environ["BODOGE_PUSH_URL"] = push_url
     else:

@@ -48,7 +48,7 @@ def freshness_line(published: dict | None, now: datetime | None = None) -> str:
 
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
-    from bodoge.display import collection_table, game_name, print_table, recommendation_table
+    from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
     from warehouse.publish import open_published, publication
     from warehouse.views import cafes_for, collection, recommendations_for
 
@@ -61,6 +61,9 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
         print(f"  games {_count(con, 'marts.games'):,} · members {_count(con, 'marts.members'):,} · "
               f"collection rows {_count(con, 'marts.collections'):,} · cafe offers {_count(con, 'marts.cafe_games'):,} · "
               f"quarantined pages {_count(con, 'raw.quarantine'):,}")
+        crawl = _latest_crawl_stats(con)
+        if crawl:
+            print(f"  {crawl_line(crawl)}")
         failed = [c for c in summary.checks if not c["passed"]]
         print(f"  checks: {len(summary.checks) - len(failed)}/{len(summary.checks)} passed"
               + "".join(f"\n    {c['severity']}: {c['name']} on {c['asset']}" for c in failed))
@@ -86,6 +89,17 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
     print(f"Dagster UI: uv run bodoge serve --data-dir {paths.data_dir} --base-url URL  (and the 03:00 JST schedule)")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
+
+
+def _latest_crawl_stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """The stats of the newest crawl run (empty when there is none or they cannot be read)."""
+    import json
+
+    try:
+        row = con.execute("SELECT stats FROM raw.crawl_runs ORDER BY started_at DESC LIMIT 1").fetchone()
+        return json.loads(row[0]) if row and row[0] else {}
+    except (duckdb.Error, ValueError):
+        return {}
 
 
 def _print_models(con: duckdb.DuckDBPyConnection) -> None:

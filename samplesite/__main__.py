@@ -20,6 +20,7 @@ def _site_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--users", type=int, default=5000, help="number of members (default 5000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-faults", action="store_true", help="no malformed/500/transient pages")
+    p.add_argument("--night", type=int, default=1, help="the site on night K (default 1)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
                          faults=not args.no_faults)
     print(f"generated in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     if args.command == "serve":
-        serve_forever(site, args.host, args.port, crawl_delay=args.crawl_delay)
+        serve_forever(site, args.host, args.port, crawl_delay=args.crawl_delay, night=args.night)
         return 0
-    for name, path in write_truth(site, args.out).items():
+    from samplesite.nights import site_on_night
+
+    for name, path in write_truth(site_on_night(site, args.night), args.out).items():
         print(f"{name}\t{path}")
     return 0
 

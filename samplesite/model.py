@@ -19,6 +19,8 @@ SITE_ORIGIN = "https://bodoge.hoobby.net"
 SITE_NAME = "ボードゲーム情報"
 # The fixed "now" of every generated site: never the wall clock, so pages are byte-identical.
 REFERENCE_NOW = "2026-11-01T00:00:00+09:00"
+# When every game page of night 1 was last modified (a day before the reference now).
+GAME_PAGES_SINCE = "2026-10-31T00:00:00+09:00"
 IMAGE_HOST = "https://image-bodoge.cdn-hoobby.net"
 NO_IMAGE = f"{IMAGE_HOST}/noimage_game.png"
 
@@ -232,3 +234,7 @@ class Site:
     cafe_by_slug: dict[str, int] = field(default_factory=dict)
     designer_games: dict[int, tuple[int, ...]] = field(default_factory=dict)
     maker_games: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: When each game page last changed (ISO, JST), for Last-Modified; absent = GAME_PAGES_SINCE.
+    game_modified: dict[int, str] = field(default_factory=dict)
+    #: Games that disappeared on a later night (samplesite.nights): their page answers 404.
+    gone_games: frozenset[int] = frozenset()

@@ -15,16 +15,19 @@ index, designer pages) the pages are small reconstructions in the same style.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import format_datetime
 from html import escape
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
 from samplesite import faults, vocab
-from samplesite.model import SITE_NAME, STATUS_LABELS, STATUSES, Cafe, Game, Member, Post, Site
+from samplesite.model import GAME_PAGES_SINCE, SITE_NAME, STATUS_LABELS, STATUSES, Cafe, Game, Member, Post, Site
 
 CATALOGUE_PAGE_SIZE = 20
 MEMBERS_PAGE_SIZE = 50
@@ -350,10 +353,7 @@ def _credit_page(site: Site, kind: str, ref_id: int) -> str | None:
 def _directory(site: Site, page: int) -> str:
     total = n_pages(len(site.members), MEMBERS_PAGE_SIZE)
     chunk = site.members[(page - 1) * MEMBERS_PAGE_SIZE: page * MEMBERS_PAGE_SIZE]
-    lis = "".join(
-        f'    <li class="friends-list-item"><a href="/friends/{m.user_id}">{e(m.name)}</a>'
-        f'<span class="friends-list-count">マイボードゲーム {_fmt(m.n_boardgames)}</span></li>\n'
-        for m in chunk)
+    lis = "".join(_directory_row(site, m) for m in chunk)
     main = (
         '<main id="friends-index">\n'
         f'  <p class="friends-index-total">全{_fmt(len(site.members))}人</p>\n'
@@ -362,6 +362,23 @@ def _directory(site: Site, page: int) -> str:
         "</main>\n"
     )
     return _page("会員一覧", main)
+
+
+def _directory_row(site: Site, m: Member) -> str:
+    """A directory row: name, count and last update of the member's マイボードゲーム.
+
+    The change signals an incremental crawl reads (a reconstruction: the real directory
+    shows the count): `data-updated-at` is the newest card's update, and a private
+    collection shows 非公開 instead of a count and no update time.
+    """
+    link = f'<a href="/friends/{m.user_id}">{e(m.name)}</a>'
+    if m.private:
+        return (f'    <li class="friends-list-item friends-list-private">{link}'
+                '<span class="friends-list-count">マイボードゲーム 非公開</span></li>\n')
+    rows = site.collections.rows(m.index)
+    updated = f' data-updated-at="{site.collections.updated_at[rows[0]]}"' if rows.size else ""
+    return (f'    <li class="friends-list-item"{updated}>{link}'
+            f'<span class="friends-list-count">マイボードゲーム {_fmt(m.n_boardgames)}</span></li>\n')
 
 
 def _profile(site: Site, m: Member) -> str:
@@ -432,6 +449,7 @@ def _collection(site: Site, m: Member, status: str | None, page: int) -> str:
         f'<main id="friends-boardgames" data-friend-id="{m.user_id}">\n'
         f'  <h1 class="friends-name">{e(m.name)}さんのマイボードゲーム</h1>\n'
         f'  <ul class="friends-boardgames-tabs">\n{tabs}  </ul>\n'
+        f'  <p class="friends-boardgames-total">全{_fmt(int(rows.size))}個</p>\n'
         f'  <form class="friends-boardgames-search" action="{url}" method="get">\n'
         '    <select name="search[players]"><option value="">人数</option><option value="2">2人</option>'
         '<option value="3">3人</option></select>\n'
@@ -529,7 +547,8 @@ def _game(r: _Request) -> Response | None:
     if gi is None:
         return None
     text = _game_page(r.site, r.site.games[gi])
-    return _html(200, faults.cut_game_page(text) if gi in faults.cut_games(r.site) else text)
+    text = faults.cut_game_page(text) if gi in faults.cut_games(r.site) else text
+    return _html(200, text, game_validators(r.site, gi, text))
 
 
 def _post(r: _Request) -> Response | None:
@@ -611,6 +630,13 @@ def render(site: Site, path_with_query: str, *, crawl_delay: float | None = None
             body = handler(_Request(site, m.groups(), query, _page_number(query), crawl_delay))
             return body if body is not None else _html(404, not_found_page())
     return _html(404, not_found_page())
+
+
+def game_validators(site: Site, game_index: int, text: str) -> dict[str, str]:
+    """ETag (a hash of the page) and Last-Modified (when its game last changed) of a game page."""
+    modified = datetime.fromisoformat(site.game_modified.get(game_index, GAME_PAGES_SINCE))
+    return {"ETag": f'"{hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]}"',
+            "Last-Modified": format_datetime(modified.astimezone(timezone.utc), usegmt=True)}
 
 
 def collection_pages(site: Site, member: Member, status: str | None = None) -> int:

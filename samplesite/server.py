@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from email.utils import parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,10 +39,16 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None:
             resp = Response(fault, HTML, error_page(fault).encode("utf-8"),
                             {"Retry-After": "1"} if fault == 429 else {})
+        if not owner.validators:
+            resp = Response(resp.status, resp.content_type, resp.body,
+                            {k: v for k, v in resp.headers.items() if k not in ("ETag", "Last-Modified")})
+        elif resp.status == 200 and _not_modified(resp.headers, self.headers):
+            resp = Response(304, resp.content_type, b"", resp.headers)
         owner._record(self.command, target, resp.status)
         self.send_response(resp.status)
         self.send_header("Content-Type", resp.content_type)
-        self.send_header("Content-Length", str(len(resp.body)))
+        if resp.status != 304:
+            self.send_header("Content-Length", str(len(resp.body)))
         for k, v in resp.headers.items():
             self.send_header(k, v)
         self.end_headers()
@@ -53,6 +60,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:  # noqa: N802
         self._respond(False)
+
+
+def _not_modified(validators: dict[str, str], request: Any) -> bool:
+    """RFC 9110 conditional GET: If-None-Match wins over If-Modified-Since."""
+    etag, tags = validators.get("ETag"), request.get("If-None-Match")
+    if etag and tags:
+        return etag in [t.strip().removeprefix("W/") for t in tags.split(",")] or tags.strip() == "*"
+    modified, since = validators.get("Last-Modified"), request.get("If-Modified-Since")
+    if modified and since:
+        try:
+            return parsedate_to_datetime(modified) <= parsedate_to_datetime(since)
+        except (TypeError, ValueError):
+            return False
+    return False
 
 
 class _Server(ThreadingHTTPServer):
@@ -70,12 +91,17 @@ class SampleSiteServer:
 
     port=0 picks a free ephemeral port. `transient_faults` defaults to `site.faults`;
     `crawl_delay` adds a Crawl-delay line to robots.txt. `requests` is the log of
-    (method, target, status) answered so far.
+    (method, target, status) answered so far. Game pages carry ETag and Last-Modified
+    and answer conditional requests with 304; `validators=False` serves them without
+    either (a server that offers no validators). `site` may be swapped between
+    requests (`srv.site = site_on_night(site, 2)`) to serve the next night.
     """
 
     def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *,
-                 crawl_delay: float | None = None, transient_faults: bool | None = None) -> None:
+                 crawl_delay: float | None = None, transient_faults: bool | None = None,
+                 validators: bool = True) -> None:
         self.site = site
+        self.validators = validators
         self.host = host
         self.port = port
         self.crawl_delay = crawl_delay
@@ -128,12 +154,15 @@ class SampleSiteServer:
 
 
 def serve_forever(site: Site, host: str = "127.0.0.1", port: int = 8765, *,
-                  crawl_delay: float | None = None) -> None:
-    """Serve in the foreground until interrupted (the `python -m samplesite serve` command)."""
+                  crawl_delay: float | None = None, night: int = 1) -> None:
+    """Serve night `night` in the foreground until interrupted (`python -m samplesite serve`)."""
+    from samplesite.nights import site_on_night
+
+    site = site_on_night(site, night)
     server = SampleSiteServer(site, host, port, crawl_delay=crawl_delay)
     url = server.start()
     print(f"sample site: {url}  ({site.n_games} games, {site.n_users} members, seed {site.seed}, "
-          f"faults {'on' if site.faults else 'off'}); Ctrl-C to stop", file=sys.stderr, flush=True)
+          f"faults {'on' if site.faults else 'off'}, night {night}); Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
         while True:
             threading.Event().wait(3600)

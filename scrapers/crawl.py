@@ -27,6 +27,7 @@ from scrapy.crawler import CrawlerProcess
 from core.ids import new_run_id
 from scrapers import settings as default_settings
 from scrapers.lifeline import die_with_parent, stop_process
+from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
 from scrapers.outcome import FAILURE_STAT, first_line
 from scrapers.runlock import inherited_fds
 from scrapers.scratch import scratch_dir
@@ -142,6 +143,8 @@ def run_crawl(
     progress: TextIO | None = sys.stderr,
     tmp_dir: str | Path | None = None,
     stop_timeout: float = STOP_TIMEOUT_SECONDS,
+    full: bool = False,
+    max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> CrawlResult:
     """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
 
@@ -155,6 +158,10 @@ def run_crawl(
     sections = validate_sections(sections)
     if max_pages is not None and max_pages < 1:
         raise CrawlError(f"max_pages must be at least 1, not {max_pages}")
+    try:
+        CrawlOptions(full=full, max_pages=max_pages, max_age_days=max_age_days)
+    except CrawlOptionError as exc:
+        raise CrawlError(str(exc)) from None
     run_id = run_id or new_run_id()
     tmp_root = Path(tmp_dir) if tmp_dir is not None else Path(warehouse).resolve().parent / "tmp"
     with ExitStack() as stack:
@@ -175,6 +182,9 @@ def run_crawl(
             cmd += ["--http-cache-dir", str(http_cache_dir)]
         if max_pages:
             cmd += ["--max-pages", str(max_pages)]
+        if full:
+            cmd += ["--full"]
+        cmd += ["--max-age-days", repr(float(max_age_days))]
         code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
@@ -263,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users")
     parser.add_argument("--http-cache-dir")
     parser.add_argument("--max-pages", type=int)
+    parser.add_argument("--full", action="store_true")
+    parser.add_argument("--max-age-days", type=float, default=DEFAULT_MAX_AGE_DAYS)
     parser.add_argument("--stats-file", required=True)
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
     args = parser.parse_args(argv)
@@ -288,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     process = _CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(SiteSpider)
     start_errors: list[BaseException] = []
-    done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users)
+    done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users,
+                         full=args.full, max_age_days=args.max_age_days)
     done.addErrback(lambda failure: start_errors.append(failure.value))
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}

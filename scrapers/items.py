@@ -14,10 +14,14 @@ from typing import Any, ClassVar
 
 
 @dataclass(kw_only=True, slots=True)
-class GameSummary:
-    """A catalogue row: what `/games?page=N` shows of one game."""
+class GameListing:
+    """A game as every list shows it: id, names and the spec cells (the shared fields).
 
-    kind: ClassVar[str] = "game_summary"
+    Why a base class: catalogue rows, cafe rows and game pages all carry these nine
+    fields; declaring them once keeps the three items (and their raw tables) in step.
+    """
+
+    kind: ClassVar[str] = "game_listing"
     game_id: str
     name_ja: str | None
     name_en: str | None
@@ -30,37 +34,26 @@ class GameSummary:
 
 
 @dataclass(kw_only=True, slots=True)
-class CafeGame:
+class GameSummary(GameListing):
+    """A catalogue row: what `/games?page=N` shows of one game."""
+
+    kind: ClassVar[str] = "game_summary"
+
+
+@dataclass(kw_only=True, slots=True)
+class CafeGame(GameListing):
     """One game a board game cafe offers (a row of `/spaces/<slug>/games`)."""
 
     kind: ClassVar[str] = "cafe_game"
     space_slug: str
     space_name: str | None
-    game_id: str
-    name_ja: str | None
-    name_en: str | None
-    min_players: int | None
-    max_players: int | None
-    min_minutes: int | None
-    max_minutes: int | None
-    min_age: int | None
-    year: int | None
 
 
 @dataclass(kw_only=True, slots=True)
-class Game:
+class Game(GameListing):
     """A game page: specs, the four interest counters, credits and overview."""
 
     kind: ClassVar[str] = "game"
-    game_id: str
-    name_ja: str | None
-    name_en: str | None
-    min_players: int | None
-    max_players: int | None
-    min_minutes: int | None
-    max_minutes: int | None
-    min_age: int | None
-    year: int | None
     n_watching: int | None
     n_played: int | None
     n_favorite: int | None
@@ -121,7 +114,9 @@ class ListingCrawl:
     slug). Why: only a *complete* crawl may replace what the warehouse holds for that
     listing (an entry the member removed disappears), and a private collection must
     erase every trace of the member. `status` is `public`, `empty`, `private` or
-    `incomplete`. Never printed by `bodoge parse`; the warehouse consumes it.
+    `incomplete`; an incremental night adds `updated` (read from page 1 to the first
+    known card, nothing removed) and `unchanged` (the directory's count and last update
+    equal what the warehouse holds), which delete nothing. Never printed by `bodoge parse`; the warehouse consumes it.
     """
 
     kind: ClassVar[str] = "listing_crawl"
@@ -143,11 +138,42 @@ class Quarantined:
     http_status: int | None
 
 
-Item = GameSummary | CafeGame | Game | Post | Member | CollectionEntry | ListingCrawl | Quarantined
+@dataclass(kw_only=True, slots=True)
+class PageVisit:
+    """A game or post page answered: its validators and status, for the next night.
+
+    Why: an incremental night revalidates pages with conditional requests (ETag,
+    Last-Modified) and needs each page's age; a 404 marks a game gone. Only a page read
+    cleanly (200 parsed, 304, 404) is recorded, so a failed or quarantined page stays due.
+    """
+
+    kind: ClassVar[str] = "page_visit"
+    page_kind: str
+    key: str
+    url: str
+    http_status: int
+    etag: str | None
+    last_modified: str | None
+    body_sha256: str | None
+
+
+@dataclass(kw_only=True, slots=True)
+class Queued:
+    """A page the night decided to fetch (persisted frontier; removed once it is read)."""
+
+    kind: ClassVar[str] = "frontier"
+    page_kind: str
+    key: str
+    url: str
+    reason: str
+
+
+Item = GameSummary | CafeGame | Game | Post | Member | CollectionEntry | ListingCrawl | Quarantined | PageVisit | Queued
 
 ITEM_TYPES: dict[str, type] = {
     cls.kind: cls
-    for cls in (GameSummary, CafeGame, Game, Post, Member, CollectionEntry, ListingCrawl, Quarantined)
+    for cls in (GameSummary, CafeGame, Game, Post, Member, CollectionEntry, ListingCrawl, Quarantined,
+                PageVisit, Queued)
 }
 
 

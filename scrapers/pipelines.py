@@ -20,6 +20,7 @@ from scrapy.utils.defer import deferred_from_coro
 from scrapers.items import item_fields
 from scrapers.outcome import FAILURE_STAT, crawl_problem, first_line, run_status
 from warehouse.db import WarehouseError, connect
+from warehouse.crawl_runs import crawl_state
 from warehouse.raw import RawWriter
 
 log = logging.getLogger("bodoge.crawl")
@@ -71,6 +72,12 @@ class WarehousePipeline:
             con.close()
             raise WarehouseError(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}") from exc
         self.writer = writer
+        spider = self.crawler.spider
+        if hasattr(spider, "attach_warehouse"):
+            try:
+                spider.attach_warehouse(con.cursor())
+            except Exception as exc:
+                raise WarehouseError(f"cannot read warehouse {self.warehouse}: {first_line(exc)}") from exc
 
     def process_item(self, item: Any) -> Any:
         if self.writer is None or self.failure:
@@ -96,6 +103,8 @@ class WarehousePipeline:
                 cleared = writer.clear_quarantine(getattr(spider, "ok_urls", set()))
                 if self.crawler.stats:
                     self.crawler.stats.set_value("bodoge/quarantine_cleared", cleared)
+                    for key, value in crawl_state(writer.con).items():
+                        self.crawler.stats.set_value(key, value)
             except Exception as exc:
                 self._fail(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}")
         if self.crawler.stats:
@@ -110,6 +119,13 @@ class WarehousePipeline:
         self.writer = None
         stats = dict(self.crawler.stats.get_stats()) if self.crawler.stats else {}
         stats.setdefault("finish_reason", reason)
+        spider = self.crawler.spider
+        # A complete crawl (the base of incremental nights): full, every section, run to its end.
+        stats["bodoge/complete"] = bool(
+            getattr(spider, "mode", "full") == "full" and getattr(spider, "complete_scope", False)
+            and reason == "finished" and not self.failure)
+        if self.crawler.stats:
+            self.crawler.stats.set_value("bodoge/complete", stats["bodoge/complete"])
         if not self.failure and reason != "shutdown":
             problem = crawl_problem(stats)
             if problem:

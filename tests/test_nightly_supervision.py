@@ -85,8 +85,9 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
     with SampleSiteServer(tonight) as server:
         con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
         try:
-            # Three earlier nights of the same site that brought in ten times as much.
-            stats = json.dumps({"bodoge/written": {"collection_entry": 10 * 100_000}})
+            # Three earlier incremental nights of the same site that accounted for ten times as many pages.
+            stats = json.dumps({"bodoge/mode": "incremental", "bodoge/skipped/collections": 10 * 100_000,
+                                "bodoge/written": {"collection_entry": 10 * 100_000}})
             for day in (1, 2, 3):
                 con.execute(
                     "INSERT INTO raw.crawl_runs VALUES (?, ?, ?, ?, 'finished', ?)",

@@ -178,3 +178,20 @@ def test_second_run_pushed_its_bundle_once(two_runs) -> None:
     manifest = verify_bundle(latest_bundle(paths.exports))
     assert list(receiver.stored) == [idempotency_key(manifest)]  # delivered once, after one retry
     assert len(receiver.posts) == 2
+
+
+def test_the_second_night_is_incremental_and_fetches_almost_nothing(two_runs) -> None:
+    """`bodoge run` twice on an unchanged site: the second crawl reads the listings that carry
+    the change signals and little else (issue 11)."""
+    from warehouse.crawl_runs import crawl_figures
+
+    paths, *_ = two_runs
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        stats = [json.loads(s) for (s,) in con.execute("SELECT stats FROM raw.crawl_runs ORDER BY started_at").fetchall()]
+    finally:
+        con.close()
+    first, second = (crawl_figures(s) for s in stats[-2:])
+    assert (first["mode"], second["mode"]) == ("full", "incremental")
+    assert second["fetched"] < 0.15 * first["fetched"] and second["skipped"] > 150
+    assert second["queue_left"] <= 5  # only pages broken on purpose wait for the next night

@@ -21,8 +21,8 @@ log = logging.getLogger("bodoge.warehouse")
 # What each staging view and mart reads ("schema.table"), in build order: the orchestrator
 # draws its asset graph from this, and a build runs the files in this order.
 STAGING_DEPS: dict[str, list[str]] = {
-    "stg_games": ["raw.games"],
-    "stg_game_summaries": ["raw.game_summaries"],
+    "stg_games": ["raw.games", "raw.pages"],
+    "stg_game_summaries": ["raw.game_summaries", "raw.pages"],
     "stg_collections": ["raw.collection_entries"],
     "stg_members": ["raw.members", "raw.listing_crawls"],
     "stg_posts": ["raw.posts"],

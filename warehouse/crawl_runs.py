@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
@@ -68,6 +68,69 @@ def interrupt_stale_runs(con: duckdb.DuckDBPyConnection, *, current_run_id: str)
         ids = ", ".join(sorted(r[0] for r in rows))
         log.warning("crawl runs left running by a dead process marked interrupted: %s", ids)
     return len(rows)
+
+
+def crawl_state(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """What the next night inherits, for the run's stats: the queue left and the oldest page's age.
+
+    Pages are game and post pages (raw.pages, gone ones aside) and collections (as last
+    read or confirmed unchanged by the directory, raw.listing_crawls).
+    """
+    queue = con.execute("SELECT count(*) FROM raw.crawl_frontier").fetchone()[0]
+    _, oldest = stale_pages(con, max_age_days=0)
+    return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": oldest}
+
+
+_STATUS = "bodoge/pages/status/"
+
+
+def crawl_figures(stats: dict[str, Any]) -> dict[str, Any]:
+    """What a crawl read, from its stats: the figures operators see (summary, dashboard, floor).
+
+    `fetched`: pages answered at all (robots.txt and retried attempts aside);
+    `answered`: of those, 2xx or 304; `not_modified`: 304; `skipped`: pages not fetched
+    because the site's signals showed them unchanged, plus bodies identical to last time.
+    """
+    statuses = {int(k[len(_STATUS):]): int(v) for k, v in stats.items()
+                if k.startswith(_STATUS) and k[len(_STATUS):].isdigit()}
+    skipped = sum(int(v) for k, v in stats.items() if k.startswith("bodoge/skipped/"))
+    return {
+        "mode": str(stats.get("bodoge/mode") or "full"),
+        "fetched": sum(statuses.values()),
+        "answered": sum(n for code, n in statuses.items() if 200 <= code < 300 or code == 304),
+        "not_modified": statuses.get(304, 0),
+        "skipped": skipped + int(stats.get("bodoge/pages/same_body") or 0),
+        "skipped_unfetched": skipped,
+        "queue_left": int(stats.get("bodoge/queue_left") or 0),
+        "oldest_page_days": stats.get("bodoge/oldest_page_days"),
+    }
+
+
+_PAGE_AGES = ("SELECT fetched_at AS t FROM raw.pages WHERE http_status <> 404 "
+              "UNION ALL SELECT fetched_at FROM raw.listing_crawls")
+
+
+def stale_pages(con: duckdb.DuckDBPyConnection, *, max_age_days: float) -> tuple[int, float | None]:
+    """How many pages are older than `max_age_days`, and the oldest page's age in days."""
+    n, oldest = con.execute(
+        f"SELECT count(*) FILTER (WHERE t < ?), min(t) FROM ({_PAGE_AGES})",
+        [_now() - timedelta(days=max_age_days)]).fetchone()
+    return int(n), (round((_now() - oldest).total_seconds() / 86400, 3) if oldest is not None else None)
+
+
+def page_age_range(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime | None]:
+    """(oldest, newest) time a page behind the warehouse was last confirmed (200 or 304).
+
+    The same pages `stale_pages` counts: game and post pages (raw.pages, gone games left
+    out) and listings (raw.listing_crawls). (None, None) before any crawl wrote them.
+    """
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'raw' AND database_name = current_database()"
+    ).fetchall()}
+    if not {"pages", "listing_crawls"} <= present:
+        return None, None
+    lo, hi = con.execute(f"SELECT min(t), max(t) FROM ({_PAGE_AGES})").fetchone()
+    return lo, hi
 
 
 def _now() -> datetime:

@@ -68,10 +68,7 @@ def _first_line(exc: BaseException) -> str:
 
 def sql_files(folder: str) -> list[Path]:
     """The SQL files of one layer (`raw`, `staging`, `marts`, ...) in name order."""
-    folder_dir = SQL_DIR / folder
-    if not folder_dir.is_dir():  # raw/ until its move under sql/ (branch "incremental") lands
-        folder_dir = SQL_DIR.parent / folder
-    return sorted(folder_dir.glob("*.sql"))
+    return sorted((SQL_DIR / folder).glob("*.sql"))
 
 
 def sql_comment(path: Path) -> str:

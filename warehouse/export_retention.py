@@ -30,6 +30,8 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.raw import COMPLETE_LISTINGS
+
 from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
 
 log = logging.getLogger("bodoge.export")
@@ -130,8 +132,9 @@ def public_users(con: duckdb.DuckDBPyConnection) -> set[str]:
     if _has_table(con, "raw", "collection_entries") and _has_table(con, "raw", "listing_crawls"):
         query = (
             "SELECT user_id FROM raw.collection_entries UNION "
-            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' AND status IN ('public', 'empty')"
+            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' AND list_contains(?, status)"
         )
+        return {row[0] for row in con.execute(query, [list(COMPLETE_LISTINGS)]).fetchall()}
     elif _has_table(con, "marts", "collections"):
         query = "SELECT DISTINCT user_id FROM marts.collections"
     else:

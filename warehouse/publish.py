@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.crawl_runs import page_age_range
 from warehouse.db import SQL_DIR, WarehouseError, connect
 
 log = logging.getLogger("bodoge.publish")
@@ -34,7 +35,6 @@ PUBLISHED_NAME = "published.duckdb"
 # the quality page's quarantine.
 RAW_FOR_READERS = ("crawl_runs", "quarantine", "posts")
 # Raw tables whose rows are pages as last fetched (game_counters and quarantine are history).
-PAGE_TABLES = ("games", "game_summaries", "posts", "members", "collection_entries", "cafe_games", "listing_crawls")
 PUBLICATION_SQL = SQL_DIR / "snapshot" / "publication.sql"
 
 
@@ -55,19 +55,9 @@ def published_path(data_dir: Path) -> Path:
 
 
 def page_ages(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime | None]:
-    """(oldest, newest) `fetched_at` of the crawled pages the warehouse holds.
-
-    Why one small function: helper "incremental" adds page-age bookkeeping to the raw
-    tables; at merge this is the one place to point at it.
-    """
-    present = {r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'raw' AND database_name = current_database()"
-    ).fetchall()}
-    parts = [f"SELECT min(fetched_at) AS lo, max(fetched_at) AS hi FROM raw.{t}" for t in PAGE_TABLES if t in present]
-    if not parts:
-        return None, None
-    lo, hi = con.execute(f"SELECT min(lo), max(hi) FROM ({' UNION ALL '.join(parts)})").fetchall()[0]
-    return lo, hi
+    """(oldest, newest) time a crawled page behind the night was last confirmed
+    (`warehouse.crawl_runs.page_age_range`: the pages the incremental crawl keeps fresh)."""
+    return page_age_range(con)
 
 
 def publish_snapshot(

@@ -22,6 +22,7 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -39,87 +40,95 @@ class RawTable:
 
     name: str
     key: tuple[str, ...]
-    schema: dict[str, pl.DataType]
+    schema: dict[str, pl.DataType]  # column -> type, from the DDL (run_id, fetched_at aside)
+    rename: tuple[tuple[str, str], ...] = ()  # item field -> column, where they differ
 
 
-_SPEC = {
-    "min_players": pl.Int32, "max_players": pl.Int32, "min_minutes": pl.Int32,
-    "max_minutes": pl.Int32, "min_age": pl.Int32, "year": pl.Int32,
+#: Where each item kind lands (`raw.<table>`), and item fields named unlike their column.
+ITEM_TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "game_summary": ("game_summaries", ()),
+    "game": ("games", ()),
+    "post": ("posts", ()),
+    "member": ("members", ()),
+    "collection_entry": ("collection_entries", ()),
+    "cafe_game": ("cafe_games", ()),
+    "listing_crawl": ("listing_crawls", ()),
+    "quarantine": ("quarantine", ()),
+    "frontier": ("crawl_frontier", (("page_kind", "kind"),)),
+    "page_visit": ("pages", (("page_kind", "kind"),)),
 }
-_COUNTERS = {"n_watching": pl.Int32, "n_played": pl.Int32, "n_favorite": pl.Int32, "n_have": pl.Int32}
-_NAMES = {"name_ja": pl.String, "name_en": pl.String}
-_STATUSES = {"have": pl.Boolean, "played": pl.Boolean, "favorite": pl.Boolean, "watching": pl.Boolean}
+#: DuckDB column types of the raw DDL, as Polars types.
+_POLARS = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BIGINT": pl.Int64, "BOOLEAN": pl.Boolean,
+           "VARCHAR[]": pl.List(pl.String), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"), "JSON": pl.String}
+_STAMPS = ("run_id", "fetched_at")  # set by the writer, not by items
+def raw_sql_files() -> list[Path]:
+    """The raw layer's DDL, one file per table (`warehouse/sql/raw/*.sql`), in name order."""
+    return sql_files("raw")
 
-RAW_TABLES: dict[str, RawTable] = {
-    "game_summary": RawTable("raw.game_summaries", ("game_id",), {"game_id": pl.String, **_NAMES, **_SPEC}),
-    "game": RawTable(
-        "raw.games",
-        ("game_id",),
-        {
-            "game_id": pl.String, **_NAMES, **_SPEC, **_COUNTERS,
-            "designers": pl.List(pl.String), "mechanics": pl.List(pl.String),
-            "themes": pl.List(pl.String), "overview": pl.String, "url": pl.String,
-        },
-    ),
-    "post": RawTable(
-        "raw.posts",
-        ("post_id",),
-        {
-            "post_id": pl.String, "game_id": pl.String, "post_kind": pl.String,
-            "author_user_id": pl.String, "title": pl.String, "body": pl.String,
-            "published_at": pl.String,
-        },
-    ),
-    "member": RawTable("raw.members", ("user_id",), {"user_id": pl.String, "name": pl.String}),
-    "collection_entry": RawTable(
-        "raw.collection_entries",
-        ("user_id", "game_id"),
-        {"user_id": pl.String, "game_id": pl.String, **_STATUSES, "rating": pl.Int32, "updated_at": pl.String},
-    ),
-    "cafe_game": RawTable(
-        "raw.cafe_games",
-        ("space_slug", "game_id"),
-        {"space_slug": pl.String, "game_id": pl.String, "space_name": pl.String, **_NAMES, **_SPEC},
-    ),
-    "listing_crawl": RawTable(
-        "raw.listing_crawls",
-        ("listing", "key"),
-        {"listing": pl.String, "key": pl.String, "status": pl.String, "n_entries": pl.Int32, "n_pages": pl.Int32},
-    ),
-    "quarantine": RawTable(
-        "raw.quarantine",
-        ("url",),
-        {"url": pl.String, "reason": pl.String, "http_status": pl.Int32, "body_sha256": pl.String},
-    ),
-}
 
-# Data tables first, listing outcomes last: a listing's deletions must see its entries.
-_WRITE_ORDER = [k for k in RAW_TABLES if k != "listing_crawl"] + ["listing_crawl"]
+def _raw_tables() -> dict[str, RawTable]:
+    """Every item kind's table, key and column types, read from the DDL files.
+
+    Why: the SQL files are the one declaration of the raw columns; the Polars schemas the
+    writer builds its frames with are derived here (by creating the tables in an
+    in-memory DuckDB and reading its catalogue), so the two can never disagree.
+    """
+    con = duckdb.connect()
+    try:
+        ensure_raw_schema(con)
+        columns: dict[str, dict[str, pl.DataType]] = defaultdict(dict)
+        for table, column, dtype in con.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = 'raw' ORDER BY table_name, ordinal_position").fetchall():
+            if column not in _STAMPS:
+                columns[table][column] = _POLARS[dtype]
+        keys = {t: tuple(cols) for t, cols in con.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE schema_name = 'raw' AND constraint_type = 'PRIMARY KEY'").fetchall()}
+    finally:
+        con.close()
+    return {kind: RawTable(f"raw.{table}", keys[table], columns[table], rename)
+            for kind, (table, rename) in ITEM_TABLES.items()}
+
+
+# The frontier first (a page queued and read in one batch must leave it), data tables next,
+# page visits and listing outcomes last: a listing's deletions must see its entries.
+_LAST = ("page_visit", "listing_crawl")
+_WRITE_ORDER = ["frontier"] + [k for k in ITEM_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
+#: Collection outcomes after which the warehouse holds the member's whole collection (public).
+COMPLETE_LISTINGS = ("public", "empty", "updated", "unchanged")
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
 
 
 def shows_collection(row: dict[str, Any]) -> bool:
     """Whether a collection outcome proves page 1 was a real collection page (not private).
 
-    `incomplete` on page 1 says nothing: that page may have been the login page that
+    `updated` and `unchanged` come from an incremental night, which reads a collection
+    only when the directory shows it public. `incomplete` on page 1 says nothing: that page may have been the login page that
     failed to arrive. On a later page, page 1 was a real one.
     """
     status = row["status"]
-    return status in ("public", "empty") or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
+    return status in COMPLETE_LISTINGS or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
 
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the `raw` schema and every raw table (one SQL file per table); idempotent."""
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
-    for path in sql_files("raw"):
+    for path in raw_sql_files():
         run_sql_file(con, path)
+
+
+RAW_TABLES: dict[str, RawTable] = _raw_tables()
+_COUNTERS = ("n_watching", "n_played", "n_favorite", "n_have")
 
 
 def frame_for(kind: str, rows: list[dict[str, Any]], *, run_id: str, fetched_at: datetime) -> pl.DataFrame:
     """Rows of one kind as a typed frame, one row per natural key (the last one wins)."""
     table = RAW_TABLES[kind]
+    source = {col: field for field, col in table.rename}
     frame = pl.DataFrame(
-        [{col: row.get(col) for col in table.schema} for row in rows], schema=table.schema, orient="row"
+        [{col: row.get(source.get(col, col)) for col in table.schema} for row in rows],
+        schema=table.schema, orient="row",
     )
     frame = frame.unique(subset=list(table.key), keep="last", maintain_order=True)
     return frame.with_columns(
@@ -184,11 +193,13 @@ class RawWriter:
                     continue
                 frame = self._scrub(kind, frame_for(kind, rows, run_id=self.run_id, fetched_at=fetched_at))
                 if frame.height:
-                    self._upsert(RAW_TABLES[kind].name, frame)
+                    self._upsert(RAW_TABLES[kind].name, frame, keep_first=kind == "frontier")
                     if kind == "game":
                         self._record_counters(frame)
                     if kind == "listing_crawl":
                         self._apply_listing_outcomes(frame)
+                    if kind in _LAST:
+                        self._leave_frontier(kind, frame)
                 counts[kind] = frame.height
             self._purge_private()
             self.con.execute("COMMIT")
@@ -249,14 +260,34 @@ class RawWriter:
             )
         if kind == "listing_crawl":
             return frame.filter(~((pl.col("listing") == "collection") & pl.col("key").is_in(private)))
+        if kind == "frontier":
+            return frame.filter(~((pl.col("kind") == "collection") & pl.col("key").is_in(private)))
         return frame
 
-    def _upsert(self, table: str, frame: pl.DataFrame) -> None:
+    def _upsert(self, table: str, frame: pl.DataFrame, *, keep_first: bool = False) -> None:
+        """Insert or replace by key (`keep_first`: an existing row wins, e.g. a queue time)."""
         self.con.register("batch", frame.to_arrow())
         try:
-            self.con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT * FROM batch")
+            verb = "INSERT OR IGNORE" if keep_first else "INSERT OR REPLACE"
+            self.con.execute(f"{verb} INTO {table} BY NAME SELECT * FROM batch")
         finally:
             self.con.unregister("batch")
+
+    def _leave_frontier(self, kind: str, frame: pl.DataFrame) -> None:
+        """Pages read to a known outcome leave the frontier; failed ones stay for next night."""
+        if kind == "page_visit":
+            done = frame.filter(pl.col("http_status").is_in([200, 304, 404])).select("kind", "key")
+        else:
+            done = frame.filter((pl.col("listing") == "collection") & (pl.col("status") != "incomplete")) \
+                .select(pl.lit("collection").alias("kind"), "key")
+        if done.height == 0:
+            return
+        self.con.register("done_pages", done.to_arrow())
+        try:
+            self.con.execute("DELETE FROM raw.crawl_frontier f USING done_pages d "
+                             "WHERE f.kind = d.kind AND f.key = d.key")
+        finally:
+            self.con.unregister("done_pages")
 
     def _record_counters(self, games: pl.DataFrame) -> None:
         counters = games.select("game_id", "run_id", *_COUNTERS, "fetched_at")
@@ -288,6 +319,10 @@ class RawWriter:
             self.con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
             self.con.execute(
                 "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
+                "AND key IN (SELECT user_id FROM private_users)"
+            )
+            self.con.execute(
+                "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
                 "AND key IN (SELECT user_id FROM private_users)"
             )
             self.con.execute(

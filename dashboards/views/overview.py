@@ -175,12 +175,33 @@ def crawl_freshness(wh: ui.Warehouse) -> None:
         )
         cols[1].metric("Latest run status", latest["status"], help=f"run {latest['run_id']}")
         cols[2].metric("Latest run took", "—" if latest["minutes"] is None else f"{latest['minutes']:.0f} min")
+        crawl_work(latest["stats"])
         show(
             runs_chart(runs, title="Crawl runs (duration)", tooltip=["run_id", "status", "started_at", "finished_at"]),
             alt_text="Duration of recent crawl runs",
         )
         with st.expander("Recent crawl runs"):
             st.dataframe(runs, hide_index=True)
+
+
+def crawl_work(stats_json: str | None) -> None:
+    """What the latest crawl read (issue 11): fetched, 304, skipped, queue left, oldest page."""
+    import json
+
+    try:
+        stats = json.loads(stats_json or "{}")
+    except ValueError:
+        stats = {}
+    from warehouse.crawl_runs import crawl_figures
+
+    f = crawl_figures(stats)
+    cols = st.columns(5)
+    cols[0].metric("Pages fetched", f"{f['fetched']:,}", help=f"mode: {f['mode']}")
+    cols[1].metric("Not modified (304)", f"{f['not_modified']:,}")
+    cols[2].metric("Skipped as unchanged", f"{f['skipped']:,}", help="the directory or catalogue showed them unchanged")
+    cols[3].metric("Queue left", f"{f['queue_left']:,}", help="fetched first next night")
+    oldest = f["oldest_page_days"]
+    cols[4].metric("Oldest page", "—" if oldest is None else f"{float(oldest):.1f} days")
 
 
 def nightly_run(wh: ui.Warehouse) -> None:

@@ -77,6 +77,17 @@ class AlertSettings(dg.ConfigurableResource):
     alert_url: str = ""
 
 
+class CrawlSettings(dg.ConfigurableResource):
+    """The night's crawl options as text (`bodoge run --full/--max-pages/--max-age-days`).
+
+    Checked by `scrapers.options.CrawlOptions.from_text` in the ingest asset.
+    """
+
+    full: str = ""
+    max_pages: str = ""
+    max_age_days: str = ""
+
+
 @dg.definitions
 def resources() -> dg.Definitions:
     paths = resolve_paths()
@@ -89,6 +100,11 @@ def resources() -> dg.Definitions:
                 push_url=_env_or("BODOGE_PUSH_URL", ""),
                 crawl_floor=_env_or("BODOGE_CRAWL_FLOOR", ""),
                 keep_exports=_env_or("BODOGE_KEEP_EXPORTS", ""),
+            ),
+            "crawl": CrawlSettings(
+                full=_env_or("BODOGE_CRAWL_FULL", ""),
+                max_pages=_env_or("BODOGE_CRAWL_MAX_PAGES", ""),
+                max_age_days=_env_or("BODOGE_CRAWL_MAX_AGE_DAYS", ""),
             ),
             "nightly_lock": NightlyLock(
                 data_dir=_env_or("BODOGE_DATA_DIR", str(paths.data_dir)),

@@ -33,12 +33,12 @@ from scrapers.pages.links import (
 )
 from scrapers.pages.listings import CONTENT_MAIN_IDS, EMPTY_TEXTS, is_empty_listing, is_login_page
 from scrapers.pages.markup import PageParseError, game_slug, member_id, space_slug
-from scrapers.pages.members import collection_items, member_items
+from scrapers.pages.members import DirectorySignal, collection_items, collection_total, directory_signals, member_items
 from scrapers.pages.posts import post_item
 from scrapers.pages.specs import STATUS_LABELS, STATUSES
 
 __all__ = [
-    "TRUNCATED", "PageParseError", "TruncatedPage", "author_links", "catalog_items", "collection_items", "game_item", "game_links",
+    "TRUNCATED", "DirectorySignal", "PageParseError", "collection_total", "directory_signals", "TruncatedPage", "author_links", "catalog_items", "collection_items", "game_item", "game_links",
     "game_slug", "has_layout_end", "is_empty_listing", "is_login_page", "member_id", "member_items",
     "member_links", "next_page_url", "post_item", "post_links", "require_complete", "space_items", "space_links", "space_slug",
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from dataclasses import dataclass
 from datetime import datetime
 
 from lxml import etree
@@ -144,3 +147,45 @@ def _card_statuses(flags: list[Node]) -> dict[str, bool]:
             words = class_words(el)
             statuses[status] = bool(words & _ON) and "off" not in words
     return statuses
+
+
+@dataclass(frozen=True, slots=True)
+class DirectorySignal:
+    """What a directory row says about a member's collection without opening it.
+
+    `count` is "マイボードゲーム N", `updated_at` the row's `data-updated-at` (the newest
+    card's update) and `private` the 非公開 marker. Any of them may be missing on a site
+    that does not show it: the incremental crawl then opens the collection instead.
+    """
+
+    count: int | None
+    updated_at: str | None
+    private: bool
+
+
+def directory_signals(selector: Selector, url: str) -> dict[str, DirectorySignal]:
+    """Each directory row's change signals, by user id (rows without a member link skipped)."""
+    out: dict[str, DirectorySignal] = {}
+    for row in css(main_of(selector.root), ".friends-list-item"):
+        uid = next((member_id(h) for h in xpath(row, ".//a/@href") if MEMBER_PROFILE_PATH.match(path(h))), None)
+        if not uid:
+            continue
+        label = unicodedata.normalize("NFKC", " ".join(string(n) or "" for n in css(row, ".friends-list-count")))
+        digits = _COUNT.search(label)
+        out[uid] = DirectorySignal(
+            count=int(digits[1].replace(",", "")) if digits else None,
+            updated_at=_iso_or_none(row.get("data-updated-at")) if row.get("data-updated-at") else None,
+            private="非公開" in label,
+        )
+    return out
+
+
+def collection_total(selector: Selector) -> int | None:
+    """The listing's total ("全N個" above a collection's cards), None where the page has none."""
+    node = first(main_of(selector.root), ".//*[contains(@class, 'friends-boardgames-total')]")
+    digits = _TOTAL.search(unicodedata.normalize("NFKC", string(node) or "")) if node is not None else None
+    return int(digits[1].replace(",", "")) if digits else None
+
+
+_COUNT = re.compile(r"マイボードゲーム\s*([\d,]+)")
+_TOTAL = re.compile(r"全\s*([\d,]+)\s*個")

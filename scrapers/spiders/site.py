@@ -32,14 +32,19 @@ from twisted.python.failure import Failure
 
 from scrapers import pages
 from scrapers.items import ListingCrawl, Quarantined
+from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
 
 ALL_SECTIONS = ("games", "posts", "members", "cafes")
 _FRIEND = re.compile(r"/friends/(\d+)")
 _SPACE = re.compile(r"/spaces/([^/?#]+)")
 
 
-class SiteSpider(scrapy.Spider):
-    """Crawls one site (a base URL) section by section, never leaving its host."""
+class SiteSpider(IncrementalMixin, scrapy.Spider):
+    """Crawls one site (a base URL) section by section, never leaving its host.
+
+    Full, or incremental once the warehouse holds a complete crawl (`full=True` forces
+    a full one): see `scrapers.spiders.increments`.
+    """
 
     name = "site"
 
@@ -48,6 +53,8 @@ class SiteSpider(scrapy.Spider):
         base_url: str = "",
         sections: str | list[str] = ",".join(ALL_SECTIONS),
         users: str | list[str] | None = None,
+        full: bool | str = False,
+        max_age_days: float | str = 7,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -62,28 +69,42 @@ class SiteSpider(scrapy.Spider):
         host = urlsplit(self.base_url).hostname or ""
         self.allowed_domains = [host]
         self.ok_urls: set[str] = set()
+        self.full = full in (True, "1", "true", "True")
+        self.max_age_days = float(max_age_days)
+        self.complete_scope = self.sections == set(ALL_SECTIONS) and not self.users
 
     # -- start ------------------------------------------------------------------------
-    async def start(self) -> AsyncIterator[scrapy.Request]:
+    async def start(self) -> AsyncIterator[Any]:
+        if self.incremental:
+            for item in self.leftover_requests():
+                yield item
         if "games" in self.sections:
-            yield self._get("/games", self.parse_catalog)
+            yield self._get("/games", self.parse_catalog).replace(priority=PRIORITY_SIGNALS)
         if "members" in self.sections:
             if self.users:
                 for user_id in self.users:
                     yield self._collection_request(user_id)
             else:
-                yield self._get("/friends", self.parse_directory)
+                yield self._get("/friends", self.parse_directory).replace(priority=PRIORITY_SIGNALS)
         if "cafes" in self.sections:
             yield self._get("/spaces", self.parse_space_index)
 
     # -- games and posts --------------------------------------------------------------
     def parse_catalog(self, response: Response) -> Iterator[Any]:
-        yield from self._items(response, pages.catalog_items)
-        for url in pages.game_links(response.selector, response.url):
-            yield response.follow(url, self.parse_game, errback=self.on_error)
-        yield from self._next(response, self.parse_catalog)
+        rows = list(self._items(response, pages.catalog_items))
+        yield from rows
+        yield from self.plan_catalog_rows(response, [r for r in rows if not isinstance(r, Quarantined)])
+        following = list(self._next(response, self.parse_catalog))
+        for request in following:
+            yield request.replace(priority=PRIORITY_SIGNALS)
+        if not following:
+            yield from self.missing_games(response)
 
     def parse_game(self, response: Response) -> Iterator[Any]:
+        answered = self.page_answer(response)  # 304, 404 (gone) or the same body as last time
+        if answered is not None:
+            yield answered
+            return
         try:
             game = pages.game_item(response.selector, response.url)
         except pages.PageParseError as exc:
@@ -91,13 +112,20 @@ class SiteSpider(scrapy.Spider):
             return
         self.ok_urls.add(response.url)
         yield game
+        yield self.visit(response)
         if "posts" in self.sections:
             for url in pages.post_links(response.selector, response.url):
-                yield response.follow(url, self.parse_post, errback=self.on_error)
+                if self.wanted_post(url):
+                    yield from self._page_request("post", url.rstrip("/").rsplit("/", 1)[-1],
+                                                  response.urljoin(url), "new", 20)
         if "cafes" in self.sections:
             yield from self._space_requests(response)
 
     def parse_post(self, response: Response) -> Iterator[Any]:
+        answered = self.page_answer(response)
+        if answered is not None:
+            yield answered
+            return
         try:
             post = pages.post_item(response.selector, response.url)
         except pages.PageParseError as exc:
@@ -105,7 +133,8 @@ class SiteSpider(scrapy.Spider):
             return
         self.ok_urls.add(response.url)
         yield post
-        if "members" in self.sections:
+        yield self.visit(response)
+        if "members" in self.sections and not self.incremental:
             for url in pages.author_links(response.selector, response.url):
                 match = _FRIEND.search(url)
                 if match:
@@ -114,11 +143,9 @@ class SiteSpider(scrapy.Spider):
     # -- members and collections ------------------------------------------------------
     def parse_directory(self, response: Response) -> Iterator[Any]:
         yield from self._items(response, pages.member_items)
-        for url in pages.member_links(response.selector, response.url):
-            match = _FRIEND.search(url)
-            if match:
-                yield self._collection_request(match.group(1))
-        yield from self._next(response, self.parse_directory)
+        yield from self.plan_directory(response)
+        for request in self._next(response, self.parse_directory):
+            yield request.replace(priority=PRIORITY_SIGNALS)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
         yield from self._listing_page(response, pages.collection_items, self.parse_collection)
@@ -144,6 +171,9 @@ class SiteSpider(scrapy.Spider):
         self.ok_urls.add(response.url)
         if listing == "collection" and pages.is_login_page(response.selector):
             yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
+            return
+        if meta.get("listing_mode") == "incremental":
+            yield from self.incremental_page(response, rows, callback)
             return
         yield from rows
         yield from self._listing_next(response, listing, key, page, seen + len(rows), callback)

@@ -110,7 +110,10 @@ def _crawl(
                  for c in COUNTERS}
         second.add("game", {**row, **moved, "overview": overview[row["game_id"]], "url": BASE_URL + row["url"]})
     second.flush()
-    second.finish_run(status="finished", stats={"note": "test data", "games": games.height})
+    second.finish_run(status="finished", stats={
+        "note": "test data", "games": games.height, "bodoge/mode": "incremental",  # an incremental night's figures
+        "bodoge/pages/status/200": 412, "bodoge/pages/status/304": 37, "bodoge/skipped/collections": 1_800,
+        "bodoge/queue_left": 3, "bodoge/oldest_page_days": 2.5})
     # Spread the two runs over two nights so freshness and history look like production.
     now = datetime.now(timezone.utc)
     for run_id, age in (("crawl-1", timedelta(days=1, hours=3)), ("crawl-2", timedelta(hours=3))):

@@ -117,6 +117,8 @@ def test_overview_counts_match_the_warehouse(
     assert metrics["会員 Members"] == f"{dashboard_warehouse.n_members:,}"
     assert metrics["コレクション Entries"] == f"{dashboard_warehouse.n_collection_rows:,}"
     assert metrics["Latest run status"] == "finished"
+    assert (metrics["Pages fetched"], metrics["Not modified (304)"], metrics["Skipped as unchanged"],
+            metrics["Queue left"], metrics["Oldest page"]) == ("449", "37", "1,800", "3", "2.5 days")
     checks = _scalar(
         dashboard_warehouse.path, "SELECT count(*), count(*) FILTER (WHERE passed) FROM marts.quality_checks"
     )

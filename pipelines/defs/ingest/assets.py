@@ -4,16 +4,18 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.config import resolve_paths
-from pipelines.defs.resources import SiteSettings
+from pipelines.defs.resources import CrawlSettings, SiteSettings
 from scrapers.crawl import run_crawl
+from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import crawl_floor
-from warehouse.db import scalar, sql_files
+from warehouse.crawl_runs import stale_pages
+from warehouse.db import scalar
 from warehouse.export_retention import prune_bundles
 from warehouse.publish import scrub_published
-from warehouse.raw import RAW_TABLES as ITEM_TABLES
+from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
 # Every raw table (one SQL file each), and which item kind fills it.
-RAW_TABLES = [path.stem for path in sql_files("raw")]
+RAW_TABLES = [path.stem for path in raw_sql_files()]
 _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.items()} | {"game_counters": "game"}
 
 
@@ -29,6 +31,12 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
     ],
     check_specs=[
         dg.AssetCheckSpec(
+            "pages_fresh",
+            asset=["raw", "pages"],
+            description="No page (game, post, collection) is older than --max-age-days (WARN): the rolling "
+            "refresh keeps up with the site.",
+        ),
+        dg.AssetCheckSpec(
             "crawl_volume_floor",
             asset=["raw", "crawl_runs"],
             blocking=True,
@@ -38,7 +46,7 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
     ],
     pool="warehouse_writer",
 )
-def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
+def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, crawl: CrawlSettings):
     """Crawls the site (catalogue, game pages, posts, members' collections, cafes) into raw tables.
 
     Runs Scrapy in a subprocess (its reactor cannot restart in-process); obeys robots.txt,
@@ -46,9 +54,14 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
     """
     if not site.base_url:
         raise dg.Failure("no site to crawl: set BODOGE_BASE_URL (or run `bodoge run --base-url URL`)")
+    try:
+        options = CrawlOptions.from_text(full=crawl.full, max_pages=crawl.max_pages, max_age_days=crawl.max_age_days)
+    except CrawlOptionError as exc:
+        raise dg.Failure(str(exc)) from None
     paths = resolve_paths(data_dir=site.data_dir, warehouse=duckdb.database)
     context.log.info(f"crawling {site.base_url} into {paths.warehouse}")
-    result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None)
+    result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None, full=options.full,
+                       max_pages=options.max_pages, max_age_days=options.max_age_days)
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
         verdict = crawl_floor(con, run_id=result.run_id, floor=site.crawl_floor_fraction())
@@ -76,5 +89,16 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
             passed=verdict.passed,
             severity=dg.AssetCheckSeverity.ERROR,
             description=verdict.message,
-            metadata={"written": verdict.written, "baseline": verdict.baseline or 0.0, "floor": verdict.floor},
+            metadata={"pages": verdict.written, "baseline": verdict.baseline or 0.0, "floor": verdict.floor},
+        )
+        stale, oldest = stale_pages(con, max_age_days=options.max_age_days)
+        yield dg.AssetCheckResult(
+            check_name="pages_fresh",
+            asset_key=["raw", "pages"],
+            passed=stale == 0,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=f"{stale:,} pages older than {options.max_age_days:g} days"
+            + (f"; the oldest is {oldest:.1f} days old" if oldest is not None else ""),
+            metadata={"stale_pages": stale, "oldest_page_days": oldest or 0.0, "max_age_days": options.max_age_days,
+                      "queue_left": int(result.stats.get("bodoge/queue_left") or 0)},
         )

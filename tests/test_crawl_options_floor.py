@@ -1,0 +1,82 @@
+"""The night's crawl options (one line for a bad value) and the crawl floor per mode."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from bodoge.display import crawl_line
+from scrapers.options import CrawlOptionError, CrawlOptions
+from warehouse.crawl_floor import accounted_pages, crawl_floor
+from warehouse.raw import ensure_raw_schema
+
+
+def test_options_from_text_and_their_one_line_errors() -> None:
+    assert CrawlOptions.from_text() == CrawlOptions(full=False, max_pages=None, max_age_days=7.0)
+    assert CrawlOptions.from_text(full="1", max_pages="50", max_age_days="3") == \
+        CrawlOptions(full=True, max_pages=50, max_age_days=3.0)
+    assert CrawlOptions(full=True, max_pages=9, max_age_days=2).as_env() == {
+        "BODOGE_CRAWL_FULL": "1", "BODOGE_CRAWL_MAX_PAGES": "9", "BODOGE_CRAWL_MAX_AGE_DAYS": "2"}
+    for kwargs, message in (({"max_pages": "0"}, "--max-pages must be at least 1, not 0"),
+                            ({"max_pages": "lots"}, "--max-pages must be a number, not 'lots'"),
+                            ({"max_age_days": "0.5"}, "--max-age-days must be from 1 to 365 days, not 0.5"),
+                            ({"full": "yes"}, "BODOGE_CRAWL_FULL must be 0 or 1, not 'yes'")):
+        with pytest.raises(CrawlOptionError) as err:
+            CrawlOptions.from_text(**kwargs)
+        assert str(err.value) == message
+
+
+def test_bad_flags_of_bodoge_run_are_one_line(capsys) -> None:
+    from bodoge.cli import main
+
+    for argv, says in ((["run", "--max-age-days", "0"], "--max-age-days must be from 1 to 365 days, not 0"),
+                       (["run", "--max-pages", "-3"], "must be at least 1, not -3")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err.strip()
+        assert stop.value.code == 2 and len(err.splitlines()) == 1 and says in err, err
+
+
+def _stats(mode: str, **counts: int) -> str:
+    return json.dumps({"bodoge/mode": mode, "bodoge/written": {"member": 5}, **counts})
+
+
+def _run(con: duckdb.DuckDBPyConnection, run_id: str, day: int, stats: str) -> None:
+    con.execute("INSERT INTO raw.crawl_runs VALUES (?, 'http://x', ?, ?, 'finished', ?)",
+                [run_id, f"2026-11-0{day} 03:00:00+00", f"2026-11-0{day} 04:00:00+00", stats])
+
+
+def test_the_floor_counts_pages_accounted_for_against_the_same_mode() -> None:
+    con = duckdb.connect()
+    ensure_raw_schema(con)
+    _run(con, "1-full", 1, _stats("full", **{"bodoge/pages/status/200": 10_000}))
+    for day in (2, 3, 4):
+        _run(con, f"{day}-inc", day, _stats("incremental", **{"bodoge/pages/status/200": 300,
+                                                               "bodoge/pages/status/304": 100,
+                                                               "bodoge/skipped/collections": 4_600}))
+    assert accounted_pages(_stats("incremental", **{"bodoge/pages/status/200": 300, "bodoge/pages/status/503": 9,
+                                                    "bodoge/pages/status/304": 100,
+                                                    "bodoge/skipped/collections": 4_600})) == 5_000
+    # a quiet incremental night passes against incremental nights, not against the full crawl
+    _run(con, "5-inc", 5, _stats("incremental", **{"bodoge/pages/status/200": 150, "bodoge/skipped/collections": 4_700}))
+    verdict = crawl_floor(con, run_id="5-inc", floor=0.5)
+    assert verdict.passed and verdict.baseline == 5_000 and "incremental" in verdict.message
+    # a night of login walls (nothing answered, nothing skipped) fails
+    _run(con, "6-inc", 6, _stats("incremental", **{"bodoge/pages/status/200": 40}))
+    thin = crawl_floor(con, run_id="6-inc", floor=0.5)
+    assert not thin.passed and "under 50% of the last good incremental nights' median" in thin.message
+    # the next full crawl is judged against the full one
+    _run(con, "7-full", 7, _stats("full", **{"bodoge/pages/status/200": 9_000}))
+    assert crawl_floor(con, run_id="7-full", floor=0.5).baseline == 10_000
+    # crawls recorded before incremental nights count their written items
+    assert accounted_pages(json.dumps({"bodoge/written": {"collection_entry": 7, "quarantine": 3}})) == 7
+
+
+def test_crawl_line_names_fetched_not_modified_skipped_queue_and_age() -> None:
+    line = crawl_line({"bodoge/mode": "incremental", "bodoge/pages/status/200": 300, "bodoge/pages/status/304": 40,
+                       "bodoge/skipped/collections": 4_900, "bodoge/skipped/games": 90, "bodoge/pages/same_body": 10,
+                       "bodoge/queue_left": 12, "bodoge/oldest_page_days": 5.25})
+    assert line == ("crawl (incremental): 340 pages fetched, 40 not modified (304), 5,000 skipped as unchanged, "
+                    "12 queued for the next night, oldest page 5.2 days")
