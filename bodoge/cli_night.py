@@ -185,12 +185,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     base_url = validate_base_url(require_base_url(args.base_url))  # its format now; the site is asked nightly
     paths = resolve_paths(data_dir=args.data_dir)
-    log_path = prepare(paths, base_url=base_url, alert_url=check_alert_url(args.alert_url))
+    log_path, settings = prepare(paths, base_url=base_url, alert_url=check_alert_url(args.alert_url))
     url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{args.port}"
     processes: dict = {}
     try:
         with open(log_path, "ab") as log, signals_raise():
-            processes = start(paths, host=args.host, port=args.port, log=log)
+            processes = start(paths, host=args.host, port=args.port, log=log, settings=settings)
             wait_until_ready(url, processes)
             print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
                   f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)

@@ -85,13 +85,19 @@ def dagster_home(paths: Paths) -> Path:
     return home
 
 
-def configure_environment(paths: Paths, base_url: str | None) -> None:
-    """Point the Dagster resources (which read the environment) at this run's settings."""
-    os.environ["BODOGE_DATA_DIR"] = str(paths.data_dir)
-    os.environ["BODOGE_WAREHOUSE"] = str(paths.warehouse)
+def night_environment(paths: Paths, base_url: str | None) -> dict[str, str]:
+    """The variables that point the Dagster resources (which read them) at this data dir.
+
+    Why a dict for the child processes rather than writes to `os.environ`: the caller's
+    own environment stays as it was, so one process (a test session, a service) can start
+    several nights without one night's settings (a push URL, crawl options) leaking
+    into the next.
+    """
+    env = {"BODOGE_DATA_DIR": str(paths.data_dir), "BODOGE_WAREHOUSE": str(paths.warehouse),
+           "DAGSTER_HOME": str(dagster_home(paths))}
     if base_url:
-        os.environ["BODOGE_BASE_URL"] = base_url
-    os.environ["DAGSTER_HOME"] = str(dagster_home(paths))
+        env["BODOGE_BASE_URL"] = base_url
+    return env
 
 
 def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 10.0) -> str:
@@ -139,12 +145,8 @@ def run_nightly(
     progress = progress or sys.stderr
     alert_url = check_alert_url(alert_url)
     base_url = validate_settings(base_url=base_url, push_url=push_url)
-    configure_environment(paths, base_url)
-    os.environ.update((crawl or CrawlOptions()).as_env())
-    if push_url:
-        os.environ["BODOGE_PUSH_URL"] = push_url
-    else:
-        os.environ.pop("BODOGE_PUSH_URL", None)
+    env = {**night_environment(paths, base_url), **(crawl or CrawlOptions()).as_env(),
+           "BODOGE_PUSH_URL": push_url or ""}  # empty: no push, whatever the caller's environment says
     log_path = _new_log_path(paths)
     result_path = log_path.with_suffix(".result.json")
 
@@ -162,7 +164,7 @@ def run_nightly(
         try:
             say(f"started; full log: {log_path}")
             with open(log_path, "a", encoding="utf-8") as log:
-                code = _supervise(log, result_path, lock, stop, progress)
+                code = _supervise(log, result_path, lock, stop, progress, env)
         finally:
             lock.release()
     outcome = _read_result(result_path)
@@ -243,9 +245,11 @@ def _forwarded_signals() -> Iterator[_Stop]:
             signal.signal(s, handler)
 
 
-def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO) -> int:
-    """Start the worker, copy its output to the log (progress lines to the terminal too)."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1", **{runlock.LOCK_FD_ENV: str(lock.fd)})
+def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO,
+               settings: dict[str, str]) -> int:
+    """Start the worker with the night's `settings`, copy its output to the log (progress
+    lines to the terminal too)."""
+    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", runlock.LOCK_FD_ENV: str(lock.fd)}
     stop.proc = subprocess.Popen(
         [sys.executable, "-m", "pipelines.worker", "--result", str(result_path), "--parent-pid", str(os.getpid())],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from core.config import Paths
-from bodoge.jobs import configure_environment
+from bodoge.jobs import night_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CODE = ["-m", "pipelines.definitions", "-d", str(REPO_ROOT)]
@@ -41,20 +41,22 @@ def commands(*, host: str, port: int) -> dict[str, list[str]]:
     }
 
 
-def prepare(paths: Paths, *, base_url: str | None, alert_url: str | None) -> Path:
-    """Set the environment both children (and the runs they launch) read; returns the log path."""
-    configure_environment(paths, base_url)
+def prepare(paths: Paths, *, base_url: str | None, alert_url: str | None) -> tuple[Path, dict[str, str]]:
+    """The log path, and the variables both children (and the runs they launch) read on top
+    of this process's environment (which may carry BODOGE_PUSH_URL etc. from a unit file)."""
+    env = night_environment(paths, base_url)
     if alert_url:
-        os.environ["BODOGE_ALERT_URL"] = alert_url
-    os.environ.setdefault("BODOGE_ALERT_URL", "")
+        env["BODOGE_ALERT_URL"] = alert_url
     logs = paths.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    return logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log"
+    return logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log", env
 
 
-def start(paths: Paths, *, host: str, port: int, log: IO[bytes]) -> dict[str, subprocess.Popen]:
+def start(
+    paths: Paths, *, host: str, port: int, log: IO[bytes], settings: dict[str, str]
+) -> dict[str, subprocess.Popen]:
     """Start the daemon and the web UI, each in its own session (so each can be stopped whole)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1"}
     return {
         name: subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, start_new_session=True)
