@@ -1,0 +1,52 @@
+"""The shortcuts that make the night fit at real-site size give the same answers.
+
+`top_n`'s prefilter must select exactly what a full partition selects (ties included),
+`GramRows` must equal the plain sparse product, and the text projection must only
+apply from `LSA_MIN_ROWS` games on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from models.base import _top_n_exact, top_n
+from models.similarity import LSA_COMPONENTS, GramRows, reduce_text
+
+
+@pytest.mark.parametrize("n", [1, 10, 100])
+@pytest.mark.parametrize("case", ["plain", "ties", "mostly_inf", "dead_rows"])
+def test_prefiltered_top_n_equals_the_full_partition(n: int, case: str) -> None:
+    rng = np.random.default_rng(n)
+    scores = rng.random((40, 2_500)).astype(np.float32)
+    if case == "ties":
+        scores = np.round(scores * 10) / 10
+    elif case == "mostly_inf":
+        scores[rng.random(scores.shape) < 0.97] = -np.inf
+    elif case == "dead_rows":
+        scores[:7] = -np.inf
+        scores[7:9, : n // 2] = 1.0
+        scores[7:9, n // 2 :] = -np.inf
+    got_ids, got_values = top_n(scores, n)
+    want_ids, want_values = _top_n_exact(scores, n)
+    np.testing.assert_array_equal(got_ids, want_ids)
+    np.testing.assert_array_equal(got_values, want_values)
+
+
+def test_gram_rows_equal_the_sparse_product() -> None:
+    rng = np.random.default_rng(0)
+    dense = rng.random((300, 500)) * (rng.random((300, 500)) < np.linspace(0.001, 0.9, 500))
+    features = sp.csr_matrix(dense, dtype=np.float32)
+    gram = GramRows(features)
+    assert 0 < gram.n_dense_columns < 500  # both routes are used
+    rows = np.array([0, 5, 299, 17])
+    want = (features[rows] @ features.T).toarray()
+    np.testing.assert_allclose(gram.rows(rows), want, rtol=1e-5, atol=1e-5)
+
+
+def test_text_is_projected_only_on_a_large_catalogue() -> None:
+    block = sp.random(600, 2_000, density=0.02, format="csr", dtype=np.float32, random_state=0)
+    assert reduce_text(block, min_rows=1_000) is block
+    reduced = reduce_text(block, min_rows=500)
+    assert reduced.shape == (600, LSA_COMPONENTS)
