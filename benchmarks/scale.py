@@ -71,6 +71,9 @@ def _selection(stage: str) -> list[Any]:
 
 def run_stage(stage: str, work: Path, out: Path) -> int:
     """In a child process: execute the nightly job for one stage; write what it measured."""
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     result: dict[str, Any] = {"stage": stage}
     if stage == "load":
         from benchmarks.scale_data import load_warehouse
@@ -84,7 +87,12 @@ def run_stage(stage: str, work: Path, out: Path) -> int:
 
         job = defs().resolve_job_def("nightly")
         with dg.DagsterInstance.get() as instance:
-            run = job.execute_in_process(instance=instance, asset_selection=_selection(stage), raise_on_error=False)
+            run = job.execute_in_process(
+                instance=instance,
+                asset_selection=_selection(stage),
+                raise_on_error=False,
+                run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+            )
         result["success"] = run.success
         failed = [e.step_key for e in run.all_events if e.is_step_failure]
         if not run.success:

@@ -48,6 +48,8 @@ class Recommender(ABC):
     """
 
     name: ClassVar[str] = "recommender"
+    fit_notes: str | None = None
+    """What a cost guard did during the last ``fit`` (shown in ``marts.model_runs.notes``)."""
 
     def get_params(self) -> dict[str, Any]:
         """The constructor arguments, as passed (for ``marts.model_runs.params``)."""

@@ -199,6 +199,7 @@ def _score_on_test(
             metrics=metrics,
             fit_seconds=fit_seconds,
             topk=topk.sort("user_id", "rank"),
+            notes=model.fit_notes,
         )
     return results
 

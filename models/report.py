@@ -22,7 +22,7 @@ class ModelResult:
     ``validation_ndcg`` is the best NDCG of tuning (optimistic: it picked the setting);
     ``selection_ndcg`` is the chosen setting's NDCG on a second, fresh split of TRAIN and
     is what names the champion; ``metrics`` are on TEST; ``fit_seconds`` times the final
-    fit on all of TRAIN.
+    fit on all of TRAIN; ``notes`` says what a cost guard did in that fit (or None).
     """
 
     name: str
@@ -32,6 +32,7 @@ class ModelResult:
     metrics: dict[str, float]
     fit_seconds: float
     topk: pl.DataFrame = field(repr=False)
+    notes: str | None = None
 
     @property
     def validation_ndcg(self) -> float:
@@ -91,6 +92,7 @@ class EvaluationReport:
                     "selection_ndcg": result.selection_ndcg,
                     "fit_seconds": result.fit_seconds,
                     "champion": name == self.champion,
+                    "notes": result.notes,
                 }
                 for name, result in self.results.items()
             ]
@@ -118,6 +120,7 @@ class EvaluationReport:
                     "n_interactions": self.n_interactions,
                     "trained_at": trained_at,
                     "champion": name == self.champion,
+                    "notes": result.notes,
                 }
             )
         return pl.DataFrame(rows)

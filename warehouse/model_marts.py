@@ -26,6 +26,10 @@ CREATE TABLE IF NOT EXISTS marts.model_runs (
 )
 """
 
+MODEL_RUNS_NOTES = "ALTER TABLE marts.model_runs ADD COLUMN IF NOT EXISTS notes VARCHAR"
+"""What a cost guard did to a candidate (e.g. EASE capped to the most collected games);
+added to older warehouses in place."""
+
 PIPELINE_RUNS_DDL = """
 CREATE TABLE IF NOT EXISTS marts.pipeline_runs (
     run_id VARCHAR PRIMARY KEY, job VARCHAR, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ,
@@ -38,6 +42,7 @@ def write_model_runs(con: duckdb.DuckDBPyConnection, runs: pl.DataFrame) -> int:
     """Insert (or replace) this run's rows of marts.model_runs."""
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     con.execute(MODEL_RUNS_DDL)
+    con.execute(MODEL_RUNS_NOTES)
     con.register("runs", runs.to_arrow())
     try:
         con.execute("INSERT OR REPLACE INTO marts.model_runs BY NAME SELECT * FROM runs")

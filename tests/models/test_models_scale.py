@@ -50,3 +50,30 @@ def test_text_is_projected_only_on_a_large_catalogue() -> None:
     assert reduce_text(block, min_rows=1_000) is block
     reduced = reduce_text(block, min_rows=500)
     assert reduced.shape == (600, LSA_COMPONENTS)
+
+
+def test_ease_capped_says_so_and_leaves_out_barely_collected_games() -> None:
+    from models.ease import EASE, MIN_MEMBERS
+
+    rng = np.random.default_rng(0)
+    dense = (rng.random((200, 60)) < 0.2).astype(np.float32)
+    dense[:, 50:] = 0.0
+    dense[0, 50:] = 1.0  # ten games with a single member
+    model = EASE(l2=10.0, max_items=55).fit(sp.csr_matrix(dense))
+    assert model.items_.size == 50 and model.items_.max() < 50
+    assert model.fit_notes and "50 most collected of 60 games" in model.fit_notes
+    assert f"at least {MIN_MEMBERS} members" in model.fit_notes
+    assert EASE(l2=10.0).fit(sp.csr_matrix(dense)).fit_notes is None
+
+
+def test_model_runs_gain_a_notes_column_in_place(tmp_path) -> None:  # noqa: ANN001
+    import duckdb
+    import polars as pl
+
+    from warehouse.model_marts import MODEL_RUNS_DDL, write_model_runs
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE SCHEMA marts")
+    con.execute(MODEL_RUNS_DDL)  # a warehouse from before the column
+    write_model_runs(con, pl.DataFrame({"run_id": ["r"], "model": ["ease"], "notes": ["capped"]}))
+    assert con.execute("SELECT notes FROM marts.model_runs").fetchall() == [("capped",)]

@@ -115,6 +115,7 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
                 "fit_seconds": float(result.fit_seconds),
                 "params": json.dumps(result.params, default=str),
                 "champion": name == report.champion,
+                **({"notes": result.notes} if result.notes else {}),
             },
         )
     yield dg.MaterializeResult(
