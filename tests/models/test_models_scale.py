@@ -77,3 +77,19 @@ def test_model_runs_gain_a_notes_column_in_place(tmp_path) -> None:  # noqa: ANN
     con.execute(MODEL_RUNS_DDL)  # a warehouse from before the column
     write_model_runs(con, pl.DataFrame({"run_id": ["r"], "model": ["ease"], "notes": ["capped"]}))
     assert con.execute("SELECT notes FROM marts.model_runs").fetchall() == [("capped",)]
+
+
+def test_rp3beta_capped_while_tuning_walks_only_the_most_collected_games() -> None:
+    from models.rp3beta import RP3beta
+
+    rng = np.random.default_rng(1)
+    dense = (rng.random((150, 40)) < 0.3).astype(np.float32)
+    dense[:, :5] = 0.0
+    dense[:2, :5] = 1.0  # five barely collected games
+    matrix = sp.csr_matrix(dense)
+    capped = RP3beta(max_items=35).fit(matrix)
+    assert capped.weights_.shape == (40, 40)
+    assert capped.weights_[:, :5].nnz == 0 and capped.weights_[:5].nnz == 0
+    assert capped.fit_notes and "35 most collected of 40 games" in capped.fit_notes
+    full = RP3beta().fit(matrix)
+    assert full.fit_notes is None and full.weights_[:5].nnz > 0
