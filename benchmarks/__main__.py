@@ -12,7 +12,8 @@ Run: ``uv run python -m benchmarks [--json] [--quick]``. Prints a table (stderr 
   (target for the champion ≤ 1.2);
 * ``night``: the post-crawl night (`benchmarks.scale`) at three sizes: discovery
   members per second at the largest, and the growth exponent of the night's seconds
-  in collection rows (slope of log seconds on log rows, target ≤ 1.1).
+  in collection rows (slope of log seconds on log rows, target ≤ 1.1), of the whole
+  wall time and of the Dagster jobs alone (without each stage's fixed process start).
 
 The default sizes finish in about 10 minutes on 2 free cores; ``--quick`` is for a smoke
 run. Timings move with other load on the machine: note it beside the figures.
@@ -88,8 +89,10 @@ def nights(sizes: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     largest = runs[-1]
     return {
         "sizes": [{"games": r["games"], "members": r["members"], "collection_rows": r["collection_rows"],
-                   "total_seconds": r["total_seconds"], "champion": r["champion"]} for r in runs],
+                   "total_seconds": r["total_seconds"], "job_seconds": r["job_seconds"],
+                   "champion": r["champion"]} for r in runs],
         "growth_exponent": round(growth_exponent(rows, [r["total_seconds"] for r in runs]), 3),
+        "job_growth_exponent": round(growth_exponent(rows, [r["job_seconds"] for r in runs]), 3),
         "stage_exponents": {
             stage: round(growth_exponent(rows, [r["stages"][stage]["seconds"] for r in runs]), 3)
             for stage in largest["stages"]
@@ -121,7 +124,8 @@ def _table(result: dict[str, Any]) -> str:
          f"{fit['candidates']['als']['seconds']:.2f} / {fit['als_seconds']:.2f}",
          fit["candidates"]["als"]["ratio"], "≤ 1.2"),
         ("discovery (members/s)", f"{result['night']['discovery_members_per_s']:,}", "", "≥ 5,000"),
-        ("night growth exponent", "", result["night"]["growth_exponent"], "≤ 1.1"),
+        ("night growth exponent (wall / jobs only)", "",
+         f"{result['night']['growth_exponent']} / {result['night']['job_growth_exponent']}", "≤ 1.1"),
     ]
     width = max(len(name) for name, *_ in lines)
     return "\n".join(f"{name:<{width}}  {value:>32}  {ratio!s:>7}  {target}" for name, value, ratio, target in lines)
