@@ -79,12 +79,19 @@ def growth_exponent(rows: list[float], seconds: list[float]) -> float:
 
 def nights(sizes: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     """The scale benchmark at each size; growth exponents of the night and of each stage."""
-    from benchmarks.scale import benchmark as night
-
     runs = []
     for games, members in sizes:
+        # A fresh small parent per night: a child's peak RSS counts its parent's memory
+        # at fork time (Linux keeps the high-water mark across exec).
         with tempfile.TemporaryDirectory(prefix="bodoge-night-") as tmp:
-            runs.append(night(games, members, Path(tmp)))
+            proc = subprocess.run(
+                [sys.executable, "-m", "benchmarks.scale", "--games", str(games), "--members", str(members),
+                 "--json", "--work-dir", str(Path(tmp) / "night")],
+                stdout=subprocess.PIPE, text=True, check=False,
+            )
+        if proc.returncode != 0:
+            raise RuntimeError(f"the night at {games} games × {members} members failed (exit {proc.returncode})")
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     rows = [float(r["collection_rows"]) for r in runs]
     largest = runs[-1]
     return {
