@@ -22,9 +22,11 @@ from models.rp3beta import RP3beta
 
 
 TUNING_MAX_ITEMS = 5_000
-"""EASE models at most this many games while tuning and selecting (a 5,000-game inverse
-takes ~2 s on one core; 20,000 takes minutes, and tuning needs ~20 fits). The chosen λ
-carries over to the final fit, which models up to ``EASE.max_items`` games. Catalogues
+"""EASE and RP3beta model at most this many games (the most collected) while tuning and
+selecting. A 5,000-game EASE inverse takes ~2 s on one core, 20,000 takes minutes;
+RP3beta's walk matrix is games² work (~40 s a fit at 10,000 games on a busy core);
+tuning needs ~20 fits. The chosen parameters carry over to the final fit, which models
+up to ``EASE.max_items`` games (RP3beta: all). Catalogues
 of ML-1M size (3,700 games) are not affected."""
 
 
@@ -70,6 +72,7 @@ def default_candidates() -> dict[str, Candidate]:
             RP3beta,
             {"alpha": [0.5, 0.8, 1.0], "beta": [0.0, 0.2, 0.35, 0.5], "top_k": [100, 200, 400]},
             n_iter=7,
+            while_tuning={"max_items": TUNING_MAX_ITEMS},
         ),
         Candidate(
             "als",

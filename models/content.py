@@ -52,6 +52,7 @@ from sklearn.preprocessing import normalize
 
 from models.base import top_n
 from models.specs import specs_block
+from models.similarity import GramRows, reduce_text
 
 log = logging.getLogger("bodoge.models")
 
@@ -171,7 +172,7 @@ def content_features(
         "mechanics": _label_block(games, "mechanics"),
         "themes": _label_block(games, "themes"),
         "designers": _label_block(games, "designers"),
-        "text": _text_block(game_texts(games, posts, limit=text_limit)),
+        "text": reduce_text(_text_block(game_texts(games, posts, limit=text_limit))),
         "specs": specs_block(games),
     }
     scaled = [
@@ -203,7 +204,7 @@ class ContentModel:
     features: sp.csr_matrix
     weights: BlockWeights = field(default_factory=BlockWeights)
     _graphs: dict[int, sp.csr_matrix] = field(default_factory=dict, repr=False)
-    _features_t: sp.csr_matrix | None = field(default=None, repr=False)
+    _gram: GramRows | None = field(default=None, repr=False)
 
     @classmethod
     def fit(
@@ -239,15 +240,15 @@ class ContentModel:
 
     def similarity_rows(self, item_idx: np.ndarray | Sequence[int]) -> np.ndarray:
         """Dense cosine rows ``(len(item_idx), n_games)`` (the game itself included)."""
-        rows = np.asarray(item_idx, dtype=np.int64)
-        block = self.features[rows] @ self._transposed()
-        return np.asarray(block.toarray(), dtype=np.float32)
+        return self._gram_rows().rows(np.asarray(item_idx, dtype=np.int64))
 
-    def _transposed(self) -> sp.csr_matrix:
-        """``features.T`` as CSR, built once (scipy would convert it for every chunk)."""
-        if self._features_t is None:
-            self._features_t = sp.csr_matrix(self.features.T, dtype=np.float32)
-        return self._features_t
+    def _gram_rows(self) -> GramRows:
+        """The product's split into dense frequent and sparse rare features, built once."""
+        if self._gram is None:
+            self._gram = GramRows(self.features)
+            log.info("content similarity: %d of %d features multiplied densely",
+                     self._gram.n_dense_columns, self.features.shape[1])
+        return self._gram
 
     def pair_similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Cosine of each pair ``(a[k], b[k])``, exactly, without any n×n work."""

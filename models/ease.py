@@ -8,10 +8,13 @@ diagonal and a zero diagonal (a game may not predict itself). A member's scores 
 board game site's; its cost is one dense n×n inverse.
 
 Memory and time grow with the square and cube of the number of games, so the model
-keeps at most ``max_items`` games (the most popular ones) and says so in the log;
-the others are never recommended by it. At 20,000 games the dense matrix takes 1.6 GB
-in float32 (the inverse works in place) and a fit about 80 s on one core; ML-1M's
-3,700 games take about 1.5 s.
+keeps at most ``max_items`` games, the most popular ones among those with at least
+``MIN_MEMBERS`` members (a game one member collected has no co-occurrence to learn
+from), and says so in the log and in ``fit_notes`` (``marts.model_runs.notes``); the
+others are never recommended by it. Measured on one core (the scale benchmark): ML-1M's
+3,700 games fit in about 1.5 s, 10,000 games in about 30 s (0.4 GB), while 20,000 would
+take about 4 minutes per fit and 1.6 GB, which the night cannot afford for a candidate
+fitted three times. Hence ``max_items = 10_000``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ GRAM_BLOCK = 1 << 26
 DENSE_RATE = 1e11
 """Multiply-adds per second of single-threaded float32 BLAS, roughly."""
 
+MIN_MEMBERS = 3
+"""Games with fewer members are left out of the dense model when the catalogue is capped."""
+
 SPARSE_RATE = 5e8
 """Multiply-adds per second of scipy's sparse product, roughly."""
 
@@ -44,7 +50,7 @@ class EASE(Recommender):
     name = "ease"
 
     def __init__(
-        self, *, l2: float = 300.0, max_items: int = 20_000, random_state: int | None = None
+        self, *, l2: float = 300.0, max_items: int = 10_000, random_state: int | None = None
     ) -> None:
         self.l2 = l2
         self.max_items = max_items
@@ -55,12 +61,13 @@ class EASE(Recommender):
         self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
         n_items = self.matrix_.shape[1]
         self.items_ = modelled_items(self.matrix_, self.max_items)
+        self.fit_notes = None
         if self.items_.size < n_items:
-            log.info(
-                "EASE keeps the %d most popular of %d games (max_items); the rest are not recommended by it",
-                self.items_.size,
-                n_items,
+            self.fit_notes = (
+                f"modelled the {self.items_.size:,} most collected of {n_items:,} games "
+                f"(max_items {self.max_items:,}, at least {MIN_MEMBERS} members); the rest are not recommended by it"
             )
+            log.info("EASE %s", self.fit_notes)
         sub = self.matrix_[:, self.items_].tocsr()
         with single_threaded_blas():
             self.weights_ = ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True)
@@ -105,12 +112,16 @@ class EASE(Recommender):
 
 
 def modelled_items(matrix: sp.csr_matrix, max_items: int) -> np.ndarray:
-    """All columns, or the ``max_items`` with the most members (ties: lower column), sorted."""
+    """All columns, or at most ``max_items`` with the most members (ties: lower column), sorted.
+
+    When capping, games with fewer than ``MIN_MEMBERS`` members are left out first.
+    """
     n_items = matrix.shape[1]
     if n_items <= max_items:
         return np.arange(n_items)
     counts = matrix.getnnz(axis=0)
     order = np.lexsort((np.arange(n_items), -counts))
+    order = order[counts[order] >= MIN_MEMBERS]
     return np.sort(order[:max_items])
 
 

@@ -238,6 +238,7 @@ def _score_on_test(
             fit_seconds=fit_seconds,
             topk=topk.sort("user_id", "rank"),
             beyond=beyond,
+            notes=model.fit_notes,
         )
     return results
 

@@ -25,7 +25,7 @@ class ModelResult:
     ``validation_ndcg`` is the best NDCG of tuning (optimistic: it picked the setting);
     ``selection_ndcg`` is the chosen setting's NDCG on a second, fresh split of TRAIN and
     is what names the champion; ``metrics`` are on TEST; ``fit_seconds`` times the final
-    fit on all of TRAIN.
+    fit on all of TRAIN; ``notes`` says what a cost guard did in that fit (or None).
     """
 
     name: str
@@ -37,6 +37,7 @@ class ModelResult:
     topk: pl.DataFrame = field(repr=False)
     beyond: dict[str, float] = field(default_factory=dict)
     """Beyond accuracy on TEST's lists (``BEYOND``, ``models.beyond``)."""
+    notes: str | None = None
 
     @property
     def validation_ndcg(self) -> float:
@@ -97,6 +98,7 @@ class EvaluationReport:
                     "selection_ndcg": result.selection_ndcg,
                     "fit_seconds": result.fit_seconds,
                     "champion": name == self.champion,
+                    "notes": result.notes,
                 }
                 for name, result in self.results.items()
             ]
@@ -130,6 +132,7 @@ class EvaluationReport:
                     "split": self.split,
                     **{metric: result.beyond.get(metric) for metric in BEYOND},
                     "rank_stability": (stability or {}).get(name),
+                    "notes": result.notes,
                 }
             )
         return pl.DataFrame(rows, schema_overrides={"rank_stability": pl.Float64})

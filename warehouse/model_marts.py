@@ -22,7 +22,8 @@ def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
 
     A table from before evaluation splits keyed rows by (run_id, model); it is rebuilt
     with the new key, its rows kept as the random split (a primary key cannot be altered
-    in place). Columns added since (metrics, notes) are added empty to older rows.
+    in place). Columns added since (`notes`: what a cost guard did to a candidate) are
+    added empty to older rows.
     """
     ensure_table(con, "model_runs")
     columns = {row[0] for row in con.execute(
@@ -39,6 +40,8 @@ def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
         except Exception:
             con.execute("ROLLBACK")
             raise
+    elif "notes" not in columns:
+        con.execute("ALTER TABLE marts.model_runs ADD COLUMN notes VARCHAR")
 
 
 def write_model_runs(con: duckdb.DuckDBPyConnection, runs: pl.DataFrame) -> int:

@@ -39,6 +39,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
+from models.base import top_n
+
 
 @dataclass(frozen=True)
 class Blend:
@@ -101,7 +103,7 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     masked = np.where(mask, values, -np.inf).astype(np.float32)
     best = masked.max(axis=1)
     k = min(reference, n_cols)
-    kth = -np.partition(-masked, k - 1, axis=1)[:, k - 1]
+    kth = top_n(masked, k)[1][:, k - 1]  # the k-th best (-inf when fewer): top_n's prefilter beats a full partition
     lowest = np.where(mask, values, np.inf).min(axis=1)
     kth = np.where(np.isfinite(kth), kth, lowest)
     signal = np.isfinite(best) & (best > 0)

@@ -183,8 +183,18 @@ class DiscoveryModel:
         frames: list[pl.DataFrame] = []
         take = self.n_games if depth is None else min(depth, self.n_games)
         batch = max(1, min(USER_BATCH, SCORE_BUDGET // max(self.n_games, 1)))
+        # Sorted ids (as `discover` passes them): each batch reads only its slice of the
+        # collections sorted by member, instead of joining all of them per batch.
+        ordered = collections.sort("user_id") if user_ids == sorted(user_ids) else None
+        keys = ordered.get_column("user_id") if ordered is not None else None
         for start in range(0, len(user_ids), batch):
-            members = self.members(collections, user_ids[start : start + batch])
+            chunk = user_ids[start : start + batch]
+            rows = collections
+            if ordered is not None and keys is not None:
+                lo = int(keys.search_sorted(chunk[0], side="left"))
+                hi = int(keys.search_sorted(chunk[-1], side="right"))
+                rows = ordered.slice(lo, hi - lo)
+            members = self.members(rows, chunk)
             allowed = candidates(members)
             if members_of is not None:
                 members = members_of(members, allowed)

@@ -143,6 +143,7 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
                 "fit_seconds": float(result.fit_seconds),
                 "params": json.dumps(result.params, default=str),
                 "champion": name == report.champion,
+                **({"notes": result.notes} if result.notes else {}),
             },
         )
     yield dg.MaterializeResult(
@@ -187,6 +188,11 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
     )
 
 
+def _per_second(count: int, seconds: float) -> float:
+    """A throughput for the UI and the scale benchmark (members ranked per second)."""
+    return round(count / seconds, 1) if seconds > 0 else 0.0
+
+
 @dg.multi_asset(
     specs=[
         _mart_spec("recommendations", "recsys.champion_model", "marts.games"),
@@ -229,6 +235,8 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
             "distinct_games": recs["game_id"].n_unique(),
             "model": chosen["champion"],
             "run_id": chosen["run_id"],
+            "members_per_second": _per_second(result.stats["n_users"], result.stats["rank_seconds"]),
+            **{key: value for key, value in result.stats.items() if key.endswith("_seconds")},
         },
     )
     yield dg.MaterializeResult(

@@ -24,5 +24,6 @@ CREATE TABLE IF NOT EXISTS marts.model_runs (
     intra_list_diversity DOUBLE,
     mean_popularity_rank DOUBLE,
     rank_stability DOUBLE,
+    notes VARCHAR,              -- what a cost guard did (e.g. EASE capped to the most collected games)
     PRIMARY KEY (run_id, model, split)
 );

@@ -1,0 +1,212 @@
+"""The post-crawl night at real-site size: build → evaluation → discovery → export.
+
+Run: ``uv run python -m benchmarks.scale --games 25000 --members 100000 --json --work-dir DIR``.
+
+The warehouse is filled straight into the raw tables (`benchmarks.scale_data`); then each
+stage is the nightly Dagster job itself (`pipelines/defs/schedules.py`'s ``nightly``)
+executed for that stage's assets and their checks, exactly as `bodoge run` executes it,
+against a real DuckDB file and a real Dagster instance under ``DIR``. Each stage runs in
+its own process so its peak memory (``ru_maxrss`` of that process, from ``wait4``) is its
+own, as it would be in a nightly worker; the night's peak is the largest of them.
+
+Progress goes to stderr, one line per stage (plus the job's own ``nightly: done …``
+lines); the last line on stdout is one JSON object: ``games``, ``members``,
+``collection_rows``, ``stages`` (``seconds``, ``peak_rss_mb`` each), ``discovery_members_per_s``,
+``content_similarity_seconds``, ``total_seconds`` (the night's stages, not the data
+generation, which is ``setup_seconds``; ``job_seconds`` leaves out each process's
+start and Dagster's loading of the definitions, ~10 s a stage) and the targets with
+whether each was met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+STAGES: dict[str, list[list[str]] | str] = {
+    "build": "warehouse",
+    "evaluation": "recsys-evaluation",
+    "discovery": [["marts", "recommendations"], ["marts", "similar_games"]],
+    "export": [["export", "site_bundle"]],
+}
+"""Each night stage and its assets: a group name, or asset keys."""
+
+TARGETS = {"total_seconds": 15 * 60, "peak_rss_mb": 8 * 1024, "discovery_members_per_s": 5_000,
+           "content_similarity_seconds": 60}
+
+
+def _env(work: Path) -> dict[str, str]:
+    """What `bodoge run` gives its worker: the warehouse, the data dir, the Dagster home."""
+    home = work / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():  # no telemetry banner on stdout, where the JSON line goes
+        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    return {
+        **os.environ,
+        "BODOGE_WAREHOUSE": str(work / "warehouse.duckdb"),
+        "BODOGE_DATA_DIR": str(work),
+        "BODOGE_BASE_URL": "",
+        "DAGSTER_HOME": str(home),
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+
+
+def _selection(stage: str) -> list[Any]:
+    import dagster as dg
+
+    from pipelines.definitions import defs
+
+    spec = STAGES[stage]
+    if isinstance(spec, list):
+        return [dg.AssetKey(key) for key in spec]
+    keys = [s.key for s in defs().resolve_all_asset_specs()]
+    if spec == "warehouse":
+        return [k for k in keys if k.path[0] in ("staging", "marts") and k.path[-1] not in
+                ("model_runs", "recommendations", "similar_games")]
+    return [k for k in keys if k.path[0] == "recsys" or k.path == ["marts", "model_runs"]]
+
+
+def run_stage(stage: str, work: Path, out: Path) -> int:
+    """In a child process: execute the nightly job for one stage; write what it measured."""
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    result: dict[str, Any] = {"stage": stage}
+    if stage == "load":
+        from benchmarks.scale_data import load_warehouse
+
+        args = json.loads(os.environ["BODOGE_SCALE_ARGS"])
+        result["raw_rows"] = load_warehouse(work / "warehouse.duckdb", **args)
+    else:
+        import dagster as dg
+
+        from pipelines.definitions import defs
+
+        job = defs().resolve_job_def("nightly")
+        with dg.DagsterInstance.get() as instance:
+            started = time.perf_counter()
+            run = job.execute_in_process(
+                instance=instance,
+                asset_selection=_selection(stage),
+                raise_on_error=False,
+                run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+            )
+            result["job_seconds"] = round(time.perf_counter() - started, 2)
+        result["success"] = run.success
+        failed = [e.step_key for e in run.all_events if e.is_step_failure]
+        if not run.success:
+            result["failed_steps"] = failed
+        for event in run.get_asset_materialization_events():
+            mat = event.event_specific_data.materialization  # type: ignore[union-attr]
+            key = "/".join(mat.asset_key.path)
+            result.setdefault("assets", {})[key] = {
+                k: v.value for k, v in mat.metadata.items() if isinstance(v.value, (int, float, str, bool))
+            }
+    out.write_text(json.dumps(result, default=str), encoding="utf-8")
+    return 0 if result.get("success", True) else 1
+
+
+def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Run one stage in its own process; its seconds, peak RSS and report."""
+    out = work / f"stage-{stage}.json"
+    out.unlink(missing_ok=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.scale", "--stage", stage, "--work-dir", str(work)],
+        env=env, stdout=sys.stderr,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - started
+    report = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    if proc.returncode != 0:
+        why = report.get("failed_steps") or f"exit {proc.returncode}"
+        raise SystemExit(f"scale: stage {stage} failed: {why} (see the Dagster home in {work})")
+    return {"seconds": round(seconds, 2), "job_seconds": report.get("job_seconds"),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "report": report}
+
+
+def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[str, Any]:
+    """Fill the warehouse, run each night stage, and gather the figures."""
+    env = _env(work)
+    env["BODOGE_SCALE_ARGS"] = json.dumps({"games": games, "members": members, "seed": seed})
+    print(f"scale: generating {games:,} games × {members:,} members into {work}", file=sys.stderr, flush=True)
+    setup = _child("load", work, env)
+    raw = setup["report"]["raw_rows"]
+    print(f"scale: setup {setup['seconds']:.1f}s, {raw['raw.collection_entries']:,} collection rows, "
+          f"peak {setup['peak_rss_mb']:,.0f} MB", file=sys.stderr, flush=True)
+    stages: dict[str, dict[str, Any]] = {}
+    for stage in STAGES:
+        print(f"scale: {stage} …", file=sys.stderr, flush=True)
+        stages[stage] = _child(stage, work, env)
+        print(f"scale: {stage} done in {stages[stage]['seconds']:.1f}s, peak {stages[stage]['peak_rss_mb']:,.0f} MB",
+              file=sys.stderr, flush=True)
+    recs = stages["discovery"]["report"]["assets"]["marts/recommendations"]
+    evaluation = stages["evaluation"]["report"]["assets"]
+    total = sum(s["seconds"] for s in stages.values())
+    peak = max(s["peak_rss_mb"] for s in stages.values())
+    figures: dict[str, Any] = {
+        "games": raw["raw.games"],
+        "members": members,
+        "members_with_games": int(recs.get("members", 0)),
+        "collection_rows": raw["raw.collection_entries"],
+        "setup_seconds": setup["seconds"],
+        "stages": {name: {"seconds": s["seconds"], "job_seconds": s["job_seconds"], "peak_rss_mb": s["peak_rss_mb"]}
+                   for name, s in stages.items()},
+        "champion": evaluation.get("recsys/champion_model", {}).get("champion"),
+        "model_notes": {k.split("/")[-1].removesuffix("_model"): v["notes"] for k, v in evaluation.items()
+                        if v.get("notes")},
+        "discovery_members_per_s": recs.get("members_per_second"),
+        "content_similarity_seconds": recs.get("content_seconds"),
+        "peak_rss_mb": peak,
+        "total_seconds": round(total, 2),
+        "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
+        "cpu_count": os.cpu_count(),
+    }
+    figures["targets"] = {name: {"target": limit, "met": _met(name, figures[name], limit)}
+                          for name, limit in TARGETS.items()}
+    return figures
+
+
+def _met(name: str, value: float | None, limit: float) -> bool:
+    if value is None:
+        return False
+    return value >= limit if name.endswith("_per_s") else value <= limit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=25_000)
+    parser.add_argument("--members", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--work-dir", type=Path, help="where the warehouse and models go (default: a temp dir)")
+    parser.add_argument("--json", action="store_true", help="print only the JSON line on stdout")
+    parser.add_argument("--stage", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.stage:
+        return run_stage(args.stage, args.work_dir, args.work_dir / f"stage-{args.stage}.json")
+    if args.games < 1 or args.members < 1:
+        parser.error("--games and --members must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="bodoge-scale-") as tmp:
+        work = args.work_dir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        if (work / "warehouse.duckdb").exists():
+            parser.error(f"{work} already holds a warehouse; give an empty --work-dir")
+        figures = benchmark(args.games, args.members, work, seed=args.seed)
+    if not args.json:
+        for name, stage in figures["stages"].items():
+            print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB")
+    print(json.dumps(figures, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The benchmark code paths run and report every figure (correctness, never timing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from benchmarks.__main__ import growth_exponent
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_growth_exponent_is_the_log_log_slope() -> None:
+    assert growth_exponent([1e3, 2e3, 4e3], [10.0, 20.0, 40.0]) == pytest.approx(1.0)
+    assert growth_exponent([1e3, 2e3, 4e3], [10.0, 40.0, 160.0]) == pytest.approx(2.0)
+
+
+@pytest.mark.slow
+def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
+    work = tmp_path / "night"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "--games", "80", "--members", "200", "--json",
+         "--work-dir", str(work)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    for key in ("games", "members", "collection_rows", "stages", "discovery_members_per_s",
+                "content_similarity_seconds", "total_seconds", "peak_rss_mb", "targets"):
+        assert key in figures, key
+    assert figures["members"] == 200 and 0 < figures["games"] <= 80 and figures["collection_rows"] > 0
+    assert list(figures["stages"]) == ["build", "evaluation", "discovery", "export"]
+    for stage in figures["stages"].values():
+        assert stage["seconds"] > 0 and stage["peak_rss_mb"] > 0
+    assert figures["discovery_members_per_s"] > 0 and figures["content_similarity_seconds"] > 0
+    assert "scale: discovery done" in proc.stderr
+    # The stages really ran the night: marts, model runs, recommendations and a bundle.
+    con = duckdb.connect(str(work / "warehouse.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM marts.collections").fetchone()[0] == figures["collection_rows"]
+        assert con.execute("SELECT count(*) FROM marts.model_runs WHERE champion").fetchone()[0] == 1
+        assert con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0] > 0
+        assert "notes" in [row[0] for row in con.execute("DESCRIBE marts.model_runs").fetchall()]
+    finally:
+        con.close()
+    assert (work / "exports" / "LATEST").exists()
+
+
+def test_scale_benchmark_refuses_a_used_work_dir(tmp_path: Path) -> None:
+    (tmp_path / "warehouse.duckdb").write_bytes(b"")
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "--games", "10", "--members", "10", "--work-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 2 and "already holds a warehouse" in proc.stderr
+    assert "Traceback" not in proc.stderr
