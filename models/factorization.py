@@ -18,7 +18,30 @@ from models.base import Recommender, single_threaded_blas
 
 
 class _Factorization(Recommender):
-    """Scoring and item similarity shared by the factor models."""
+    """Fitting, scoring and item similarity shared by the factor models.
+
+    A subclass only says which implicit model to build from its hyperparameters
+    (``_implicit_model``): the copy to float32, the one-thread BLAS and reading the
+    factors back are the same for both, so they cannot drift apart.
+    """
+
+    def _implicit_model(self) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
+        raise NotImplementedError
+
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        """Fit the implicit model; only its factors are kept."""
+        self._fit_factors(matrix)
+        return self
+
+    def _fit_factors(self, matrix: sp.csr_matrix) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
+        """Fit ``_implicit_model()`` on ``matrix`` and keep its factors; returns the fitted model."""
+        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
+        with single_threaded_blas():
+            model = self._implicit_model()
+            model.fit(self.matrix_, show_progress=False)
+        self.user_factors_ = np.asarray(model.user_factors)
+        self.item_factors_ = np.asarray(model.item_factors)
+        return model
 
     def score(self, user_rows: np.ndarray) -> np.ndarray:
         """Dot products of user and game factors."""
@@ -56,22 +79,20 @@ class ALS(_Factorization):
         self.iterations = iterations
         self.random_state = random_state
 
-    def fit(self, matrix: sp.csr_matrix) -> Self:
+    def _implicit_model(self) -> AlternatingLeastSquares:
         """Alternate least-squares sweeps over users and games."""
-        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        with single_threaded_blas():
-            model = AlternatingLeastSquares(
-                factors=self.factors,
-                regularization=self.regularization,
-                alpha=self.alpha,
-                iterations=self.iterations,
-                random_state=self.random_state,
-                num_threads=0,
-            )
-            model.fit(self.matrix_, show_progress=False)
-        self.model_ = model
-        self.user_factors_ = np.asarray(model.user_factors)
-        self.item_factors_ = np.asarray(model.item_factors)
+        return AlternatingLeastSquares(
+            factors=self.factors,
+            regularization=self.regularization,
+            alpha=self.alpha,
+            iterations=self.iterations,
+            random_state=self.random_state,
+            num_threads=0,
+        )
+
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        """Fit, keeping implicit's model too: ``explain`` asks it."""
+        self.model_ = self._fit_factors(matrix)
         return self
 
     def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
@@ -107,19 +128,13 @@ class BPR(_Factorization):
         self.iterations = iterations
         self.random_state = random_state
 
-    def fit(self, matrix: sp.csr_matrix) -> Self:
+    def _implicit_model(self) -> BayesianPersonalizedRanking:
         """Sample (user, liked game, other game) triples and push them apart."""
-        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        with single_threaded_blas():
-            model = BayesianPersonalizedRanking(
-                factors=self.factors,
-                learning_rate=self.learning_rate,
-                regularization=self.regularization,
-                iterations=self.iterations,
-                random_state=self.random_state,
-                num_threads=1,
-            )
-            model.fit(self.matrix_, show_progress=False)
-        self.user_factors_ = np.asarray(model.user_factors)
-        self.item_factors_ = np.asarray(model.item_factors)
-        return self
+        return BayesianPersonalizedRanking(
+            factors=self.factors,
+            learning_rate=self.learning_rate,
+            regularization=self.regularization,
+            iterations=self.iterations,
+            random_state=self.random_state,
+            num_threads=1,
+        )
