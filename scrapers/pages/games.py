@@ -9,8 +9,8 @@ from parsel import Selector
 
 from scrapers.fields import normalize, parse_count
 from scrapers.items import Game, GameSummary
-from scrapers.pages.complete import require_complete, require_listing_end
-from scrapers.pages.listings import is_login, no_rows, row_names, rows_with_game_links
+from scrapers.pages.complete import require_complete
+from scrapers.pages.listings import listing_rows, row_names, rows_with_game_links
 from scrapers.pages.markup import (
     GAME_PATH,
     Node,
@@ -45,15 +45,10 @@ _HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
 
 def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     """The rows of a catalogue page (`/games?page=N`): names and the spec cells."""
-    require_complete(selector, what="catalogue page")
-    root = selector.root
-    if is_login(root):
-        return []
-    main = main_of(root)
-    rows = css(main, ".games-table-row") or [r for r in rows_with_game_links(main) if r.tag == "tr"]
-    if not rows:
-        return no_rows(root, "catalogue page")
-    require_listing_end(rows, what="catalogue page")
+    _, _, rows = listing_rows(
+        selector, what="catalogue page",
+        find=lambda main: css(main, ".games-table-row") or [r for r in rows_with_game_links(main) if r.tag == "tr"],
+    )
     items = []
     for row in rows:
         found = game_link(row)
