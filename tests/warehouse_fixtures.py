@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
+
 from warehouse.build import build_all
 from warehouse.db import connect
 from warehouse.raw import RawWriter
@@ -24,6 +26,19 @@ COLLECTION = [
     ("party-kingo", False, False, False, True, None, None),
     ("khora", False, False, True, True, 5, "2026-10-12T08:01:44+09:00"),
 ]
+
+
+def create_marts(path: Path, tables: dict[str, pl.DataFrame]) -> None:
+    """`marts.<name>` made (or replaced) from each frame: for tests that state the marts outright."""
+    con = connect(path)
+    try:
+        con.execute("CREATE SCHEMA IF NOT EXISTS marts")
+        for name, frame in tables.items():
+            con.register("frame", frame.to_arrow())
+            con.execute(f"CREATE OR REPLACE TABLE marts.{name} AS SELECT * FROM frame")
+            con.unregister("frame")
+    finally:
+        con.close()
 
 
 def build_small_warehouse(path: Path) -> Path:
