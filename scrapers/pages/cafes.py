@@ -5,7 +5,7 @@ from __future__ import annotations
 from parsel import Selector
 
 from scrapers.items import CafeGame
-from scrapers.pages.listings import listing_rows, row_names, rows_with_game_links
+from scrapers.pages.listings import listing_rows, row_game, rows_with_game_links
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -13,7 +13,6 @@ from scrapers.pages.markup import (
     clean,
     css,
     first,
-    game_link,
     space_slug,
     string,
 )
@@ -33,13 +32,10 @@ def space_items(selector: Selector, url: str) -> list[CafeGame]:
     name = _space_name(root, main)
     items = []
     for row in rows:
-        found = game_link(row)
-        if not found:
-            raise PageParseError("cafe row has no game link")
-        name_ja, name_en = row_names(row, found[1])
+        game_id, name_ja, name_en = row_game(row, what="cafe")
         items.append(
             CafeGame(
-                space_slug=slug.strip(), space_name=name, game_id=found[0],
+                space_slug=slug.strip(), space_name=name, game_id=game_id,
                 name_ja=name_ja, name_en=name_en, **spec_values(row),
             )
         )

@@ -10,7 +10,7 @@ from parsel import Selector
 from scrapers.fields import normalize, parse_count
 from scrapers.items import Game, GameSummary
 from scrapers.pages.complete import require_complete
-from scrapers.pages.listings import listing_rows, row_names, rows_with_game_links
+from scrapers.pages.listings import listing_rows, row_game, rows_with_game_links
 from scrapers.pages.markup import (
     GAME_PATH,
     Node,
@@ -20,7 +20,6 @@ from scrapers.pages.markup import (
     clean,
     css,
     first,
-    game_link,
     has_japanese,
     main_of,
     path,
@@ -51,11 +50,8 @@ def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     )
     items = []
     for row in rows:
-        found = game_link(row)
-        if not found:
-            raise PageParseError("catalogue row has no game link")
-        name_ja, name_en = row_names(row, found[1])
-        items.append(GameSummary(game_id=found[0], name_ja=name_ja, name_en=name_en, **spec_values(row)))
+        game_id, name_ja, name_en = row_game(row, what="catalogue")
+        items.append(GameSummary(game_id=game_id, name_ja=name_ja, name_en=name_en, **spec_values(row)))
     return items
 
 

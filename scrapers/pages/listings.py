@@ -135,6 +135,15 @@ def no_rows(root: Node, what: str) -> list[Any]:
     raise PageParseError(f"{what} has no rows and no empty-list marker")
 
 
+def row_game(row: Node, *, what: str) -> tuple[str, str | None, str | None]:
+    """(game_id, name_ja, name_en) of a listing row; a row without a game link is not one we know."""
+    found = game_link(row)
+    if not found:
+        raise PageParseError(f"{what} row has no game link")
+    name_ja, name_en = row_names(row, found[1])
+    return found[0], name_ja, name_en
+
+
 def row_names(row: Node, link: Node) -> tuple[str | None, str | None]:
     """(name_ja, name_en) of a listing row, from its `…-japanese`/`…-english` elements."""
     name_ja = string(first(row, ".//*[contains(@class, 'japanese')]"))
