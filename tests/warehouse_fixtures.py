@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.build import build_all
-from warehouse.db import connect
+from warehouse.db import connect, create_tables
 from warehouse.raw import RawWriter
 
 GAMES = [
@@ -32,11 +32,7 @@ def create_marts(path: Path, tables: dict[str, pl.DataFrame]) -> None:
     """`marts.<name>` made (or replaced) from each frame: for tests that state the marts outright."""
     con = connect(path)
     try:
-        con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-        for name, frame in tables.items():
-            con.register("frame", frame.to_arrow())
-            con.execute(f"CREATE OR REPLACE TABLE marts.{name} AS SELECT * FROM frame")
-            con.unregister("frame")
+        create_tables(con, {f"marts.{name}": frame for name, frame in tables.items()}, replace=True)
     finally:
         con.close()
 
