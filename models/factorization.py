@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
-from models.base import Recommender, single_threaded_blas
+from models.base import Recommender, hyperparameters, single_threaded_blas
 
 
 class _Factorization(Recommender):
@@ -55,6 +55,7 @@ class _Factorization(Recommender):
         return (chosen @ self.item_factors_.T) / norms[None, :]
 
 
+@hyperparameters
 class ALS(_Factorization):
     """Implicit-feedback ALS (Hu, Koren & Volinsky 2008) with the conjugate-gradient solver.
 
@@ -64,20 +65,11 @@ class ALS(_Factorization):
 
     name = "als"
 
-    def __init__(
-        self,
-        *,
-        factors: int = 64,
-        regularization: float = 1.0,
-        alpha: float = 4.0,
-        iterations: int = 15,
-        random_state: int | None = 0,
-    ) -> None:
-        self.factors = factors
-        self.regularization = regularization
-        self.alpha = alpha
-        self.iterations = iterations
-        self.random_state = random_state
+    factors: int = 64
+    regularization: float = 1.0
+    alpha: float = 4.0
+    iterations: int = 15
+    random_state: int | None = 0
 
     def _implicit_model(self) -> AlternatingLeastSquares:
         """Alternate least-squares sweeps over users and games."""
@@ -101,6 +93,7 @@ class ALS(_Factorization):
         return [(int(game), float(value)) for game, value in contributions if value > 0]
 
 
+@hyperparameters
 class BPR(_Factorization):
     """Bayesian Personalized Ranking (Rendle et al. 2009), SGD on sampled pairs.
 
@@ -113,20 +106,11 @@ class BPR(_Factorization):
 
     name = "bpr"
 
-    def __init__(
-        self,
-        *,
-        factors: int = 64,
-        learning_rate: float = 0.01,
-        regularization: float = 0.01,
-        iterations: int = 25,
-        random_state: int | None = 0,
-    ) -> None:
-        self.factors = factors
-        self.learning_rate = learning_rate
-        self.regularization = regularization
-        self.iterations = iterations
-        self.random_state = random_state
+    factors: int = 64
+    learning_rate: float = 0.01
+    regularization: float = 0.01
+    iterations: int = 25
+    random_state: int | None = 0
 
     def _implicit_model(self) -> BayesianPersonalizedRanking:
         """Sample (user, liked game, other game) triples and push them apart."""

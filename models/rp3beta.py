@@ -16,30 +16,23 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender
+from models.base import Recommender, hyperparameters
 from models.knn import _contributions
 
 ROW_BLOCK = 1 << 24
 """Dense cells of one block of ``W`` rows while it is built (64 MB of float32)."""
 
 
+@hyperparameters
 class RP3beta(Recommender):
     """Random walk with restart-free 3 steps; ``alpha`` sharpens, ``beta`` damps popularity."""
 
     name = "rp3beta"
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 0.8,
-        beta: float = 0.3,
-        top_k: int = 200,
-        random_state: int | None = None,
-    ) -> None:
-        self.alpha = alpha
-        self.beta = beta
-        self.top_k = top_k
-        self.random_state = random_state
+    alpha: float = 0.8
+    beta: float = 0.3
+    top_k: int = 200
+    random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Build the sparse game-to-game walk matrix ``W`` block by block (deterministic)."""
