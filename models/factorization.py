@@ -20,9 +20,11 @@ from models.base import Recommender, hyperparameters, single_threaded_blas
 class _Factorization(Recommender):
     """Fitting, scoring and item similarity shared by the factor models.
 
-    A subclass only says which implicit model to build from its hyperparameters
-    (``_implicit_model``): the copy to float32, the one-thread BLAS and reading the
-    factors back are the same for both, so they cannot drift apart.
+    A subclass only says which implicit model to build (``_implicit_model``): the copy
+    to float32, the one-thread BLAS and reading the factors back are the same for both,
+    so they cannot drift apart. The hyperparameters are implicit's own, under implicit's
+    names, and go to it whole (``get_params()``): a field added here cannot be forgotten
+    on the way.
     """
 
     def _implicit_model(self) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
@@ -72,15 +74,8 @@ class ALS(_Factorization):
     random_state: int | None = 0
 
     def _implicit_model(self) -> AlternatingLeastSquares:
-        """Alternate least-squares sweeps over users and games."""
-        return AlternatingLeastSquares(
-            factors=self.factors,
-            regularization=self.regularization,
-            alpha=self.alpha,
-            iterations=self.iterations,
-            random_state=self.random_state,
-            num_threads=0,
-        )
+        """Alternate least-squares sweeps over users and games, on all cores."""
+        return AlternatingLeastSquares(**self.get_params(), num_threads=0)
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Fit, keeping implicit's model too: ``explain`` asks it."""
@@ -113,12 +108,5 @@ class BPR(_Factorization):
     random_state: int | None = 0
 
     def _implicit_model(self) -> BayesianPersonalizedRanking:
-        """Sample (user, liked game, other game) triples and push them apart."""
-        return BayesianPersonalizedRanking(
-            factors=self.factors,
-            learning_rate=self.learning_rate,
-            regularization=self.regularization,
-            iterations=self.iterations,
-            random_state=self.random_state,
-            num_threads=1,
-        )
+        """Sample (user, liked game, other game) triples and push them apart, on one thread."""
+        return BayesianPersonalizedRanking(**self.get_params(), num_threads=1)
