@@ -23,7 +23,6 @@ steady state, the rolling refresh: each game and post page revalidated once per
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -39,6 +38,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 import polars as pl  # noqa: E402
 
+from benchmarks.site_size import site_size  # noqa: E402
 from samplesite.faults import cut_collections  # noqa: E402
 from samplesite.generator import generate_site  # noqa: E402
 from samplesite.nights import site_on_night  # noqa: E402
@@ -121,14 +121,8 @@ def project(full: dict[str, Any], inc: dict[str, Any], *, games: int, users: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK[0]} games, {QUICK[1]} members")
-    args = parser.parse_args(argv)
-    games, users = QUICK if args.quick else (args.games, args.users)
-    site = generate_site(n_games=games, n_users=users, seed=args.seed)
+    games, users, seed = site_size(argv, description=__doc__.splitlines()[0], quick=QUICK)
+    site = generate_site(n_games=games, n_users=users, seed=seed)
     night2 = site_on_night(site, 2)
     with tempfile.TemporaryDirectory(prefix="bodoge-bench-") as tmp, SampleSiteServer(site) as srv:
         inc_wh, full_wh = Path(tmp) / "inc" / "warehouse.duckdb", Path(tmp) / "full" / "warehouse.duckdb"
@@ -147,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                             skip={m.user_id for m in night2.members} - unreadable)
     changed = _changed_members(truth1, truth2, site, night2)
     out = {
-        "games": games, "users": users, "seed": args.seed,
+        "games": games, "users": users, "seed": seed,
         "night1_full": first, "night2_full": full, "night2_incremental": inc,
         "share_of_full_pages": round(inc["pages"] / full["pages"], 4),
         "changed_members": changed, "rows_differ": differ,

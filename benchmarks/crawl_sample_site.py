@@ -18,7 +18,6 @@ with other load on the machine: repeat a run and keep the lowest CPU figure.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.site_size import site_size  # noqa: E402
 from samplesite.generator import generate_site  # noqa: E402
 from samplesite.server import SampleSiteServer  # noqa: E402
 from samplesite.truth import truth_frames  # noqa: E402
@@ -92,14 +92,8 @@ def benchmark(n_games: int, n_users: int, seed: int = 0) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK[0]} games / {QUICK[1]} members")
-    args = parser.parse_args(argv)
-    games, users = QUICK if args.quick else (args.games, args.users)
-    print(json.dumps(benchmark(games, users, args.seed), ensure_ascii=False))
+    games, users, seed = site_size(argv, description=__doc__.splitlines()[0], quick=QUICK)
+    print(json.dumps(benchmark(games, users, seed), ensure_ascii=False))
     return 0
 
 

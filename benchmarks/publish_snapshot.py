@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from warehouse.db import connect
+from warehouse.db import connect, create_tables
 from warehouse.publish import publish_snapshot, scrub_published
 
 
@@ -94,11 +94,7 @@ def build(path: Path, tables: dict[str, pl.DataFrame]) -> dict[str, int]:
     """Each frame into the warehouse with one CREATE TABLE AS (never row by row)."""
     con = connect(path)
     try:
-        con.execute("CREATE SCHEMA IF NOT EXISTS marts; CREATE SCHEMA IF NOT EXISTS raw")
-        for name, frame in tables.items():
-            con.register("frame", frame.to_arrow())
-            con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame")
-            con.unregister("frame")
+        create_tables(con, tables)
         con.execute("CHECKPOINT")
     finally:
         con.close()

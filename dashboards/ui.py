@@ -18,7 +18,7 @@ empty one — each gets a short note instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -169,6 +169,28 @@ def warehouse() -> Iterator[Warehouse]:
         st.error(f"Could not read the warehouse at `{path}`: {str(exc).splitlines()[0]}", icon=":material/error:")
     finally:
         wh.close()
+
+
+def page(
+    title: str,
+    caption: str,
+    *parts: Callable[[Warehouse], None],
+    requires: tuple[str, ...] = (),
+    what: str = "",
+) -> None:
+    """The frame every page shares: its title and caption, the warehouse, then its parts.
+
+    Why `requires` here: a page whose every part reads the same marts says once what
+    it waits for, and shows one note instead of a column of empty sections; a page
+    whose parts stand on their own (Overview, Recommendations) checks in each part.
+    """
+    st.title(title)
+    st.caption(caption)
+    with warehouse() as wh:
+        if requires and not wh.require(*requires, what=what):
+            return
+        for part in parts:
+            part(wh)
 
 
 @contextmanager

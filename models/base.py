@@ -13,12 +13,21 @@ import inspect
 import os
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Self
 
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
+
+hyperparameters = dataclass(kw_only=True, eq=False, repr=False)
+"""Class decorator: a model's hyperparameters as keyword-only fields with their defaults.
+
+The dataclass writes the ``__init__`` that stores each argument under its own name (what
+``Recommender.get_params`` and tuning read); no ``__eq__``/``__repr__``, so a model is
+still compared by identity and printed as before.
+"""
 
 SCORE_BUDGET = 1 << 23
 """Scores held at once while ranking (8M float32 = 32 MB): bounds memory for big catalogues."""
@@ -44,7 +53,8 @@ class Recommender(ABC):
     """Common interface: ``fit`` once, then ``recommend``/``similar_items``/``explain``.
 
     Subclasses declare hyperparameters as keyword arguments of ``__init__`` stored under
-    the same names (so ``get_params`` and tuning work as in scikit-learn) and implement
+    the same names, usually as ``@hyperparameters`` fields (so ``get_params`` and tuning
+    work as in scikit-learn) and implement
     ``fit`` and ``score``; item-to-item models also implement ``item_similarity``.
     """
 

@@ -14,11 +14,36 @@ import scipy.sparse as sp
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
-from models.base import Recommender, single_threaded_blas
+from models.base import Recommender, hyperparameters, single_threaded_blas
 
 
 class _Factorization(Recommender):
-    """Scoring and item similarity shared by the factor models."""
+    """Fitting, scoring and item similarity shared by the factor models.
+
+    A subclass only says which implicit model to build (``_implicit_model``): the copy
+    to float32, the one-thread BLAS and reading the factors back are the same for both,
+    so they cannot drift apart. The hyperparameters are implicit's own, under implicit's
+    names, and go to it whole (``get_params()``): a field added here cannot be forgotten
+    on the way.
+    """
+
+    def _implicit_model(self) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
+        raise NotImplementedError
+
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        """Fit the implicit model; only its factors are kept."""
+        self._fit_factors(matrix)
+        return self
+
+    def _fit_factors(self, matrix: sp.csr_matrix) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
+        """Fit ``_implicit_model()`` on ``matrix`` and keep its factors; returns the fitted model."""
+        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
+        with single_threaded_blas():
+            model = self._implicit_model()
+            model.fit(self.matrix_, show_progress=False)
+        self.user_factors_ = np.asarray(model.user_factors)
+        self.item_factors_ = np.asarray(model.item_factors)
+        return model
 
     def score(self, user_rows: np.ndarray) -> np.ndarray:
         """Dot products of user and game factors."""
@@ -32,6 +57,7 @@ class _Factorization(Recommender):
         return (chosen @ self.item_factors_.T) / norms[None, :]
 
 
+@hyperparameters
 class ALS(_Factorization):
     """Implicit-feedback ALS (Hu, Koren & Volinsky 2008) with the conjugate-gradient solver.
 
@@ -41,37 +67,19 @@ class ALS(_Factorization):
 
     name = "als"
 
-    def __init__(
-        self,
-        *,
-        factors: int = 64,
-        regularization: float = 1.0,
-        alpha: float = 4.0,
-        iterations: int = 15,
-        random_state: int | None = 0,
-    ) -> None:
-        self.factors = factors
-        self.regularization = regularization
-        self.alpha = alpha
-        self.iterations = iterations
-        self.random_state = random_state
+    factors: int = 64
+    regularization: float = 1.0
+    alpha: float = 4.0
+    iterations: int = 15
+    random_state: int | None = 0
+
+    def _implicit_model(self) -> AlternatingLeastSquares:
+        """Alternate least-squares sweeps over users and games, on all cores."""
+        return AlternatingLeastSquares(**self.get_params(), num_threads=0)
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Alternate least-squares sweeps over users and games."""
-        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        with single_threaded_blas():
-            model = AlternatingLeastSquares(
-                factors=self.factors,
-                regularization=self.regularization,
-                alpha=self.alpha,
-                iterations=self.iterations,
-                random_state=self.random_state,
-                num_threads=0,
-            )
-            model.fit(self.matrix_, show_progress=False)
-        self.model_ = model
-        self.user_factors_ = np.asarray(model.user_factors)
-        self.item_factors_ = np.asarray(model.item_factors)
+        """Fit, keeping implicit's model too: ``explain`` asks it."""
+        self.model_ = self._fit_factors(matrix)
         return self
 
     def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
@@ -80,6 +88,7 @@ class ALS(_Factorization):
         return [(int(game), float(value)) for game, value in contributions if value > 0]
 
 
+@hyperparameters
 class BPR(_Factorization):
     """Bayesian Personalized Ranking (Rendle et al. 2009), SGD on sampled pairs.
 
@@ -92,34 +101,12 @@ class BPR(_Factorization):
 
     name = "bpr"
 
-    def __init__(
-        self,
-        *,
-        factors: int = 64,
-        learning_rate: float = 0.01,
-        regularization: float = 0.01,
-        iterations: int = 25,
-        random_state: int | None = 0,
-    ) -> None:
-        self.factors = factors
-        self.learning_rate = learning_rate
-        self.regularization = regularization
-        self.iterations = iterations
-        self.random_state = random_state
+    factors: int = 64
+    learning_rate: float = 0.01
+    regularization: float = 0.01
+    iterations: int = 25
+    random_state: int | None = 0
 
-    def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Sample (user, liked game, other game) triples and push them apart."""
-        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        with single_threaded_blas():
-            model = BayesianPersonalizedRanking(
-                factors=self.factors,
-                learning_rate=self.learning_rate,
-                regularization=self.regularization,
-                iterations=self.iterations,
-                random_state=self.random_state,
-                num_threads=1,
-            )
-            model.fit(self.matrix_, show_progress=False)
-        self.user_factors_ = np.asarray(model.user_factors)
-        self.item_factors_ = np.asarray(model.item_factors)
-        return self
+    def _implicit_model(self) -> BayesianPersonalizedRanking:
+        """Sample (user, liked game, other game) triples and push them apart, on one thread."""
+        return BayesianPersonalizedRanking(**self.get_params(), num_threads=1)

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from implicit.nearest_neighbours import BM25Recommender, CosineRecommender, ItemItemRecommender
 from implicit.utils import ParameterWarning
 
-from models.base import Recommender, single_threaded_blas, sparse_rows_dense
+from models.base import Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
 
 
 class _ItemKNN(Recommender):
@@ -49,31 +49,29 @@ class _ItemKNN(Recommender):
         return _contributions(self.matrix_, self.similarity_, user_row, item_idx, n)
 
 
+@hyperparameters
 class ItemKNNCosine(_ItemKNN):
     """Cosine similarity between the games' member vectors; ``K`` neighbours kept per game."""
 
     name = "cosine"
 
-    def __init__(self, *, K: int = 100, random_state: int | None = None) -> None:
-        self.K = K
-        self.random_state = random_state
+    K: int = 100
+    random_state: int | None = None
 
     def _implicit_model(self) -> ItemItemRecommender:
         return CosineRecommender(K=self.K, num_threads=0)
 
 
+@hyperparameters
 class ItemKNNBM25(_ItemKNN):
     """BM25-weighted similarity: damps heavy users (``B``) and saturates counts (``K1``)."""
 
     name = "bm25"
 
-    def __init__(
-        self, *, K: int = 100, K1: float = 1.2, B: float = 0.75, random_state: int | None = None
-    ) -> None:
-        self.K = K
-        self.K1 = K1
-        self.B = B
-        self.random_state = random_state
+    K: int = 100
+    K1: float = 1.2
+    B: float = 0.75
+    random_state: int | None = None
 
     def _implicit_model(self) -> ItemItemRecommender:
         return BM25Recommender(K=self.K, K1=self.K1, B=self.B, num_threads=0)

@@ -11,9 +11,10 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender
+from models.base import Recommender, hyperparameters
 
 
+@hyperparameters
 class Popularity(Recommender):
     """Scores a game by how many members have any interaction with it.
 
@@ -23,8 +24,7 @@ class Popularity(Recommender):
 
     name = "popularity"
 
-    def __init__(self, *, random_state: int | None = None) -> None:
-        self.random_state = random_state
+    random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Count members per game."""

@@ -16,7 +16,7 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender, top_n
+from models.base import Recommender, hyperparameters, top_n
 from models.ease import modelled_items
 from models.knn import _contributions
 
@@ -24,25 +24,17 @@ ROW_BLOCK = 1 << 24
 """Dense cells of one block of ``W`` rows while it is built (64 MB of float32)."""
 
 
+@hyperparameters
 class RP3beta(Recommender):
     """Random walk with restart-free 3 steps; ``alpha`` sharpens, ``beta`` damps popularity."""
 
     name = "rp3beta"
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 0.8,
-        beta: float = 0.3,
-        top_k: int = 200,
-        max_items: int | None = None,
-        random_state: int | None = None,
-    ) -> None:
-        self.alpha = alpha
-        self.beta = beta
-        self.top_k = top_k
-        self.max_items = max_items
-        self.random_state = random_state
+    alpha: float = 0.8
+    beta: float = 0.3
+    top_k: int = 200
+    max_items: int | None = None
+    random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Build the sparse game-to-game walk matrix ``W`` block by block (deterministic).

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from core.http import Retry
+from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.push import PushError, push_bundle
@@ -18,7 +19,6 @@ from warehouse.push import PushError, push_bundle
 
 def make_warehouse(path: Path, run_id: str) -> None:
     """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf."""
-    con = connect(path)
     recs = pl.DataFrame({
         "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
         "model": ["ease"] * 3, "run_id": [run_id] * 3, "reason": ["プロポリスが好きなあなたに"] * 3,
@@ -28,16 +28,8 @@ def make_warehouse(path: Path, run_id: str) -> None:
     collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
     shelf = pl.DataFrame({"user_id": ["1", "1"], "rank": [1, 2], "game_id": ["p", "r"], "score": [0.6, 0.2],
                           "reason": ["「プロポリス」が好きなあなたに", "人気のゲーム"], "run_id": [run_id] * 2})
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-    con.register("r", recs.to_arrow())
-    con.register("s", similar.to_arrow())
-    con.register("c", collections.to_arrow())
-    con.register("n", shelf.to_arrow())
-    con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
-    con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
-    con.execute("CREATE OR REPLACE TABLE marts.collections AS SELECT * FROM c")
-    con.execute("CREATE OR REPLACE TABLE marts.next_to_play AS SELECT * FROM n")
-    con.close()
+    create_marts(path, {"recommendations": recs, "similar_games": similar, "collections": collections,
+                        "next_to_play": shelf})
 
 
 def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.export_retention import prune_bundles
@@ -29,17 +30,7 @@ def write_marts(wh: Path, run_id: str, users: list[str]) -> None:
     similar = pl.DataFrame({"game_id": ["a"], "rank": [1], "similar_game_id": ["b"], "score": [0.8], "run_id": [run_id]})
     shelf = pl.DataFrame({"user_id": users, "rank": [1] * len(users), "game_id": ["secret-forest"] * len(users),
                           "score": [0.7] * len(users), "reason": [REASON] * len(users), "run_id": run_id})
-    con = connect(wh)
-    try:
-        con.execute("CREATE SCHEMA IF NOT EXISTS marts")
-        con.register("r", recs.to_arrow())
-        con.register("s", similar.to_arrow())
-        con.register("n", shelf.to_arrow())
-        con.execute("CREATE OR REPLACE TABLE marts.recommendations AS SELECT * FROM r")
-        con.execute("CREATE OR REPLACE TABLE marts.similar_games AS SELECT * FROM s")
-        con.execute("CREATE OR REPLACE TABLE marts.next_to_play AS SELECT * FROM n")
-    finally:
-        con.close()
+    create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf})
 
 
 def crawl(wh: Path, run_id: str, outcomes: dict[str, str]) -> None:

@@ -207,11 +207,17 @@ def _rows(warehouse: Path, sql: str, params: list[Any] | None = None) -> pl.Data
         con.close()
 
 
+def _whole_and_cut(*, n_users: int, cut_pages: Callable[[Site], frozenset[int]]) -> tuple[Site, Site, int]:
+    """The same site twice, whole and with one page cut by `cut_pages`, and which page that is."""
+    whole = generate_site(n_games=40, n_users=n_users, seed=5, faults=False)
+    cut = generate_site(n_games=40, n_users=n_users, seed=5)
+    (index,) = cut_pages(cut)
+    return whole, cut, index
+
+
 @pytest.mark.slow
 def test_a_cut_game_page_keeps_the_values_of_the_last_whole_crawl(tmp_path: Path) -> None:
-    whole = generate_site(n_games=40, n_users=30, seed=5, faults=False)
-    cut = generate_site(n_games=40, n_users=30, seed=5)
-    (index,) = cut_games(cut)
+    whole, cut, index = _whole_and_cut(n_users=30, cut_pages=cut_games)
     game = cut.games[index]
     warehouse = tmp_path / "warehouse.duckdb"
     with SampleSiteServer(whole, transient_faults=False) as server:
@@ -235,9 +241,7 @@ def test_a_cut_game_page_keeps_the_values_of_the_last_whole_crawl(tmp_path: Path
 
 @pytest.mark.slow
 def test_a_cut_collection_page_deletes_nothing(tmp_path: Path) -> None:
-    whole = generate_site(n_games=40, n_users=60, seed=5, faults=False)
-    cut = generate_site(n_games=40, n_users=60, seed=5)
-    (index,) = cut_collections(cut)
+    whole, cut, index = _whole_and_cut(n_users=60, cut_pages=cut_collections)
     member = cut.members[index]
     other = next(m for m in cut.members if not m.private and m.n_boardgames > 20 and m.index != index)
     users = [member.user_id, other.user_id]

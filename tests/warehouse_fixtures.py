@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
+
 from warehouse.build import build_all
-from warehouse.db import connect
+from warehouse.db import connect, create_tables
 from warehouse.raw import RawWriter
 
 GAMES = [
@@ -24,6 +26,15 @@ COLLECTION = [
     ("party-kingo", False, False, False, True, None, None),
     ("khora", False, False, True, True, 5, "2026-10-12T08:01:44+09:00"),
 ]
+
+
+def create_marts(path: Path, tables: dict[str, pl.DataFrame]) -> None:
+    """`marts.<name>` made (or replaced) from each frame: for tests that state the marts outright."""
+    con = connect(path)
+    try:
+        create_tables(con, {f"marts.{name}": frame for name, frame in tables.items()}, replace=True)
+    finally:
+        con.close()
 
 
 def build_small_warehouse(path: Path) -> Path:

@@ -7,6 +7,7 @@ way, and DuckDB allows one writer at a time, so a clear error beats a hung proce
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -90,6 +91,25 @@ def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
+
+
+def create_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Any], *, replace: bool = False) -> None:
+    """Each Polars/Arrow frame as the table named by its key (`schema.table`), shaped as the frame.
+
+    One `CREATE TABLE … AS` a frame, never row by row; the schemas are made as needed.
+    For tables whose shape is the frame's own (benchmarks, tests that state marts
+    outright); the pipeline's marts are declared in SQL and written by `insert_by_name`.
+    """
+    verb = "CREATE OR REPLACE TABLE" if replace else "CREATE TABLE"
+    for name, frame in tables.items():
+        schema = name.rpartition(".")[0]
+        if schema:
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        con.register("_frame", frame.to_arrow() if hasattr(frame, "to_arrow") else frame)
+        try:
+            con.execute(f"{verb} {name} AS SELECT * FROM _frame")
+        finally:
+            con.unregister("_frame")
 
 
 def insert_by_name(

@@ -66,14 +66,12 @@ TOP_N = 15
 
 
 def main() -> None:
-    st.title("カフェ Cafes")
-    st.caption("Cafe offers against members' wants (気になる and お気に入り), and the wanted games nobody offers.")
-    with ui.warehouse() as wh:
-        if not wh.require("marts.cafe_coverage", what="Cafe coverage"):
-            return
-        coverage(wh)
-        per_cafe(wh)
-        nowhere(wh)
+    ui.page(
+        "カフェ Cafes",
+        "Cafe offers against members' wants (気になる and お気に入り), and the wanted games nobody offers.",
+        coverage, per_cafe, nowhere,
+        requires=("marts.cafe_coverage",), what="Cafe coverage",
+    )
 
 
 def coverage(wh: ui.Warehouse) -> None:

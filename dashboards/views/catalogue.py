@@ -131,13 +131,12 @@ def catalogue_games(*, year_from: int, year_to: int, keep_undated: bool, mechani
 
 
 def main() -> None:
-    st.title("カタログ Catalogue")
-    st.caption("Distributions over the games the site lists; filter by year, mechanics and themes.")
-    with ui.warehouse() as wh:
-        if not wh.require("marts.games", what="The catalogue"):
-            return
-        filters = filter_bar(wh)
-        distributions(wh, filters)
+    ui.page(
+        "カタログ Catalogue",
+        "Distributions over the games the site lists; filter by year, mechanics and themes.",
+        lambda wh: distributions(wh, filter_bar(wh)),
+        requires=("marts.games",), what="The catalogue",
+    )
 
 
 def filter_bar(wh: ui.Warehouse) -> dict:

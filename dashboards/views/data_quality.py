@@ -48,11 +48,11 @@ SEVERITY_COLORS = alt.Scale(domain=["error", "warn"], range=["#c62828", "#ef6c00
 
 
 def main() -> None:
-    st.title("データ品質 Data quality")
-    st.caption("Results of the data-quality checks over the marts, and the quarantined pages.")
-    with ui.warehouse() as wh:
-        checks(wh)
-        quarantined_pages(wh)
+    ui.page(
+        "データ品質 Data quality",
+        "Results of the data-quality checks over the marts, and the quarantined pages.",
+        checks, quarantined_pages,
+    )
 
 
 def checks(wh: ui.Warehouse) -> None:

@@ -104,14 +104,12 @@ def collection_summary() -> str:
 
 
 def main() -> None:
-    st.title("コレクション Collections")
-    st.caption("Collection sizes, the mix of statuses, and what members own by player count and play time.")
-    with ui.warehouse() as wh:
-        if not wh.require("marts.members", "marts.collections", "marts.games", what="Collections"):
-            return
-        sizes(wh)
-        statuses(wh)
-        owned(wh)
+    ui.page(
+        "コレクション Collections",
+        "Collection sizes, the mix of statuses, and what members own by player count and play time.",
+        sizes, statuses, owned,
+        requires=("marts.members", "marts.collections", "marts.games"), what="Collections",
+    )
 
 
 def sizes(wh: ui.Warehouse) -> None:

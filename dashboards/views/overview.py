@@ -117,13 +117,11 @@ def runs_chart(runs: pl.DataFrame, *, title: str, tooltip: list) -> alt.Chart:
 
 
 def main() -> None:
-    st.title("概要 Overview")
-    st.caption("How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.")
-    with ui.warehouse() as wh:
-        published_night(wh)
-        counts(wh)
-        crawl_freshness(wh)
-        nightly_run(wh)
+    ui.page(
+        "概要 Overview",
+        "How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.",
+        published_night, counts, crawl_freshness, nightly_run,
+    )
 
 
 def published_night(wh: ui.Warehouse) -> None:

@@ -80,68 +80,73 @@ TOP_N = 15
 
 
 def main() -> None:
-    st.title("人気 Popularity")
-    st.caption("Members' public collections against the site's own counters, and what changed since the last crawl.")
-    with ui.warehouse() as wh:
-        if not wh.require("marts.game_popularity", what="Popularity"):
-            return
-        metric = st.radio(
-            "Status", list(POPULARITY_METRICS), format_func=lambda m: f"{STATUS_LABELS[m]} ({m})",
-            horizontal=True, key="pop_metric",
-        )
-        label = STATUS_LABELS[metric]
-        left, right = st.columns(2)
-        with left, ui.section(f"最多「{label}」 Most {metric}"):
-            top = wh.query(top_games, metric=metric, limit=TOP_N)
-            show(paired_hbars(top, label="name", columns={"members": "members (public)", "site": "site counter"},
-                              value_title="count", label_title=None),
-                 alt_text=f"Games with most members' {metric}, against the site's counter")
-        with right, ui.section("会員 vs サイト Members vs the site"):
-            scatter = wh.query(members_vs_site, metric=metric)
-            if scatter.height:
-                top = max(int(scatter["members"].max() or 0), int(scatter["site"].max() or 0))
-                diagonal = alt.Chart(
-                    alt.Data(values=[{"members": 0, "site": 0}, {"members": top, "site": top}])
-                ).mark_line(strokeDash=[4, 4], color="#757575").encode(x="members:Q", y="site:Q")
-                points = alt.Chart(scatter).mark_circle(size=28, opacity=0.6).encode(
-                    x=alt.X("members:Q", title=f"members' {metric} (public collections)"),
-                    y=alt.Y("site:Q", title=f"site counter ({label})"),
-                    tooltip=["name", "game_id", "members", "site"],
-                )
-                show((diagonal + points).properties(height=40 + rows_height(TOP_N, per_row=2 * ROW_HEIGHT - 8)),
-                     alt_text="Members' aggregate against the site's counter, one point per game")
-                st.caption("Dashed: site counter = members' count. The gap above it is private members "
-                           "(and members not crawled yet).")
-            else:
-                st.info("No game page with the site's counters has been crawled yet.")
-        left, right = st.columns(2)
-        with left, ui.section("気になるけど未所持 Wanted but not owned"):
-            wanted = wh.query(wanted_not_owned, limit=TOP_N)
-            if wanted.height:
-                show(hbars(wanted, label="name", value="wanted_not_owned", label_title=None,
-                           value_title="members watching, not owning",
-                           tooltip=["name", "wanted_not_owned", "members_watching", "members_have"],
-                           color="#ef6c00"),
-                     alt_text="Games most watched by members who do not own them")
-            else:
-                st.info("No member watches a game they do not own.")
-        with right, ui.section("前回からの変化 Change since the last crawl"):
-            changes = wh.query(counter_changes, metric=metric, limit=TOP_N)
-            if changes.height:
-                show(
-                    alt.Chart(changes).mark_bar().encode(
-                        y=alt.Y("name:N", sort=changes["name"].to_list(),
-                                axis=alt.Axis(title=None, labelOverlap=False)),
-                        x=alt.X("change:Q", title=f"change of the site's {label} counter",
-                                axis=alt.Axis(tickMinStep=1, format=",d")),
-                        color=alt.condition("datum.change > 0", alt.value("#2e7d32"), alt.value("#c62828")),
-                        tooltip=["name", "game_id", "change", "site"],
-                    ).properties(height=rows_height(changes.height)),
-                    alt_text="Largest changes of the site's counter since the previous crawl",
-                )
-            else:
-                st.info("No change to show: the counters need two crawls, or nothing moved.",
-                        icon=":material/history:")
+    ui.page(
+        "人気 Popularity",
+        "Members' public collections against the site's own counters, and what changed since the last crawl.",
+        by_status,
+        requires=("marts.game_popularity",), what="Popularity",
+    )
+
+
+def by_status(wh: ui.Warehouse) -> None:
+    """Every section of this page follows the status picked at its top."""
+    metric = st.radio(
+        "Status", list(POPULARITY_METRICS), format_func=lambda m: f"{STATUS_LABELS[m]} ({m})",
+        horizontal=True, key="pop_metric",
+    )
+    label = STATUS_LABELS[metric]
+    left, right = st.columns(2)
+    with left, ui.section(f"最多「{label}」 Most {metric}"):
+        top = wh.query(top_games, metric=metric, limit=TOP_N)
+        show(paired_hbars(top, label="name", columns={"members": "members (public)", "site": "site counter"},
+                          value_title="count", label_title=None),
+             alt_text=f"Games with most members' {metric}, against the site's counter")
+    with right, ui.section("会員 vs サイト Members vs the site"):
+        scatter = wh.query(members_vs_site, metric=metric)
+        if scatter.height:
+            top = max(int(scatter["members"].max() or 0), int(scatter["site"].max() or 0))
+            diagonal = alt.Chart(
+                alt.Data(values=[{"members": 0, "site": 0}, {"members": top, "site": top}])
+            ).mark_line(strokeDash=[4, 4], color="#757575").encode(x="members:Q", y="site:Q")
+            points = alt.Chart(scatter).mark_circle(size=28, opacity=0.6).encode(
+                x=alt.X("members:Q", title=f"members' {metric} (public collections)"),
+                y=alt.Y("site:Q", title=f"site counter ({label})"),
+                tooltip=["name", "game_id", "members", "site"],
+            )
+            show((diagonal + points).properties(height=40 + rows_height(TOP_N, per_row=2 * ROW_HEIGHT - 8)),
+                 alt_text="Members' aggregate against the site's counter, one point per game")
+            st.caption("Dashed: site counter = members' count. The gap above it is private members "
+                       "(and members not crawled yet).")
+        else:
+            st.info("No game page with the site's counters has been crawled yet.")
+    left, right = st.columns(2)
+    with left, ui.section("気になるけど未所持 Wanted but not owned"):
+        wanted = wh.query(wanted_not_owned, limit=TOP_N)
+        if wanted.height:
+            show(hbars(wanted, label="name", value="wanted_not_owned", label_title=None,
+                       value_title="members watching, not owning",
+                       tooltip=["name", "wanted_not_owned", "members_watching", "members_have"],
+                       color="#ef6c00"),
+                 alt_text="Games most watched by members who do not own them")
+        else:
+            st.info("No member watches a game they do not own.")
+    with right, ui.section("前回からの変化 Change since the last crawl"):
+        changes = wh.query(counter_changes, metric=metric, limit=TOP_N)
+        if changes.height:
+            show(
+                alt.Chart(changes).mark_bar().encode(
+                    y=alt.Y("name:N", sort=changes["name"].to_list(),
+                            axis=alt.Axis(title=None, labelOverlap=False)),
+                    x=alt.X("change:Q", title=f"change of the site's {label} counter",
+                            axis=alt.Axis(tickMinStep=1, format=",d")),
+                    color=alt.condition("datum.change > 0", alt.value("#2e7d32"), alt.value("#c62828")),
+                    tooltip=["name", "game_id", "change", "site"],
+                ).properties(height=rows_height(changes.height)),
+                alt_text="Largest changes of the site's counter since the previous crawl",
+            )
+        else:
+            st.info("No change to show: the counters need two crawls, or nothing moved.",
+                    icon=":material/history:")
 
 
 if __name__ == "__main__":

@@ -122,13 +122,11 @@ METRICS = {"ndcg": "NDCG", "precision": "precision", "recall": "recall", "map": 
 
 
 def main() -> None:
-    st.title("おすすめ Recommendations")
-    st.caption("Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.")
-    with ui.warehouse() as wh:
-        model_history(wh)
-        beyond_accuracy(wh)
-        popularity_bias(wh)
-        explorer(wh)
+    ui.page(
+        "おすすめ Recommendations",
+        "Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.",
+        model_history, beyond_accuracy, popularity_bias, explorer,
+    )
 
 
 def model_history(wh: ui.Warehouse) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from parsel import Selector
 
 from scrapers.items import CafeGame
-from scrapers.pages.complete import require_complete, require_listing_end
-from scrapers.pages.listings import is_login, no_rows, row_names, rows_with_game_links
+from scrapers.pages.listings import listing_rows, row_game, rows_with_game_links
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -14,8 +13,6 @@ from scrapers.pages.markup import (
     clean,
     css,
     first,
-    game_link,
-    main_of,
     space_slug,
     string,
 )
@@ -24,28 +21,21 @@ from scrapers.pages.specs import spec_values
 
 def space_items(selector: Selector, url: str) -> list[CafeGame]:
     """The games a board game cafe offers (`/spaces/<slug>/games?page=N`)."""
-    require_complete(selector, what="cafe page")
-    root = selector.root
-    if is_login(root):
-        return []
-    main = main_of(root)
-    rows = css(main, ".spaces-games-item") or rows_with_game_links(main)
+    root, main, rows = listing_rows(
+        selector, what="cafe page", find=lambda main: css(main, ".spaces-games-item") or rows_with_game_links(main)
+    )
     if not rows:
-        return no_rows(root, "cafe page")
-    require_listing_end(rows, what="cafe page")
+        return []
     slug = first(root, "//@data-space-slug") or space_slug(url) or space_slug(canonical(root))
     if not slug:
         raise PageParseError("cafe page has no space slug")
     name = _space_name(root, main)
     items = []
     for row in rows:
-        found = game_link(row)
-        if not found:
-            raise PageParseError("cafe row has no game link")
-        name_ja, name_en = row_names(row, found[1])
+        game_id, name_ja, name_en = row_game(row, what="cafe")
         items.append(
             CafeGame(
-                space_slug=slug.strip(), space_name=name, game_id=found[0],
+                space_slug=slug.strip(), space_name=name, game_id=game_id,
                 name_ja=name_ja, name_en=name_en, **spec_values(row),
             )
         )

@@ -9,8 +9,8 @@ from parsel import Selector
 
 from scrapers.fields import normalize, parse_count
 from scrapers.items import Game, GameSummary
-from scrapers.pages.complete import require_complete, require_listing_end
-from scrapers.pages.listings import is_login, no_rows, row_names, rows_with_game_links
+from scrapers.pages.complete import require_complete
+from scrapers.pages.listings import listing_rows, row_game, rows_with_game_links
 from scrapers.pages.markup import (
     GAME_PATH,
     Node,
@@ -20,7 +20,6 @@ from scrapers.pages.markup import (
     clean,
     css,
     first,
-    game_link,
     has_japanese,
     main_of,
     path,
@@ -45,22 +44,14 @@ _HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
 
 def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     """The rows of a catalogue page (`/games?page=N`): names and the spec cells."""
-    require_complete(selector, what="catalogue page")
-    root = selector.root
-    if is_login(root):
-        return []
-    main = main_of(root)
-    rows = css(main, ".games-table-row") or [r for r in rows_with_game_links(main) if r.tag == "tr"]
-    if not rows:
-        return no_rows(root, "catalogue page")
-    require_listing_end(rows, what="catalogue page")
+    _, _, rows = listing_rows(
+        selector, what="catalogue page",
+        find=lambda main: css(main, ".games-table-row") or [r for r in rows_with_game_links(main) if r.tag == "tr"],
+    )
     items = []
     for row in rows:
-        found = game_link(row)
-        if not found:
-            raise PageParseError("catalogue row has no game link")
-        name_ja, name_en = row_names(row, found[1])
-        items.append(GameSummary(game_id=found[0], name_ja=name_ja, name_en=name_en, **spec_values(row)))
+        game_id, name_ja, name_en = row_game(row, what="catalogue")
+        items.append(GameSummary(game_id=game_id, name_ja=name_ja, name_en=name_en, **spec_values(row)))
     return items
 
 

@@ -7,12 +7,14 @@ listing shows an empty marker. Rows are found by their class, else as the innerm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
 from parsel import Selector
 
 from scrapers.fields import normalize
+from scrapers.pages.complete import require_complete, require_listing_end
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -38,6 +40,38 @@ EMPTY_TEXTS: tuple[str, ...] = ("検索結果が存在しない", "マイボー�
 _LIST_CONTAINERS = ".games-table, .list--interests, .friends-list, .spaces-games-list"
 #: Class of a listing row: catalogue, collection card, member, cafe game.
 _ROW_CLASSES = frozenset({"games-table-row", "list--interests-item", "friends-list-item", "spaces-games-item"})
+
+
+def open_listing(selector: Selector, *, what: str) -> tuple[Node, Node] | None:
+    """(root, main) of a listing page that is all there; None for the login page.
+
+    Why completeness first: a cut page can look like the login page, and half a
+    listing read as a private one would delete the rest (TruncatedPage instead).
+    """
+    require_complete(selector, what=what)
+    root = selector.root
+    if is_login(root):
+        return None
+    return root, main_of(root)
+
+
+def listing_rows(
+    selector: Selector, *, what: str, find: Callable[[Node], list[Node]]
+) -> tuple[Node, Node, list[Node]]:
+    """(root, main, rows) of a listing page whose rows `find` picks out of its main.
+
+    No rows means nothing to read (the login page, or the empty marker); a page with
+    neither rows nor the marker, or whose last row has no pagination after it, raises.
+    """
+    page = open_listing(selector, what=what)
+    if page is None:
+        return selector.root, selector.root, []
+    root, main = page
+    rows = find(main)
+    if not rows:
+        return root, main, no_rows(root, what)
+    require_listing_end(rows, what=what)
+    return root, main, rows
 
 
 def is_login_page(selector: Selector) -> bool:
@@ -99,6 +133,15 @@ def no_rows(root: Node, what: str) -> list[Any]:
     if is_empty(root):
         return []
     raise PageParseError(f"{what} has no rows and no empty-list marker")
+
+
+def row_game(row: Node, *, what: str) -> tuple[str, str | None, str | None]:
+    """(game_id, name_ja, name_en) of a listing row; a row without a game link is not one we know."""
+    found = game_link(row)
+    if not found:
+        raise PageParseError(f"{what} row has no game link")
+    name_ja, name_en = row_names(row, found[1])
+    return found[0], name_ja, name_en
 
 
 def row_names(row: Node, link: Node) -> tuple[str | None, str | None]:

@@ -12,8 +12,8 @@ from parsel import Selector
 
 from scrapers.fields import parse_rating
 from scrapers.items import CollectionEntry, Member
-from scrapers.pages.complete import require_complete, require_listing_end
-from scrapers.pages.listings import is_login, no_rows
+from scrapers.pages.complete import require_listing_end
+from scrapers.pages.listings import listing_rows, no_rows, open_listing
 from scrapers.pages.markup import (
     GAME_PATH,
     MEMBER_PROFILE_PATH,
@@ -37,11 +37,10 @@ _ON = frozenset({"on", "active", "checked"})
 
 def member_items(selector: Selector, url: str) -> list[Member]:
     """The rows of the member directory (`/friends?page=N`): id and display name."""
-    require_complete(selector, what="member directory")
-    root = selector.root
-    if is_login(root):
+    page = open_listing(selector, what="member directory")
+    if page is None:
         return []
-    main = main_of(root)
+    root, main = page
     rows = css(main, ".friends-list-item")
     whole_page = not rows  # no row markup: every profile link on the page is a member
     names: dict[str, str | None] = {}
@@ -68,12 +67,18 @@ def collection_items(selector: Selector, url: str) -> list[CollectionEntry]:
     A cut page raises TruncatedPage, also when it looks like the login page or the
     empty marker: half a listing read as the whole would delete the rest.
     """
-    require_complete(selector, what="collection page")
-    root = selector.root
-    if is_login(root):
+    root, _, cards = listing_rows(selector, what="collection page", find=_cards)
+    if not cards:
         return []
-    main = main_of(root)
-    cards = css(main, ".list--interests-item") or [
+    user_id = _collection_owner(root, url)
+    if not user_id:
+        raise PageParseError("collection page has no member id")
+    return [_card_entry(card, user_id) for card in cards]
+
+
+def _cards(main: Node) -> list[Node]:
+    """Collection cards by their class, else the block around each `friend-interests` list."""
+    return css(main, ".list--interests-item") or [
         card
         for card in (
             first(ul, "ancestor::*[.//a[contains(@href, '/games/')]][1]")
@@ -81,13 +86,6 @@ def collection_items(selector: Selector, url: str) -> list[CollectionEntry]:
         )
         if card is not None
     ]
-    if not cards:
-        return no_rows(root, "collection page")
-    require_listing_end(cards, what="collection page")
-    user_id = _collection_owner(root, url)
-    if not user_id:
-        raise PageParseError("collection page has no member id")
-    return [_card_entry(card, user_id) for card in cards]
 
 
 def _card_entry(card: Node, user_id: str) -> CollectionEntry:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -101,18 +101,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self.missing_games(response)
 
     def parse_game(self, response: Response) -> Iterator[Any]:
-        answered = self.page_answer(response)  # 304, 404 (gone) or the same body as last time
-        if answered is not None:
-            yield answered
+        if (yield from self._page(response, pages.game_item)) is None:
             return
-        try:
-            game = pages.game_item(response.selector, response.url)
-        except pages.PageParseError as exc:
-            yield self._quarantine(response, exc)
-            return
-        self.ok_urls.add(response.url)
-        yield game
-        yield self.visit(response)
         if "posts" in self.sections:
             for url in pages.post_links(response.selector, response.url):
                 if self.wanted_post(url):
@@ -122,18 +112,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self._space_requests(response)
 
     def parse_post(self, response: Response) -> Iterator[Any]:
-        answered = self.page_answer(response)
-        if answered is not None:
-            yield answered
+        if (yield from self._page(response, pages.post_item)) is None:
             return
-        try:
-            post = pages.post_item(response.selector, response.url)
-        except pages.PageParseError as exc:
-            yield self._quarantine(response, exc)
-            return
-        self.ok_urls.add(response.url)
-        yield post
-        yield self.visit(response)
         if "members" in self.sections and not self.incremental:
             for url in pages.author_links(response.selector, response.url):
                 match = _FRIEND.search(url)
@@ -247,6 +227,24 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         next_url = pages.next_page_url(response.selector, response.url)
         if next_url:
             yield response.follow(next_url, callback, errback=self.on_error)
+
+    def _page(self, response: Response, parse: Any) -> Generator[Any, None, Any]:
+        """One page of its own (a game, a post): yields what the page state answers (a 304,
+        a 404 gone, the same body as last time) or the quarantine row, else the parsed item
+        and the page's visit; returns the item, or None when there are no links to follow."""
+        answered = self.page_answer(response)
+        if answered is not None:
+            yield answered
+            return None
+        try:
+            item = parse(response.selector, response.url)
+        except pages.PageParseError as exc:
+            yield self._quarantine(response, exc)
+            return None
+        self.ok_urls.add(response.url)
+        yield item
+        yield self.visit(response)
+        return item
 
     def _items(self, response: Response, parse: Any) -> Iterator[Any]:
         try:

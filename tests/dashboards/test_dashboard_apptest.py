@@ -50,6 +50,20 @@ def open_page(spec: PageSpec, *, timeout: float = 30) -> AppTest:
     return at
 
 
+def page(slug: str) -> PageSpec:
+    """The page listed under `slug`."""
+    return next(p for p in PAGES if p.slug == slug)
+
+
+@pytest.fixture
+def open_sample(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+) -> Callable[[str], AppTest]:
+    """Opens a page, by slug, on the sample warehouse."""
+    use_warehouse(dashboard_warehouse.path)
+    return lambda slug: open_page(page(slug))
+
+
 def texts(at: AppTest) -> str:
     """All the page's visible prose (titles, headers, markdown, captions, metric labels)."""
     parts = [e.value for kind in ("title", "subheader", "markdown", "caption", "info") for e in getattr(at, kind)]
@@ -127,10 +141,9 @@ def test_overview_counts_match_the_warehouse(
 
 
 def test_catalogue_filters_narrow_the_charts(
-    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+    dashboard_warehouse: DashboardWarehouse, open_sample: Callable[[str], AppTest]
 ) -> None:
-    use_warehouse(dashboard_warehouse.path)
-    at = open_page(next(p for p in PAGES if p.slug == "catalogue"))
+    at = open_sample("catalogue")
     before = at.markdown[0].value
     assert "implausible" in before and f"{dashboard_warehouse.n_games:,} games" in before
     mechanics = at.multiselect(key="cat_mechanics").options
@@ -146,11 +159,8 @@ def test_catalogue_filters_narrow_the_charts(
     assert "spans every year" in texts(at)
 
 
-def test_popularity_switches_status(
-    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
-) -> None:
-    use_warehouse(dashboard_warehouse.path)
-    at = open_page(next(p for p in PAGES if p.slug == "popularity"))
+def test_popularity_switches_status(open_sample: Callable[[str], AppTest]) -> None:
+    at = open_sample("popularity")
     at.radio(key="pop_metric").set_value("watching").run()
     assert_clean(at)
     assert any("気になる" in s.value for s in at.subheader)
@@ -158,10 +168,9 @@ def test_popularity_switches_status(
 
 
 def test_member_explorer_shows_the_chosen_member(
-    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
+    dashboard_warehouse: DashboardWarehouse, open_sample: Callable[[str], AppTest]
 ) -> None:
-    use_warehouse(dashboard_warehouse.path)
-    at = open_page(next(p for p in PAGES if p.slug == "recommendations"))
+    at = open_sample("recommendations")
     picker = at.selectbox(key="rec_member")
     user_id = re.search(r" — (\S+) \(", picker.options[3]).group(1)
     assert user_id in _member_ids(dashboard_warehouse.path)
@@ -177,11 +186,8 @@ def test_member_explorer_shows_the_chosen_member(
     assert len(collection) > 0
 
 
-def test_cafe_picker_changes_the_games(
-    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
-) -> None:
-    use_warehouse(dashboard_warehouse.path)
-    at = open_page(next(p for p in PAGES if p.slug == "cafes"))
+def test_cafe_picker_changes_the_games(open_sample: Callable[[str], AppTest]) -> None:
+    at = open_sample("cafes")
     picker = at.selectbox(key="cafe_slug")
     picker.select_index(len(picker.options) - 1).run()
     assert_clean(at)
@@ -214,7 +220,7 @@ def test_pages_without_model_tables_still_show_the_rest(
     marts_only_warehouse: Path, use_warehouse: Callable[[Path], None]
 ) -> None:
     use_warehouse(marts_only_warehouse)
-    at = open_page(next(p for p in PAGES if p.slug == "recommendations"))
+    at = open_page(page("recommendations"))
     assert_clean(at)
     notes = " ".join(i.value for i in at.info)
     assert "marts.model_runs" in notes and "marts.recommendations" in notes
@@ -234,7 +240,7 @@ def test_page_while_a_writer_holds_the_warehouse(
     try:
         use_warehouse(path)
         st.cache_data.clear()
-        at = open_page(next(p for p in PAGES if p.slug == "catalogue"))
+        at = open_page(page("catalogue"))
         assert_clean(at)
         assert any("being written" in w.value for w in at.warning)
     finally:
@@ -250,7 +256,7 @@ def test_dashboard_never_blocks_the_nightly_writer(
     path.write_bytes(dashboard_warehouse.path.read_bytes())
     use_warehouse(path)
     st.cache_data.clear()
-    for spec in (PAGES[0], next(p for p in PAGES if p.slug == "recommendations")):
+    for spec in (PAGES[0], page("recommendations")):
         assert_clean(open_page(spec))
     done = subprocess.run(
         [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).execute('CHECKPOINT')"],
