@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from samplesite.generator import _nickname
+from samplesite.draw.names import nickname
 from samplesite.model import REFERENCE_NOW, STATUSES, Collections, Game, Member, Site
 
 DAY_S = 86400
@@ -149,7 +149,7 @@ def evolve(site: Site, night: int) -> Site:
     for _ in range(max(1, round(NEW_MEMBER_SHARE * len(members)))):
         next_id += r.randint(1, 40)
         mi = len(members)
-        members.append(Member(index=mi, user_id=str(next_id), name=_nickname(r), private=False, n_boardgames=0))
+        members.append(Member(index=mi, user_id=str(next_id), name=nickname(r), private=False, n_boardgames=0))
         cards[mi] = []
         add_games(mi, min(30, max(1, int(r.lognormvariate(2.0, 0.8)))))
         for e in cards[mi]:
