@@ -13,7 +13,7 @@ def spaces_index(site: Site, page: int) -> str:
     """One page of /spaces: cafe names and addresses."""
     total = n_pages(len(site.cafes), SPACES_PAGE_SIZE)
     lis = "".join(
-        f'    <li class="spaces-list-item"><a href="/spaces/{c.slug}">{e(c.name)}</a>'
+        f'    <li class="spaces-list-item"><a href="{c.url}">{e(c.name)}</a>'
         f'<span class="spaces-list-address">{e(c.address)}</span></li>\n'
         for c in site.cafes[(page - 1) * SPACES_PAGE_SIZE: page * SPACES_PAGE_SIZE])
     main = ('<main id="spaces-index">\n'
@@ -34,7 +34,7 @@ def space(c: Cafe) -> str:
     """A cafe page: address, hours and the link to its games."""
     main = (f'<main id="spaces-show" data-space-slug="{c.slug}">\n'
             f'  <h1 class="spaces-name">{e(c.name)}</h1>\n{_space_info(c)}'
-            f'  <p class="spaces-games-link"><a href="/spaces/{c.slug}/games">遊べるボードゲーム '
+            f'  <p class="spaces-games-link"><a href="{c.url}/games">遊べるボードゲーム '
             f"{fmt(len(c.game_indices))}個</a></p>\n</main>\n")
     return document(c.name, main)
 
@@ -59,7 +59,7 @@ def space_games(site: Site, c: Cafe, page: int) -> str:
         f'  <h1 class="spaces-name">{e(c.name)}</h1>\n{_space_info(c)}'
         f'  <p class="spaces-games-total">遊べるボードゲーム {fmt(len(c.game_indices))}個</p>\n'
         f'  <ul class="spaces-games-list">\n{"".join(items)}  </ul>\n'
-        f"{pagination(f'/spaces/{c.slug}/games', page, total)}"
+        f"{pagination(f'{c.url}/games', page, total)}"
         "</main>\n"
     )
     return document(f"{c.name}の遊べるボードゲーム", main)

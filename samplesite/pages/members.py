@@ -38,7 +38,7 @@ def _directory_row(site: Site, m: Member) -> str:
     shows the count): `data-updated-at` is the newest card's update, and a private
     collection shows 非公開 instead of a count and no update time.
     """
-    link = f'<a href="/friends/{m.user_id}">{e(m.name)}</a>'
+    link = f'<a href="{m.url}">{e(m.name)}</a>'
     if m.private:
         return (f'    <li class="friends-list-item friends-list-private">{link}'
                 '<span class="friends-list-count">マイボードゲーム 非公開</span></li>\n')
@@ -57,7 +57,7 @@ def profile(site: Site, m: Member) -> str:
     main = (
         f'<main id="friends-show" data-friend-id="{m.user_id}">\n'
         f'  <h1 class="friends-name">{e(m.name)}さん</h1>\n'
-        f'  <p class="friends-boardgames-link"><a href="/friends/{m.user_id}/boardgames">'
+        f'  <p class="friends-boardgames-link"><a href="{m.collection_url}">'
         f"マイボードゲーム</a> {fmt(m.n_boardgames)}</p>\n"
         f"{post_list}"
         "</main>\n"
@@ -107,7 +107,7 @@ def collection(site: Site, m: Member, status: str | None, page: int) -> str:
     total = -(-rows.size // COLLECTION_PAGE_SIZE)
     if rows.size == 0 or page > total:
         return _collection_empty(m)
-    base = f"/friends/{m.user_id}/boardgames"
+    base = m.collection_url
     tabs = "".join(
         f'    <li><a href="{base}{"/" + s if s else ""}">{lab}</a></li>\n'
         for s, lab in ((None, "すべて"), *((s, STATUS_LABELS[s]) for s in STATUSES)))
