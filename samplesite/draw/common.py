@@ -58,8 +58,12 @@ def unique_labels(n: int, make: Callable[[], str], fallback: Callable[[int], str
     return labels
 
 
+def jst_iso(t: np.datetime64) -> str:
+    """ISO 8601 text of a naive JST wall time, as the pages show it ("2026-10-31T12:00:00+09:00")."""
+    return f"{np.datetime_as_string(t, unit='s')}+09:00"
+
+
 def iso(seconds_before_now: int) -> str:
     """ISO 8601 JST timestamp `seconds_before_now` before the reference now."""
-    t = NOW64 - np.timedelta64(int(seconds_before_now), "s")
-    return f"{np.datetime_as_string(t, unit='s')}+09:00"
+    return jst_iso(NOW64 - np.timedelta64(int(seconds_before_now), "s"))
 
