@@ -54,6 +54,11 @@ def generate_site(*, n_games: int, n_users: int, seed: int = 0, faults: bool = T
                      malformed, broken_posts)
 
 
+# ---------------------------------------------------------------------------
+# texts the pages show
+# ---------------------------------------------------------------------------
+
+
 def range_text(lo: int | None, hi: int | None, unit: str, sign: str, *, about: bool,
                fullwidth: bool = False) -> str | None:
     """`2人～4人`, `2人`, `10分前後` (about=True when lo == hi), or None when missing."""
