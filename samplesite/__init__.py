@@ -12,7 +12,8 @@ pages of exactly its shape, and crawls are compared with the generator's ground 
 from samplesite.faults import permanent_faults, transient_fault
 from samplesite.generator import generate_site
 from samplesite.model import REFERENCE_NOW, Site
-from samplesite.render import Response, render
+from samplesite.pages.layout import Response
+from samplesite.render import render
 from samplesite.server import SampleSiteServer, serve_forever
 from samplesite.truth import truth_frames, write_truth
 from samplesite.urls import iter_urls

@@ -39,6 +39,7 @@ import hashlib
 import threading
 
 from samplesite.model import Game, Site
+from samplesite.pages.members import COLLECTION_PAGE_SIZE
 
 TRANSIENT_503_SHARE = 0.02
 TRANSIENT_429_SHARE = 0.01
@@ -104,8 +105,6 @@ def _pick_cut(site: Site) -> tuple[frozenset[int], frozenset[int]]:
 
 
 def _has_second_page(site: Site, member_index: int) -> bool:
-    from samplesite.render import COLLECTION_PAGE_SIZE  # render imports this module
-
     c = site.collections
     return int(c.offsets[member_index + 1] - c.offsets[member_index]) > COLLECTION_PAGE_SIZE
 

@@ -92,7 +92,7 @@ class Game:
 
     @property
     def canonical_url(self) -> str:
-        return f"{SITE_ORIGIN}/games/{self.game_id}"
+        return f"{SITE_ORIGIN}{self.url}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,7 @@ class Member:
 
     @property
     def collection_url(self) -> str:
-        return f"/friends/{self.user_id}/boardgames"
+        return f"{self.url}/boardgames"
 
 
 @dataclass(frozen=True, slots=True)

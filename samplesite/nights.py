@@ -29,8 +29,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from samplesite.generator import _nickname
-from samplesite.model import REFERENCE_NOW, STATUSES, Collections, Game, Member, Site
+from samplesite.draw.common import NOW64, jst_iso
+from samplesite.draw.names import nickname
+from samplesite.model import STATUSES, Collections, Game, Member, Site
 
 DAY_S = 86400
 CHANGE_SHARE = 0.01
@@ -38,12 +39,11 @@ NEW_MEMBER_SHARE = 0.005
 PRIVACY_SHARE = 0.002
 NEW_GAME_SHARE = 0.002
 _ACTIONS = (("add", 0.3), ("flip", 0.2), ("rating", 0.15), ("remove", 0.15), ("swap", 0.12), ("clear", 0.08))
-_NOW64 = np.datetime64(REFERENCE_NOW[:19], "s")
 
 
 def night_now(night: int) -> np.datetime64:
     """The naive JST "now" of night K: the reference now plus K-1 days."""
-    return _NOW64 + np.timedelta64((night - 1) * DAY_S, "s")
+    return NOW64 + np.timedelta64((night - 1) * DAY_S, "s")
 
 
 def site_on_night(site: Site, night: int) -> Site:
@@ -58,10 +58,6 @@ def site_on_night(site: Site, night: int) -> Site:
 @lru_cache(maxsize=8)
 def _cached(site: Site, night: int) -> Site:
     return evolve(site_on_night(site, night - 1), night)
-
-
-def _stamp(t: np.datetime64) -> str:
-    return f"{np.datetime_as_string(t, unit='s')}+09:00"
 
 
 def _pick(r: random.Random, pool: list[int], share: float, n_total: int) -> list[int]:
@@ -134,7 +130,7 @@ def evolve(site: Site, night: int) -> Site:
             mine.clear()
         for e in mine:
             if e["updated_at"] in ("", "new"):
-                e["updated_at"] = _stamp(next(clock))
+                e["updated_at"] = jst_iso(next(clock))
 
     flipped: dict[int, bool] = {}
     for mi in _pick(r, [i for i in public if i not in cards], PRIVACY_SHARE, len(members)):
@@ -149,11 +145,11 @@ def evolve(site: Site, night: int) -> Site:
     for _ in range(max(1, round(NEW_MEMBER_SHARE * len(members)))):
         next_id += r.randint(1, 40)
         mi = len(members)
-        members.append(Member(index=mi, user_id=str(next_id), name=_nickname(r), private=False, n_boardgames=0))
+        members.append(Member(index=mi, user_id=str(next_id), name=nickname(r), private=False, n_boardgames=0))
         cards[mi] = []
         add_games(mi, min(30, max(1, int(r.lognormvariate(2.0, 0.8)))))
         for e in cards[mi]:
-            e["updated_at"] = _stamp(next(clock))
+            e["updated_at"] = jst_iso(next(clock))
 
     games = list(site.games)
     new_games = _new_games(site, r, night)
@@ -162,7 +158,7 @@ def evolve(site: Site, night: int) -> Site:
     counts = {s: np.bincount(coll.game[getattr(coll, s)], minlength=len(games)) for s in STATUSES}
     held = np.bincount(coll.game, minlength=len(games))
     modified = dict(site.game_modified)
-    stamp = _stamp(now - np.timedelta64(DAY_S // 2, "s"))
+    stamp = jst_iso(now - np.timedelta64(DAY_S // 2, "s"))
     for g in games:
         new = {f"n_{s}": int(counts[s][g.index]) for s in STATUSES}
         if any(getattr(g, k) != v for k, v in new.items()):
@@ -181,7 +177,7 @@ def evolve(site: Site, night: int) -> Site:
                for m in members]
     order = tuple(g.index for g in reversed(new_games)) + tuple(i for i in site.catalogue_order if i not in gone)
     return dataclasses.replace(
-        site, now=_stamp(now), games=tuple(games), catalogue_order=order, members=tuple(members),
+        site, now=jst_iso(now), games=tuple(games), catalogue_order=order, members=tuple(members),
         collections=coll, cafes=cafes, n_games=len(order), n_users=len(members), game_modified=modified,
         game_by_slug={g.game_id: g.index for g in games if g.index not in gone and g.index not in site.gone_games},
         member_by_id={m.user_id: m.index for m in members},

@@ -17,7 +17,9 @@ from typing import Any
 
 from samplesite.faults import FirstRequestFaults
 from samplesite.model import Site
-from samplesite.render import HTML, Response, error_page, render
+from samplesite.pages.layout import HTML, Response
+from samplesite.pages.static import error_page
+from samplesite.render import render
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from samplesite.render import (
-    CAFE_GAMES_PAGE_SIZE,
-    CATALOGUE_PAGE_SIZE,
-    MEMBERS_PAGE_SIZE,
-    SPACES_PAGE_SIZE,
-    collection_pages,
-    n_pages,
-)
 from samplesite.model import STATUSES, Site
+from samplesite.pages.cafes import CAFE_GAMES_PAGE_SIZE, SPACES_PAGE_SIZE
+from samplesite.pages.games import CATALOGUE_PAGE_SIZE
+from samplesite.pages.layout import n_pages
+from samplesite.pages.members import MEMBERS_PAGE_SIZE, collection_pages
 
 
 def iter_urls(site: Site, *, statuses: bool = False) -> Iterator[str]:

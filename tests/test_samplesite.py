@@ -32,7 +32,7 @@ from samplesite import (
 )
 from samplesite.faults import TRUNCATED_REASON, cut_collections, cut_games
 from samplesite.model import Site
-from samplesite.render import COLLECTION_PAGE_SIZE, EMPTY_MARKER
+from samplesite.pages.members import COLLECTION_PAGE_SIZE, EMPTY_MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 
