@@ -29,6 +29,16 @@ def write_synced(path: Path, data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def sync_file(path: Path) -> str:
+    """fsync a file something else wrote (Polars, for one); returns its sha256, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb+") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+        os.fsync(handle.fileno())
+    return digest.hexdigest()
+
+
 def replace_synced(path: Path, data: bytes) -> str:
     """Replace `path` atomically (temp file, fsync, os.replace, fsync of the folder).
 

