@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
-from models.base import Recommender, single_threaded_blas
+from models.base import Recommender, hyperparameters, single_threaded_blas
 from models.knn import _contributions
 
 log = logging.getLogger("bodoge.models")
@@ -44,17 +44,15 @@ SPARSE_RATE = 5e8
 """Multiply-adds per second of scipy's sparse product, roughly."""
 
 
+@hyperparameters
 class EASE(Recommender):
     """EASE with penalty ``l2`` (λ) over at most ``max_items`` of the most popular games."""
 
     name = "ease"
 
-    def __init__(
-        self, *, l2: float = 300.0, max_items: int = 10_000, random_state: int | None = None
-    ) -> None:
-        self.l2 = l2
-        self.max_items = max_items
-        self.random_state = random_state
+    l2: float = 300.0
+    max_items: int = 10_000
+    random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Solve for ``B`` in closed form (deterministic; ``random_state`` is unused)."""
