@@ -7,12 +7,16 @@ Used by the run-status sensors (scheduled runs under the daemon) and by `bodoge 
 from __future__ import annotations
 
 import sys
+import time
 from datetime import datetime, timezone
 from typing import Any
 
 import dagster as dg
+import duckdb
 
-from warehouse.db import connect
+from warehouse.db import WarehouseError, connect
+
+LOCK_WAIT_SECONDS = 45.0
 from warehouse.model_marts import record_pipeline_run
 
 
@@ -43,7 +47,7 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status
     checks = check_results(instance, run_id)
     started = datetime.fromtimestamp(record.start_time or record.create_timestamp.timestamp(), timezone.utc)
     finished = datetime.fromtimestamp(record.end_time, timezone.utc) if record.end_time else datetime.now(timezone.utc)
-    con = connect(warehouse)
+    con = _connect_when_free(warehouse)
     try:
         record_pipeline_run(
             con,
@@ -57,6 +61,25 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status
     finally:
         con.close()
     return checks
+
+
+def _connect_when_free(warehouse: str, *, wait: float = LOCK_WAIT_SECONDS) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse for writing, waiting (with backoff) while another process holds it.
+
+    Why wait: the sensors fire as a run ends, while its process may still be closing the
+    file (or a reader has it open for a moment), and a run-status sensor sees each run
+    once: giving up at the first refusal lost that night's row of marts.pipeline_runs.
+    """
+    deadline = time.monotonic() + wait
+    delay = 0.5
+    while True:
+        try:
+            return connect(warehouse)
+        except WarehouseError as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def log_run_safely(instance: dg.DagsterInstance, run_id: str, warehouse: str, **kwargs: Any) -> list[dict]:
