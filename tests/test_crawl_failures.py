@@ -160,14 +160,19 @@ def test_run_crawl_raises_one_line_for_a_locked_warehouse(served, lock_holder) -
 
 
 def _child_of(pid: int, timeout: float = 30) -> int:
-    """The one child process of `pid` (the crawl subprocess of a `bodoge crawl`)."""
+    """The crawl subprocess of a `bodoge crawl` (`python -m scrapers.crawl`), not any
+    short-lived helper the parent may start first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="utf-8").split()
-        if children:
-            return int(children[0])
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="utf-8").split():
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue  # already gone
+            if b"scrapers.crawl" in cmdline:
+                return int(child)
         time.sleep(0.05)
-    raise AssertionError(f"process {pid} started no child")
+    raise AssertionError(f"process {pid} started no crawler")
 
 
 def _wait_for_pages(server: SampleSiteServer, n: int, timeout: float = 60) -> None:
