@@ -98,8 +98,18 @@ def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]
 
 def _submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
     """A nightly submitted to the instance's run queue (the daemon dequeues and launches it)."""
-    run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
-                                         repository_name="__repository__")
+    from dagster_graphql import DagsterGraphQLClientError
+
+    deadline = time.monotonic() + 120
+    while True:  # the web UI answers before it has loaded the code location
+        try:
+            run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
+                                                 repository_name="__repository__")
+            break
+        except DagsterGraphQLClientError as exc:
+            if "NotFound" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(2)
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:
