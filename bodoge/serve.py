@@ -14,6 +14,7 @@ they never overlap a `bodoge run` on the same data directory.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -64,22 +65,71 @@ def start(
     }
 
 
-def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: float = 180.0) -> None:
-    """Until the web UI answers on `url`; RuntimeError at once if a child exits first."""
+def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: float = 300.0) -> None:
+    """Until the web UI answers on `url` with the code location loaded; RuntimeError at once if
+    a child exits first.
+
+    Why the location too: the web UI answers `/server_info` before its code server has loaded
+    `pipelines.definitions`, and a load that fails (a code server slow to start on a busy
+    machine) stays failed until someone reloads it, so a night submitted then finds no job.
+    A failed load is reloaded here, every RELOAD_SECONDS, until it loads or time runs out.
+    """
     deadline = time.monotonic() + timeout
+    last_error, reloaded = "the web UI did not answer", 0.0
     while True:
         dead = died(processes)
         if dead:
             raise RuntimeError(dead)
         try:
-            with urllib.request.urlopen(f"{url}/server_info", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
+            state, message = location_state(url)
+            if state == "loaded":
+                return
+            if state == "error":
+                last_error = f"the code location failed to load: {message}"
+                if time.monotonic() - reloaded > RELOAD_SECONDS:
+                    _graphql(url, RELOAD, {"name": LOCATION})
+                    reloaded = time.monotonic()
+            else:
+                last_error = "the code location is still loading"
+        except (urllib.error.URLError, OSError, ValueError):
             pass
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the Dagster web UI did not answer at {url} within {timeout:.0f} s")
-        time.sleep(0.5)
+            raise TimeoutError(f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
+        time.sleep(1.0)
+
+
+LOCATION = "pipelines.definitions"
+RELOAD_SECONDS = 20.0
+WORKSPACE = """{ workspaceOrError { __typename ... on Workspace { locationEntries {
+  name loadStatus locationOrLoadError { __typename ... on PythonError { message } } } } } }"""
+RELOAD = """mutation ($name: String!) { reloadRepositoryLocation(repositoryLocationName: $name) { __typename } }"""
+
+
+def location_state(url: str) -> tuple[str, str]:
+    """("loaded" | "loading" | "error", the error's first line) of the nightly's code location."""
+    data = _graphql(url, WORKSPACE, {})
+    entries = (data.get("workspaceOrError") or {}).get("locationEntries") or []
+    for entry in entries:
+        if entry.get("name") != LOCATION:
+            continue
+        loaded = entry.get("locationOrLoadError") or {}
+        if loaded.get("__typename") == "PythonError":
+            lines = (loaded.get("message") or "").strip().splitlines()
+            return "error", lines[0] if lines else "(no message)"
+        if entry.get("loadStatus") == "LOADED" and loaded.get("__typename") == "RepositoryLocation":
+            return "loaded", ""
+    return "loading", ""
+
+
+def _graphql(url: str, query: str, variables: dict) -> dict:
+    """One GraphQL call to the web UI; its `data` (ValueError when the answer has none)."""
+    body = json.dumps({"query": query, "variables": variables}).encode()
+    request = urllib.request.Request(f"{url}/graphql", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        data = json.loads(response.read()).get("data")
+    if not isinstance(data, dict):
+        raise ValueError("no data in the GraphQL answer")
+    return data
 
 
 def died(processes: dict[str, subprocess.Popen]) -> str | None:

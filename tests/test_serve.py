@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,10 @@ def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]
         pgids = _children(serve.pid)
         assert len(pgids) == 2  # the daemon and the web UI, each leading its own group
         yield DagsterGraphQLClient("127.0.0.1", port_number=port)
+    except BaseException:
+        for log in sorted((data / "logs").glob("serve-*.log")):  # shown by pytest on failure
+            print(f"--- {log}\n" + "\n".join(log.read_text(errors="replace").splitlines()[-80:]))
+        raise
     finally:
         serve.send_signal(signal.SIGTERM)
         code = serve.wait(timeout=90)
@@ -173,3 +180,51 @@ def test_bad_serve_flags_are_one_line_before_anything_starts(tmp_path: Path, arg
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and expected in run.stderr
     assert not (tmp_path / "d" / "dagster_home").exists()
+
+
+class _Workspace(BaseHTTPRequestHandler):
+    """A web UI whose code location failed to load until someone asks for a reload."""
+
+    reloads: list[str] = []
+
+    def do_GET(self) -> None:  # /server_info
+        self._answer({})
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if "reloadRepositoryLocation" in body["query"]:
+            type(self).reloads.append(body["variables"]["name"])
+            self._answer({"data": {"reloadRepositoryLocation": {"__typename": "WorkspaceLocationEntry"}}})
+            return
+        loaded = {"__typename": "RepositoryLocation"} if self.reloads else {
+            "__typename": "PythonError", "message": "DagsterUserCodeUnreachableError: timed out\nmore"}
+        self._answer({"data": {"workspaceOrError": {"__typename": "Workspace", "locationEntries": [
+            {"name": "pipelines.definitions", "loadStatus": "LOADED", "locationOrLoadError": loaded}]}}})
+
+    def _answer(self, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_code_location_that_failed_to_load_is_reloaded_before_serve_says_ready() -> None:
+    from bodoge.serve import location_state, wait_until_ready
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Workspace)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert location_state(url) == ("error", "DagsterUserCodeUnreachableError: timed out")
+        wait_until_ready(url, {"daemon": child}, timeout=30)
+        assert _Workspace.reloads == ["pipelines.definitions"]
+        assert location_state(url) == ("loaded", "")
+    finally:
+        child.kill()
+        child.wait()
+        server.shutdown()
