@@ -26,7 +26,7 @@ from scrapy.crawler import CrawlerProcess
 
 from core.ids import new_run_id
 from scrapers import settings as default_settings
-from scrapers.lifeline import die_with_parent, stop_process
+from scrapers.lifeline import die_with_parent, orphaned, stop_process
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
 from scrapers.outcome import FAILURE_STAT, first_line
 from scrapers.runlock import inherited_fds
@@ -252,11 +252,18 @@ class _CrawlerProcess(CrawlerProcess):
     """
 
     received_signal: int | None = None
+    parent_pid: int | None = None
 
     def _signal_shutdown(self, signum: int, frame: Any) -> None:
         if self.received_signal is None:
             self.received_signal = signum
         super()._signal_shutdown(signum, frame)
+
+    def _signal_kill(self, signum: int, frame: Any) -> None:
+        """A second signal forces an unclean stop, except a repeated parent-death SIGTERM."""
+        if signum == signal.SIGTERM and orphaned(self.parent_pid):
+            return  # the kernel repeating that the parent died: keep stopping gracefully
+        super()._signal_kill(signum, frame)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         max_pages=args.max_pages,
         crawl_delay=delay,
     )
-    process = _CrawlerProcess(settings, install_root_handler=True)
+    process = _CrawlerProcess(settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
+    process.parent_pid = args.parent_pid
     crawler = process.create_crawler(SiteSpider)
     start_errors: list[BaseException] = []
     done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users,

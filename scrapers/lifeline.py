@@ -35,6 +35,18 @@ def die_with_parent(*, parent_pid: int, signum: int = signal.SIGTERM) -> bool:
     return True
 
 
+def orphaned(parent_pid: int | None) -> bool:
+    """True once the parent this process was started by has died (it has been re-parented).
+
+    Why: when a parent with several threads dies, Linux re-parents the child to each of its
+    exiting threads in turn and sends the parent-death signal at every step, so the child
+    can get SIGTERM twice. A second SIGTERM normally means "stop now, uncleanly"; for an
+    orphan it is only the same news again and must not cut the graceful stop short (it
+    did: the crawl's run record was left 'running').
+    """
+    return parent_pid is not None and os.getppid() != parent_pid
+
+
 def stop_process(process: subprocess.Popen, *, timeout: float) -> int:
     """SIGTERM `process`, wait up to `timeout` seconds for it to stop cleanly, then SIGKILL.
 
