@@ -155,11 +155,11 @@ def discover(
 
     ``champion``/``params``/``weighting``/``seed`` come from the evaluation report (the
     champion's name, its chosen parameters, ``report.weighting.name``) and make the run's
-    ``ChampionFit``; the champion is fitted on every collection row under single-threaded
-    BLAS. The blend is described in
-    ``models.discovery.blend``, the exclusion rules in ``members``, the reasons in
-    ``reasons``, the re-ranking in ``rerank`` and the files written to ``model_dir`` in
-    ``store``.
+    ``ChampionFit`` (kept as keywords here: the nightly asset passes the report's fields);
+    the champion is fitted on every collection row under single-threaded BLAS. The blend
+    is described in ``models.discovery.blend``, the exclusion rules in ``members``, the
+    reasons in ``reasons``, the re-ranking in ``rerank`` and the files written to
+    ``model_dir`` in ``store``.
     """
     blend = blend or Blend()
     fit = ChampionFit(champion=champion, params=params, weighting=weighting, seed=seed)
