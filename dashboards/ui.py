@@ -31,6 +31,7 @@ import streamlit as st
 from core.ages import ago  # noqa: F401 - the pages call ui.ago
 from dashboards import sql
 from dashboards.charts import FONT_FAMILY
+from dashboards.views import page_spec
 
 WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
 DATA_DIR_ENV = "BODOGE_DATA_DIR"
@@ -172,20 +173,21 @@ def warehouse() -> Iterator[Warehouse]:
 
 
 def page(
-    title: str,
-    caption: str,
+    slug: str,
     *parts: Callable[[Warehouse], None],
     requires: tuple[str, ...] = (),
     what: str = "",
 ) -> None:
-    """The frame every page shares: its title and caption, the warehouse, then its parts.
+    """The frame every page shares: its title and caption (from the page registry,
+    ``dashboards.views.PAGES``, under ``slug``), the warehouse, then its parts.
 
     Why `requires` here: a page whose every part reads the same marts says once what
     it waits for, and shows one note instead of a column of empty sections; a page
     whose parts stand on their own (Overview, Recommendations) checks in each part.
     """
-    st.title(title)
-    st.caption(caption)
+    spec = page_spec(slug)
+    st.title(spec.title)
+    st.caption(spec.caption)
     with warehouse() as wh:
         if requires and not wh.require(*requires, what=what):
             return

@@ -7,7 +7,7 @@ with implicit's own threads, so BLAS is held to one thread meanwhile (see
 
 from __future__ import annotations
 
-from typing import Self
+from typing import ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,18 +17,33 @@ from implicit.cpu.bpr import BayesianPersonalizedRanking
 from models.base import Recommender, hyperparameters, single_threaded_blas
 
 
+@hyperparameters
 class _Factorization(Recommender):
     """Fitting, scoring and item similarity shared by the factor models.
 
-    A subclass only says which implicit model to build (``_implicit_model``): the copy
-    to float32, the one-thread BLAS and reading the factors back are the same for both,
-    so they cannot drift apart. The hyperparameters are implicit's own, under implicit's
-    names, and go to it whole (``get_params()``): a field added here cannot be forgotten
-    on the way.
+    A subclass only says which implicit class it wraps and on how many threads, as class
+    keywords (``class ALS(_Factorization, implicit=AlternatingLeastSquares, threads=0)``):
+    the copy to float32, the one-thread BLAS and reading the factors back are the same for
+    both, so they cannot drift apart. The hyperparameters are implicit's own, under
+    implicit's names, and go to it whole (``get_params()``): a field added here cannot be
+    forgotten on the way. The two both models share (vector length, seed) are declared
+    here once.
     """
 
+    implicit: ClassVar[type[AlternatingLeastSquares | BayesianPersonalizedRanking]]
+    threads: ClassVar[int]
+    """implicit's ``num_threads``: 0 is every core."""
+
+    factors: int = 64
+    random_state: int | None = 0
+
+    def __init_subclass__(cls, *, implicit: type, threads: int, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.implicit, cls.threads = implicit, threads
+
     def _implicit_model(self) -> AlternatingLeastSquares | BayesianPersonalizedRanking:
-        raise NotImplementedError
+        """implicit's model with every hyperparameter, on the subclass's threads."""
+        return self.implicit(**self.get_params(), num_threads=self.threads)
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Fit the implicit model; only its factors are kept."""
@@ -58,24 +73,19 @@ class _Factorization(Recommender):
 
 
 @hyperparameters
-class ALS(_Factorization):
+class ALS(_Factorization, implicit=AlternatingLeastSquares, threads=0):
     """Implicit-feedback ALS (Hu, Koren & Volinsky 2008) with the conjugate-gradient solver.
 
     ``alpha`` scales confidences (implicit uses ``C = 1 + alpha * X``), ``regularization``
-    is the L2 penalty, ``factors`` the vector length, ``iterations`` the sweeps.
+    is the L2 penalty, ``factors`` the vector length, ``iterations`` the sweeps. Its
+    sweeps over users and games run on every core.
     """
 
     name = "als"
 
-    factors: int = 64
     regularization: float = 1.0
     alpha: float = 4.0
     iterations: int = 15
-    random_state: int | None = 0
-
-    def _implicit_model(self) -> AlternatingLeastSquares:
-        """Alternate least-squares sweeps over users and games, on all cores."""
-        return AlternatingLeastSquares(**self.get_params(), num_threads=0)
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Fit, keeping implicit's model too: ``explain`` asks it."""
@@ -89,7 +99,7 @@ class ALS(_Factorization):
 
 
 @hyperparameters
-class BPR(_Factorization):
+class BPR(_Factorization, implicit=BayesianPersonalizedRanking, threads=1):
     """Bayesian Personalized Ranking (Rendle et al. 2009), SGD on sampled pairs.
 
     Few epochs on purpose: on site-sized data implicit's BPR overfits quickly (validation
@@ -101,12 +111,6 @@ class BPR(_Factorization):
 
     name = "bpr"
 
-    factors: int = 64
     learning_rate: float = 0.01
     regularization: float = 0.01
     iterations: int = 25
-    random_state: int | None = 0
-
-    def _implicit_model(self) -> BayesianPersonalizedRanking:
-        """Sample (user, liked game, other game) triples and push them apart, on one thread."""
-        return BayesianPersonalizedRanking(**self.get_params(), num_threads=1)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from scrapers.bgg import BggError, bgg_collection_items, bgg_thing_items, is_japanese_name, username_from_source
 from scrapers.items import CollectionEntry, Game
 from scrapers.parse import ParseError, detect_kind, parse_document
 from tests.conftest_shared import shared_file, shared_files, shared_params
+from tests.examples import Table, check, examples
 
 # --- inline responses in BGG's shape -------------------------------------------------
 
@@ -116,9 +119,8 @@ def test_error_messages() -> None:
         bgg_collection_items(ACCEPTED_XML, username="x")
 
 
-@pytest.mark.parametrize(
-    ("source", "expected"),
-    [
+BGG_EXAMPLES: Table = {
+    username_from_source: [
         ("https://boardgamegeek.com/xmlapi2/collection?username=fagentu007&stats=1", "fagentu007"),
         ("https://boardgamegeek.com/xmlapi2/collection?stats=1&username=Some%20One", "Some One"),
         ("https://boardgamegeek.com/collection/user/bob", "bob"),
@@ -130,18 +132,16 @@ def test_error_messages() -> None:
         ("", None),
         (None, None),
     ],
-)
-def test_username_from_source(source: str | None, expected: str | None) -> None:
-    assert username_from_source(source) == expected
+    is_japanese_name: [
+        ("アグリコラ", True), ("クー", True), ("大名", True), ("农场主", False), ("農家樂", False), ("星蚀", False),
+        ("아그리콜라", False), ("Агрикола", False), ("Coup", False), ("深入絕地 (繁體版)", False),
+    ],
+}
 
 
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [("アグリコラ", True), ("クー", True), ("大名", True), ("农场主", False), ("農家樂", False), ("星蚀", False),
-     ("아그리콜라", False), ("Агрикола", False), ("Coup", False), ("深入絕地 (繁體版)", False)],
-)
-def test_is_japanese_name(name: str, expected: bool) -> None:
-    assert is_japanese_name(name) is expected
+@pytest.mark.parametrize(("function", "given", "expected"), examples(BGG_EXAMPLES))
+def test_bgg_examples(function: Callable[[str | None], object], given: str | None, expected: object) -> None:
+    check(function, given, expected)
 
 
 def test_parse_document_bgg_inline() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -17,6 +18,7 @@ from scrapers.fields import (
     parse_year,
 )
 from tests.conftest_shared import shared_file
+from tests.examples import Table, check, examples
 
 GARBAGE = [
     None, "", " ", "未登録", "abc", "人", "分", "～", "~~~", "人人人", "\x00", "-", "1e5", "NaN",
@@ -24,9 +26,8 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+FIELD_EXAMPLES: Table = {
+    normalize: [
         ("２人～４人", "2人~4人"),
         ("2人〜4人", "2人~4人"),
         ("1人~4人", "1人~4人"),
@@ -37,14 +38,7 @@ GARBAGE = [
         (None, ""),
         ("", ""),
     ],
-)
-def test_normalize(text: str | None, expected: str) -> None:
-    assert normalize(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_players: [
         ("2人～4人", (2, 4)),
         ("2人", (2, 2)),
         ("1人～65536人", (1, 65536)),
@@ -66,14 +60,7 @@ def test_normalize(text: str | None, expected: str) -> None:
         ("", (None, None)),
         (None, (None, None)),
     ],
-)
-def test_parse_players(text: str | None, expected: tuple[int | None, int | None]) -> None:
-    assert parse_players(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_minutes: [
         ("30分～60分", (30, 60)),
         ("10分前後", (10, 10)),
         ("120分前後", (120, 120)),
@@ -89,14 +76,7 @@ def test_parse_players(text: str | None, expected: tuple[int | None, int | None]
         ("未登録", (None, None)),
         (None, (None, None)),
     ],
-)
-def test_parse_minutes(text: str | None, expected: tuple[int | None, int | None]) -> None:
-    assert parse_minutes(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_age: [
         ("10歳～", 10),
         ("20歳～", 20),
         ("8歳から", 8),
@@ -114,14 +94,7 @@ def test_parse_minutes(text: str | None, expected: tuple[int | None, int | None]
         ("", None),
         (None, None),
     ],
-)
-def test_parse_age(text: str | None, expected: int | None) -> None:
-    assert parse_age(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_year: [
         ("2025年～", 2025),
         ("2025年", 2025),
         ("2021年~", 2021),  # real page
@@ -134,14 +107,7 @@ def test_parse_age(text: str | None, expected: int | None) -> None:
         ("未登録", None),
         (None, None),
     ],
-)
-def test_parse_year(text: str | None, expected: int | None) -> None:
-    assert parse_year(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_count: [
         ("1,203", 1203),
         ("９", 9),
         ("マイボードゲーム 412", 412),
@@ -155,14 +121,7 @@ def test_parse_year(text: str | None, expected: int | None) -> None:
         ("", None),
         (None, None),
     ],
-)
-def test_parse_count(text: str | None, expected: int | None) -> None:
-    assert parse_count(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    parse_rating: [
         ("0", None),
         ("1", 1),
         ("4", 4),
@@ -177,14 +136,7 @@ def test_parse_count(text: str | None, expected: int | None) -> None:
         ("abc", None),
         (None, None),
     ],
-)
-def test_parse_rating(text: str | None, expected: int | None) -> None:
-    assert parse_rating(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+    classify_spec: [
         ("2人～4人", "players"),
         ("2人", "players"),
         ("1人~4人", "players"),
@@ -205,9 +157,12 @@ def test_parse_rating(text: str | None, expected: int | None) -> None:
         ("", None),
         (None, None),
     ],
-)
-def test_classify_spec(text: str | None, expected: str | None) -> None:
-    assert classify_spec(text) == expected
+}
+
+
+@pytest.mark.parametrize(("function", "text", "expected"), examples(FIELD_EXAMPLES))
+def test_field_examples(function: Callable[[str | None], object], text: str | None, expected: object) -> None:
+    check(function, text, expected)
 
 
 @pytest.mark.parametrize("text", GARBAGE)

@@ -19,12 +19,18 @@ VIEWS_DIR = Path(__file__).resolve().parent
 
 @dataclass(frozen=True, slots=True)
 class PageSpec:
-    """One page: its URL path, menu title, script file (in this folder) and icon."""
+    """One page: its URL path, title (menu and heading), script file (in this folder), icon
+    and the caption under its heading.
+
+    Why the heading and caption live here too: the menu and the page then cannot name a
+    page differently; a page's script says only what it shows (``ui.page(slug, *parts)``).
+    """
 
     slug: str
     title: str
     file: str
     icon: str
+    caption: str
     default: bool = False
 
     @property
@@ -38,11 +44,28 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("overview", "概要 Overview", "overview.py", ":material/dashboard:", default=True),
-    PageSpec("catalogue", "カタログ Catalogue", "catalogue.py", ":material/casino:"),
-    PageSpec("popularity", "人気 Popularity", "popularity.py", ":material/trending_up:"),
-    PageSpec("collections", "コレクション Collections", "member_collections.py", ":material/shelves:"),
-    PageSpec("recommendations", "おすすめ Recommendations", "recommendations.py", ":material/recommend:"),
-    PageSpec("cafes", "カフェ Cafes", "cafes.py", ":material/local_cafe:"),
-    PageSpec("data-quality", "データ品質 Data quality", "data_quality.py", ":material/fact_check:"),
+    PageSpec("overview", "概要 Overview", "overview.py", ":material/dashboard:", default=True,
+             caption="How much the warehouse holds, how fresh the crawl is, and how the last nightly run went."),
+    PageSpec("catalogue", "カタログ Catalogue", "catalogue.py", ":material/casino:",
+             caption="Distributions over the games the site lists; filter by year, mechanics and themes."),
+    PageSpec("popularity", "人気 Popularity", "popularity.py", ":material/trending_up:",
+             caption="Members' public collections against the site's own counters, and what changed since the "
+                     "last crawl."),
+    PageSpec("collections", "コレクション Collections", "member_collections.py", ":material/shelves:",
+             caption="Collection sizes, the mix of statuses, and what members own by player count and play time."),
+    PageSpec("recommendations", "おすすめ Recommendations", "recommendations.py", ":material/recommend:",
+             caption="Model runs and their metrics, popularity bias of the recommendations, and a per-member "
+                     "explorer."),
+    PageSpec("cafes", "カフェ Cafes", "cafes.py", ":material/local_cafe:",
+             caption="Cafe offers against members' wants (気になる and お気に入り), and the wanted games nobody offers."),
+    PageSpec("data-quality", "データ品質 Data quality", "data_quality.py", ":material/fact_check:",
+             caption="Results of the data-quality checks over the marts, and the quarantined pages."),
 )
+
+
+def page_spec(slug: str) -> PageSpec:
+    """The page listed under ``slug``; a ``KeyError`` names the known ones."""
+    for spec in PAGES:
+        if spec.slug == slug:
+            return spec
+    raise KeyError(f"no dashboard page {slug!r}; known: {', '.join(p.slug for p in PAGES)}")

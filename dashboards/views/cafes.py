@@ -67,8 +67,7 @@ TOP_N = 15
 
 def main() -> None:
     ui.page(
-        "カフェ Cafes",
-        "Cafe offers against members' wants (気になる and お気に入り), and the wanted games nobody offers.",
+        "cafes",
         coverage, per_cafe, nowhere,
         requires=("marts.cafe_coverage",), what="Cafe coverage",
     )

@@ -8,6 +8,10 @@ would distort, and the page says how many were left out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
 import polars as pl
 import streamlit as st
 
@@ -132,8 +136,7 @@ def catalogue_games(*, year_from: int, year_to: int, keep_undated: bool, mechani
 
 def main() -> None:
     ui.page(
-        "カタログ Catalogue",
-        "Distributions over the games the site lists; filter by year, mechanics and themes.",
+        "catalogue",
         lambda wh: distributions(wh, filter_bar(wh)),
         requires=("marts.games",), what="The catalogue",
     )
@@ -164,6 +167,54 @@ def filter_bar(wh: ui.Warehouse) -> dict:
     return {"year_from": year_from, "year_to": year_to, "keep_undated": full, "mechanics": mechanics, "themes": themes}
 
 
+@dataclass(frozen=True, kw_only=True)
+class Distribution:
+    """One distribution chart of the page: games per value of one column of marts.games.
+
+    Why a table of these: the four charts are drawn the same way (a titled section, the
+    query under the page's filters, bars, and a note with how many implausible values
+    were left out), so they differ only in this data."""
+
+    title: str
+    query: Callable[..., str]
+    x: str
+    x_title: str
+    y_title: str = "games"
+    alt_text: str
+    note: str
+    """The caption under the chart; ``{n}`` is how many games were left out of it."""
+    excluded: str
+    """Which count of ``catalogue_summary`` is this chart's ``{n}``."""
+    in_row_order: bool = False
+    """Keep the query's row order on the axis (buckets), instead of sorting the values."""
+    bar_options: dict[str, Any] = field(default_factory=dict)
+
+    def draw(self, wh: ui.Warehouse, filters: dict, n_excluded: int) -> None:
+        """The section: the chart, then its note."""
+        with ui.section(self.title):
+            frame = wh.query(self.query, **filters)
+            sort = frame[self.x].to_list() if self.in_row_order else None
+            show(bars(frame, x=self.x, y="n_games", x_title=self.x_title, y_title=self.y_title, sort=sort,
+                      **self.bar_options), alt_text=self.alt_text)
+            st.caption(self.note.format(n=n_excluded))
+
+
+DISTRIBUTIONS = (
+    Distribution(title="人数 Player count", query=players_distribution, x="players", x_title="players (人)",
+                 y_title="games playable", alt_text="Games playable by each number of players",
+                 note="A game counts for every N it can be played with. {n:,} excluded.", excluded="player counts"),
+    Distribution(title="プレイ時間 Play time", query=minutes_distribution, x="bucket", x_title="longest play time",
+                 alt_text="Games per play-time bucket", note="By the longest published time. {n:,} excluded.",
+                 excluded="play times", in_row_order=True, bar_options={"label_angle": -30}),
+    Distribution(title="対象年齢 Minimum age", query=age_distribution, x="min_age", x_title="minimum age (歳)",
+                 alt_text="Games per minimum age", excluded="ages",
+                 note=f"Ages outside {AGE_RANGE[0]}–{AGE_RANGE[1]}: {{n:,}} excluded."),
+    Distribution(title="発売年 Year", query=year_distribution, x="year", x_title="year",
+                 alt_text="Games per publication year", note="{n:,} implausible years excluded.", excluded="years",
+                 bar_options={"x_type": "O", "every_label": False}),
+)
+
+
 def distributions(wh: ui.Warehouse, filters: dict) -> None:
     """Four distribution charts and the matching games."""
     summary = wh.query(catalogue_summary, **filters).row(0, named=True)
@@ -180,28 +231,10 @@ def distributions(wh: ui.Warehouse, filters: dict) -> None:
         + ", ".join(f"{what} {n:,}" for what, n in excluded.items())
         + "."
     )
-    left, right = st.columns(2)
-    with left, ui.section("人数 Player count"):
-        frame = wh.query(players_distribution, **filters)
-        show(bars(frame, x="players", y="n_games", x_title="players (人)", y_title="games playable"),
-             alt_text="Games playable by each number of players")
-        st.caption(f"A game counts for every N it can be played with. {excluded['player counts']:,} excluded.")
-    with right, ui.section("プレイ時間 Play time"):
-        frame = wh.query(minutes_distribution, **filters)
-        show(bars(frame, x="bucket", y="n_games", x_title="longest play time", y_title="games",
-                  sort=frame["bucket"].to_list(), label_angle=-30), alt_text="Games per play-time bucket")
-        st.caption(f"By the longest published time. {excluded['play times']:,} excluded.")
-    left, right = st.columns(2)
-    with left, ui.section("対象年齢 Minimum age"):
-        frame = wh.query(age_distribution, **filters)
-        show(bars(frame, x="min_age", y="n_games", x_title="minimum age (歳)", y_title="games"),
-             alt_text="Games per minimum age")
-        st.caption(f"Ages outside {AGE_RANGE[0]}–{AGE_RANGE[1]}: {excluded['ages']:,} excluded.")
-    with right, ui.section("発売年 Year"):
-        frame = wh.query(year_distribution, **filters)
-        show(bars(frame, x="year", y="n_games", x_title="year", y_title="games", x_type="O", every_label=False),
-             alt_text="Games per publication year")
-        st.caption(f"{excluded['years']:,} implausible years excluded.")
+    for pair in (DISTRIBUTIONS[:2], DISTRIBUTIONS[2:]):
+        for column, chart in zip(st.columns(2), pair, strict=True):
+            with column:
+                chart.draw(wh, filters, excluded[chart.excluded])
     with ui.section("ゲーム一覧 Matching games"):
         games = wh.query(catalogue_games, **filters, limit=500)
         st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).")

@@ -48,11 +48,7 @@ SEVERITY_COLORS = alt.Scale(domain=["error", "warn"], range=["#c62828", "#ef6c00
 
 
 def main() -> None:
-    ui.page(
-        "データ品質 Data quality",
-        "Results of the data-quality checks over the marts, and the quarantined pages.",
-        checks, quarantined_pages,
-    )
+    ui.page("data-quality", checks, quarantined_pages)
 
 
 def checks(wh: ui.Warehouse) -> None:

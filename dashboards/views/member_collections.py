@@ -105,8 +105,7 @@ def collection_summary() -> str:
 
 def main() -> None:
     ui.page(
-        "コレクション Collections",
-        "Collection sizes, the mix of statuses, and what members own by player count and play time.",
+        "collections",
         sizes, statuses, owned,
         requires=("marts.members", "marts.collections", "marts.games"), what="Collections",
     )

@@ -117,11 +117,7 @@ def runs_chart(runs: pl.DataFrame, *, title: str, tooltip: list) -> alt.Chart:
 
 
 def main() -> None:
-    ui.page(
-        "概要 Overview",
-        "How much the warehouse holds, how fresh the crawl is, and how the last nightly run went.",
-        published_night, counts, crawl_freshness, nightly_run,
-    )
+    ui.page("overview", published_night, counts, crawl_freshness, nightly_run)
 
 
 def published_night(wh: ui.Warehouse) -> None:

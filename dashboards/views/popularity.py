@@ -81,8 +81,7 @@ TOP_N = 15
 
 def main() -> None:
     ui.page(
-        "人気 Popularity",
-        "Members' public collections against the site's own counters, and what changed since the last crawl.",
+        "popularity",
         by_status,
         requires=("marts.game_popularity",), what="Popularity",
     )

@@ -122,11 +122,7 @@ METRICS = {"ndcg": "NDCG", "precision": "precision", "recall": "recall", "map": 
 
 
 def main() -> None:
-    ui.page(
-        "おすすめ Recommendations",
-        "Model runs and their metrics, popularity bias of the recommendations, and a per-member explorer.",
-        model_history, beyond_accuracy, popularity_bias, explorer,
-    )
+    ui.page("recommendations", model_history, beyond_accuracy, popularity_bias, explorer)
 
 
 def model_history(wh: ui.Warehouse) -> None:

@@ -28,7 +28,7 @@ import polars as pl
 
 from models.base import single_threaded_blas, top_n
 from models.discovery.group import AGGREGATIONS, Table, aggregate, member_scores
-from models.discovery.run import fit_on_earlier
+from models.discovery.run import ChampionFit, fit_on_earlier
 from models.metrics import ndcg_at_k, recall_at_k
 
 log = logging.getLogger("bodoge.models")
@@ -58,17 +58,19 @@ def evaluate_group_aggregations(
     games: pl.DataFrame,
     *,
     posts: pl.DataFrame | None = None,
-    champion: str = "ease",
-    params: dict[str, Any] | None = None,
-    weighting: str = "graded",
+    fit: ChampionFit | None = None,
     size: int = 3,
     n_groups: int = 300,
     k: int = 10,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """``{"n_groups", "size", "k", "aggregations": {name: {"ndcg", "recall"}}, "winner"}``."""
-    state, train, test = fit_on_earlier(collections, games, posts, champion=champion, params=params,
-                                        weighting=weighting, seed=seed)
+    """``{"n_groups", "size", "k", "champion", "aggregations": {name: {"ndcg", "recall"}}, "winner"}``.
+
+    ``fit`` is how the champion is fitted (``run.ChampionFit``; by default EASE with its
+    default parameters on graded weights); ``seed`` picks the synthetic groups, and the champion's too when
+    ``fit`` is not given, so one number reproduces a whole measurement."""
+    fit = fit or ChampionFit(seed=seed)
+    state, train, test = fit_on_earlier(collections, games, posts, fit)
     catalogue = set(state.game_ids.to_list())
     lists: dict[str, list[dict[str, Any]]] = {how: [] for how in AGGREGATIONS}
     relevant_rows = []
@@ -99,5 +101,5 @@ def evaluate_group_aggregations(
     winner = max(AGGREGATIONS, key=lambda how: (results[how]["ndcg"], -AGGREGATIONS.index(how)))
     log.info("group aggregation: %d groups of %d; %s", n_used, size,
              ", ".join(f"{how} ndcg@{k} {r['ndcg']:.4f}" for how, r in results.items()))
-    return {"n_groups": n_used, "size": size, "k": k, "champion": champion, "aggregations": results,
+    return {"n_groups": n_used, "size": size, "k": k, "champion": fit.champion, "aggregations": results,
             "winner": winner}

@@ -98,10 +98,10 @@ def tradeoff_curve(
     Every list ranks the games a member had not marked at all before, as ``bodoge
     evaluate`` does (the nightly's lists may also bring back 興味あり games, which a
     time split can never count as hits: they are left out here so the comparison is fair)."""
-    from models.discovery.run import fit_on_earlier
+    from models.discovery.run import ChampionFit, fit_on_earlier
 
-    state, train, test = fit_on_earlier(collections, games, posts, champion=champion, params=params,
-                                        weighting=weighting, seed=seed)
+    fit = ChampionFit(champion=champion, params=params or {}, weighting=weighting, seed=seed)
+    state, train, test = fit_on_earlier(collections, games, posts, fit)
     relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
     users = relevant.get_column("user_id").unique().sort()
     if users.len() > max_users:

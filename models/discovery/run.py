@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,36 @@ class Discovery:
     similar_games: pl.DataFrame
     next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
     stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChampionFit:
+    """How to fit the champion: its name and chosen parameters, the interaction weighting
+    and the seed (from the evaluation report: ``champion``, ``params``, ``weighting``).
+
+    Why one object: the nightly run (``discover``) and the offline measurements
+    (``fit_on_earlier`` for ``group_eval`` and ``rerank``) fit the same way, so the four
+    travel together and are checked once, when the object is made (a one-line
+    ``ValueError`` naming the known choices). The defaults are what the measurements use
+    when told nothing else."""
+
+    champion: str = "ease"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    weighting: str = "graded"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        candidates = default_candidates()
+        if self.champion not in candidates:
+            raise ValueError(f"unknown champion {self.champion!r}; known: {', '.join(candidates)}")
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"unknown weighting {self.weighting!r}; known: {', '.join(WEIGHTINGS)}")
+
+    def build(self) -> Recommender:
+        """A fresh, unfitted champion with these parameters and this seed."""
+        return default_candidates()[self.champion].build(dict(self.params), self.seed)
+
+
 def catalog_frame(games: pl.DataFrame) -> pl.DataFrame:
     """One row per game id, sorted by id (so the layout does not depend on row order)."""
     return games.filter(pl.col("game_id").is_not_null()).with_columns(
@@ -50,11 +81,8 @@ def fit_state(
     rows: pl.DataFrame,
     catalog: pl.DataFrame,
     posts: pl.DataFrame | None,
+    fit: ChampionFit,
     *,
-    champion: str,
-    params: dict[str, Any],
-    weighting: str,
-    seed: int = 0,
     blend: Blend | None = None,
     timings: dict[str, float] | None = None,
 ) -> DiscoveryModel:
@@ -64,21 +92,22 @@ def fit_state(
     timings = {} if timings is None else timings
     tick = time.perf_counter()
     if rows.height:
-        interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[weighting])
-        model: Recommender | None = default_candidates()[champion].build(params, seed).fit(interactions.matrix)
+        interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
+        model: Recommender | None = fit.build().fit(interactions.matrix)
     else:
         interactions, model = empty_interactions(), None
     timings["fit_seconds"] = time.perf_counter() - tick
     log.info(
         "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
-        champion, rows.height, interactions.shape[0], interactions.shape[1], weighting, timings["fit_seconds"],
+        fit.champion, rows.height, interactions.shape[0], interactions.shape[1], fit.weighting,
+        timings["fit_seconds"],
     )
     tick = time.perf_counter()
     content = ContentModel.fit(catalog, posts)
     graph = content.neighbours(blend.neighbours)
     timings["content_seconds"] = time.perf_counter() - tick
     state = DiscoveryModel(
-        champion=champion, model=model, interactions=interactions, content=content,
+        champion=fit.champion, model=model, interactions=interactions, content=content,
         collections=rows, blend=blend, graph=graph,
     )
     log.info(
@@ -92,11 +121,7 @@ def fit_on_earlier(
     collections: pl.DataFrame,
     games: pl.DataFrame,
     posts: pl.DataFrame | None,
-    *,
-    champion: str,
-    params: dict[str, Any] | None,
-    weighting: str,
-    seed: int,
+    fit: ChampionFit,
 ) -> tuple[DiscoveryModel, pl.DataFrame, pl.DataFrame]:
     """For offline measurements: a time split of ``marts.collections`` rows (each member's
     latest 20 % are "later"), and the state fitted on the earlier rows. Returns the state
@@ -106,8 +131,7 @@ def fit_on_earlier(
     earlier = normalise_interactions(earlier.drop("updated_at"), source="earlier entries")
     later = normalise_interactions(later.drop("updated_at"), source="later entries")
     with single_threaded_blas():
-        state = fit_state(earlier, catalog_frame(games), posts, champion=champion, params=params or {},
-                          weighting=weighting, seed=seed)
+        state = fit_state(earlier, catalog_frame(games), posts, fit)
     return state, earlier, later
 
 
@@ -129,19 +153,16 @@ def discover(
 ) -> Discovery:
     """Recommendations (top ``depth`` per member), play next and similar games for a whole run.
 
-    ``champion``/``params``/``weighting`` come from the evaluation report (the champion's
-    name, its chosen parameters, ``report.weighting.name``). The champion is fitted on
-    every collection row under single-threaded BLAS. The blend is described in
-    ``models.discovery.blend``, the exclusion rules in ``members``, the reasons in
-    ``reasons``, the re-ranking in ``rerank`` and the files written to ``model_dir`` in
-    ``store``.
+    ``champion``/``params``/``weighting``/``seed`` come from the evaluation report (the
+    champion's name, its chosen parameters, ``report.weighting.name``) and make the run's
+    ``ChampionFit`` (kept as keywords here: the nightly asset passes the report's fields);
+    the champion is fitted on every collection row under single-threaded BLAS. The blend
+    is described in ``models.discovery.blend``, the exclusion rules in ``members``, the
+    reasons in ``reasons``, the re-ranking in ``rerank`` and the files written to
+    ``model_dir`` in ``store``.
     """
     blend = blend or Blend()
-    candidates = default_candidates()
-    if champion not in candidates:
-        raise ValueError(f"unknown champion {champion!r}; known: {', '.join(candidates)}")
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"unknown weighting {weighting!r}; known: {', '.join(WEIGHTINGS)}")
+    fit = ChampionFit(champion=champion, params=params, weighting=weighting, seed=seed)
     if depth < 1 or n_similar < 1:
         raise ValueError("depth and n_similar must be at least 1")
     started = time.perf_counter()
@@ -150,8 +171,7 @@ def discover(
     catalog = catalog_frame(games)
 
     with single_threaded_blas():
-        state = fit_state(rows, catalog, posts, champion=champion, params=params, weighting=weighting,
-                          seed=seed, blend=blend, timings=timings)
+        state = fit_state(rows, catalog, posts, fit, blend=blend, timings=timings)
         n_cold = int((state.cf_cols < 0).sum())
 
         tick = time.perf_counter()

@@ -27,7 +27,7 @@ from dashboards.views import catalogue as catalogue_page
 from dashboards.views import popularity as popularity_page
 from dashboards.views import recommendations as recommendations_page
 from dashboards.launch import APP
-from dashboards.views import PAGES, PageSpec
+from dashboards.views import PAGES, PageSpec, page_spec
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The charts and tables each page must show on a full warehouse.
@@ -50,18 +50,13 @@ def open_page(spec: PageSpec, *, timeout: float = 30) -> AppTest:
     return at
 
 
-def page(slug: str) -> PageSpec:
-    """The page listed under `slug`."""
-    return next(p for p in PAGES if p.slug == slug)
-
-
 @pytest.fixture
 def open_sample(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None]
 ) -> Callable[[str], AppTest]:
     """Opens a page, by slug, on the sample warehouse."""
     use_warehouse(dashboard_warehouse.path)
-    return lambda slug: open_page(page(slug))
+    return lambda slug: open_page(page_spec(slug))
 
 
 def texts(at: AppTest) -> str:
@@ -103,6 +98,7 @@ def test_page_renders_with_charts_and_tables(
     record_property("seconds_uncached", round(elapsed, 2))
     assert_clean(at)
     assert at.title and at.title[0].value == spec.title
+    assert spec.caption in [c.value for c in at.caption]
     assert JAPANESE.search(texts(at))
     assert not at.info, f"unexpected notes on a full warehouse: {[i.value for i in at.info]}"
     assert len(charts(at)) >= MIN_CHARTS[spec.slug]
@@ -118,6 +114,9 @@ def test_menu_lists_every_page_once() -> None:
     assert len(set(slugs)) == len(slugs)
     assert sum(p.default for p in PAGES) == 1
     assert all(p.path.is_file() for p in PAGES)
+    assert page_spec("cafes").file == "cafes.py"
+    with pytest.raises(KeyError, match="no dashboard page 'cafe'; known: overview, catalogue"):
+        page_spec("cafe")
     assert not (APP.parent / "pages").exists(), "a pages/ folder would switch Streamlit to v1 multipage mode"
 
 
@@ -220,7 +219,7 @@ def test_pages_without_model_tables_still_show_the_rest(
     marts_only_warehouse: Path, use_warehouse: Callable[[Path], None]
 ) -> None:
     use_warehouse(marts_only_warehouse)
-    at = open_page(page("recommendations"))
+    at = open_page(page_spec("recommendations"))
     assert_clean(at)
     notes = " ".join(i.value for i in at.info)
     assert "marts.model_runs" in notes and "marts.recommendations" in notes
@@ -240,7 +239,7 @@ def test_page_while_a_writer_holds_the_warehouse(
     try:
         use_warehouse(path)
         st.cache_data.clear()
-        at = open_page(page("catalogue"))
+        at = open_page(page_spec("catalogue"))
         assert_clean(at)
         assert any("being written" in w.value for w in at.warning)
     finally:
@@ -256,7 +255,7 @@ def test_dashboard_never_blocks_the_nightly_writer(
     path.write_bytes(dashboard_warehouse.path.read_bytes())
     use_warehouse(path)
     st.cache_data.clear()
-    for spec in (PAGES[0], page("recommendations")):
+    for spec in (PAGES[0], page_spec("recommendations")):
         assert_clean(open_page(spec))
     done = subprocess.run(
         [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}).execute('CHECKPOINT')"],

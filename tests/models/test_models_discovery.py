@@ -1,6 +1,9 @@
-"""Discovery: recommendations for every member, similar games for every game, filters."""
+"""Discovery: recommendations for every member, similar games for every game, serving
+from the saved model. (The serving filter on hand-made rows: test_models_discovery_filters.py.)"""
 
-from datetime import datetime, timezone
+from __future__ import annotations
+
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -10,123 +13,16 @@ import pytest
 from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend
 from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
-from models.discovery.run import Discovery, discover
-from models.discovery.serving import filter_recommendations, recommend_filtered, score_user_on_the_fly
+from models.discovery.run import ChampionFit, Discovery, discover
+from models.discovery.serving import recommend_filtered, score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
-from samplesite.generator import generate_site
-from samplesite.truth import truth_frames
-from warehouse.filter_columns import with_filter_columns
-
-GENERATED_AT = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
-NEW_GAME = "brand-new-game"
-SOLO_GAME = "solo-only-game"
-
-
-def _site_frames() -> dict[str, pl.DataFrame]:
-    """A generated site (overviews and post bodies added), plus hand-made members and games.
-
-    * ``NEW_GAME``: nobody has it; its content copies the favourites of member ``FAN``.
-    * ``one-game`` and ``two-games``: members with one and two entries.
-    * ``solo``: a member whose only game (``SOLO_GAME``) no other member has.
-    * ``watcher``: a member with only 興味あり entries.
-    """
-    site = generate_site(n_games=300, n_users=500, seed=7)
-    frames = truth_frames(site)
-    overviews = pl.DataFrame(
-        {"game_id": [g.game_id for g in site.games], "overview": [g.overview for g in site.games]}
-    )
-    games = frames["games"].join(overviews, on="game_id", how="left")
-    bodies = pl.DataFrame(
-        {
-            "post_id": [str(p.post_id) for p in site.posts],
-            "body": ["\n".join(text for _, text in p.sections) for p in site.posts],
-        }
-    )
-    posts = frames["posts"].join(bodies, on="post_id", how="inner")
-    collections = frames["collections"]
-    return {"games": games, "posts": posts, "collections": collections}
-
-
-def _fan(collections: pl.DataFrame) -> str:
-    """A typical member with clear favourites: 15–60 entries, the most favourites (ties: lowest id).
-
-    Typical on purpose: a member holding most of the catalogue would get every
-    remaining game in their top 100 anyway, which would prove nothing.
-    """
-    counts = (
-        collections.group_by("user_id")
-        .agg(pl.len().alias("rows"), pl.col("favorite").sum().alias("n"))
-        .filter(pl.col("rows").is_between(15, 60))
-        .sort(["n", "user_id"], descending=[True, False])
-    )
-    return counts.get_column("user_id")[0]
-
-
-def _new_game_like(games: pl.DataFrame, favourites: list[str]) -> pl.DataFrame:
-    """A game nobody has, made of the member's favourites' most common labels and texts."""
-    liked = games.filter(pl.col("game_id").is_in(favourites))
-
-    def common(column: str, k: int) -> list[str]:
-        labels = liked.select(pl.col(column).explode()).drop_nulls().get_column(column)
-        counted = labels.value_counts().sort(["count", column], descending=[True, False])
-        return counted.get_column(column).head(k).to_list()
-
-    first = liked.sort("game_id").row(0, named=True)
-    row = {
-        **first,
-        "game_id": NEW_GAME,
-        "name_ja": "ブランニュー・ゲーム",
-        "name_en": "Brand New Game",
-        "mechanics": common("mechanics", 3),
-        "themes": common("themes", 2),
-        "designers": common("designers", 1),
-        "overview": "\n".join(liked.get_column("overview").drop_nulls().head(3).to_list()),
-    }
-    return pl.DataFrame([row], schema=games.schema)
-
-
-def _extra_members(collections: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    popular = (
-        collections.group_by("game_id").agg(pl.len().alias("n")).sort(["n", "game_id"], descending=[True, False])
-    ).get_column("game_id")
-    rows = [
-        # one game, a favourite
-        ("one-game", popular[3], True, True, True, False, 5),
-        # two games: one owned, one only watched
-        ("two-games", popular[5], True, False, False, False, 4),
-        ("two-games", popular[8], False, False, False, True, None),
-        # only games no other member has
-        ("solo", SOLO_GAME, True, True, True, False, 5),
-        # only watching
-        ("watcher", popular[12], False, False, False, True, None),
-        ("watcher", popular[20], False, False, False, True, None),
-        # a favourite-only entry (not have, not played)
-        ("fav-only", popular[1], False, False, True, False, None),
-        ("fav-only", popular[2], True, True, False, False, 3),
-    ]
-    return pl.DataFrame(
-        rows,
-        schema={
-            "user_id": pl.String, "game_id": pl.String, "have": pl.Boolean, "played": pl.Boolean,
-            "favorite": pl.Boolean, "watching": pl.Boolean, "rating": pl.Int64,
-        },
-        orient="row",
-    ).with_columns(pl.lit("2026-10-01T00:00:00+09:00").alias("updated_at"))
+from tests.models.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
 
 
 @pytest.fixture(scope="module")
 def data() -> dict[str, object]:
-    frames = _site_frames()
-    games, collections = frames["games"], frames["collections"]
-    fan = _fan(collections)
-    favourites = collections.filter((pl.col("user_id") == fan) & pl.col("favorite")).get_column("game_id").to_list()
-    solo = games.filter(pl.col("game_id") == games.get_column("game_id")[0]).with_columns(
-        pl.lit(SOLO_GAME).alias("game_id"), pl.lit("ひとりだけ").alias("name_ja")
-    )
-    games = with_filter_columns(pl.concat([games, _new_game_like(games, favourites), solo]))
-    collections = pl.concat([collections, _extra_members(collections, games)])
-    return {"games": games, "posts": frames["posts"], "collections": collections, "fan": fan}
+    return discovery_data()
 
 
 def _run(data: dict[str, object], champion: str = "ease", params: dict | None = None, **kwargs) -> Discovery:
@@ -334,62 +230,6 @@ def test_champions_without_explanations(data: dict[str, object], champion: str) 
     assert result.similar_games.get_column("game_id").n_unique() == data["games"].height  # type: ignore[union-attr]
 
 
-# --------------------------------------------------------------------- serving
-
-
-GAMES = with_filter_columns(pl.DataFrame(
-    {
-        "game_id": ["a", "b", "c", "d", "e", "f", "g"],
-        "min_players": [2, 1, 3, None, 2, 3, 2],
-        "max_players": [4, 1, 65536, 5, None, 6, 2],
-        "min_minutes": [30, 10, 20, 15, None, 60, 45],
-        "max_minutes": [60, None, 30, 15, None, 2000, 45],
-    }
-))
-RECS = pl.DataFrame(
-    {
-        "user_id": ["u"] * 7 + ["v"] * 2,
-        "rank": [1, 2, 3, 4, 5, 6, 7, 1, 2],
-        "game_id": ["a", "b", "c", "d", "e", "f", "g", "g", "a"],
-        "score": [7.0, 6, 5, 4, 3, 2, 1, 2, 1],
-    }
-)
-
-
-def _filtered(**kwargs) -> dict[str, list[str]]:
-    frame = filter_recommendations(RECS, GAMES, **kwargs)
-    return {user: frame.filter(pl.col("user_id") == user).get_column("game_id").to_list() for user in ("u", "v")}
-
-
-def test_filter_by_players() -> None:
-    # c: 3–65536人 (implausible: unknown); d: no min (unknown); e: 2人 with no max is 2–2;
-    # f 3–6, a 2–4, g 2–2.
-    assert _filtered(players=2, max_minutes=None, n=10) == {"u": ["a", "e", "g"], "v": ["g", "a"]}
-    assert _filtered(players=4, max_minutes=None, n=10) == {"u": ["a", "f"], "v": ["a"]}
-    assert _filtered(players=3, max_minutes=None, n=10)["u"] == ["a", "f"]
-    assert _filtered(players=1, max_minutes=None, n=10)["u"] == ["b"]
-
-
-def test_filter_by_minutes() -> None:
-    # b has only a minimum (10): it counts; e has none; f's 60–2000 minutes is implausible
-    # (more than a day), so its play time is unknown.
-    assert _filtered(players=None, max_minutes=30, n=10)["u"] == ["b", "c", "d"]
-    assert _filtered(players=None, max_minutes=60, n=10)["u"] == ["a", "b", "c", "d", "g"]
-
-
-def test_filter_combined_and_n() -> None:
-    assert _filtered(players=2, max_minutes=45, n=10)["u"] == ["g"]  # e has no time
-    assert _filtered(players=None, max_minutes=None, n=2) == {"u": ["a", "b"], "v": ["g", "a"]}
-    frame = filter_recommendations(RECS, GAMES, players=None, max_minutes=None, n=3)
-    assert frame.columns == RECS.columns
-    assert frame.filter(pl.col("user_id") == "u").get_column("rank").to_list() == [1, 2, 3]
-
-
-def test_filter_rejects_nonsense() -> None:
-    with pytest.raises(ValueError):
-        filter_recommendations(RECS, GAMES, players=0, max_minutes=None, n=3)
-
-
 def test_on_the_fly_matches_the_stored_rows(result: Discovery, data: dict[str, object]) -> None:
     model_dir = Path(result.stats["model_dir"])
     for name in ("model.pkl", "content_features.npz", "content_neighbours.npz", "discovery.json",
@@ -453,21 +293,19 @@ def test_bad_arguments(data: dict[str, object]) -> None:
         )
 
 
-def test_reference_scale_maps_best_to_one_and_reference_to_zero() -> None:
-    from models.discovery.blend import reference_scale
+def test_champion_fit_checks_its_names_when_made() -> None:
+    with pytest.raises(ValueError, match="^unknown champion 'nonsense'; known: popularity, "):
+        ChampionFit(champion="nonsense")
+    with pytest.raises(ValueError, match="^unknown weighting 'nonsense'; known: "):
+        ChampionFit(weighting="nonsense")
+    with pytest.raises(TypeError):
+        ChampionFit("ease")  # type: ignore[misc]  # keyword-only
+    fit = ChampionFit(champion="als", params={"factors": 8}, seed=3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit.seed = 4  # type: ignore[misc]
+    params = fit.build().get_params()
+    assert (params["factors"], params["random_state"], params["iterations"]) == (8, 3, 15)
 
-    values = np.array(
-        [[5.0, 4.0, 3.0, 1.0], [2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [9.0, 1.0, 3.0, 2.0]],
-        dtype=np.float32,
-    )
-    mask = np.ones_like(values, dtype=bool)
-    mask[3, 0] = False  # an excluded game does not set the scale
-    offset, slope = reference_scale(values, mask, 3)
-    scaled = (values - offset[:, None]) * slope[:, None]
-    np.testing.assert_allclose(scaled[0], [1.0, 0.5, 0.0, -1.0])
-    np.testing.assert_allclose(scaled[1], [1.0, 1.0, 0.0, 0.0])  # best equals the 3rd best: divide by the best
-    assert slope[2] == 0  # no signal
-    np.testing.assert_allclose(scaled[3, 1:], [0.0, 1.0, 0.5])  # 3 is best, 1 the 3rd best
 
 
 def test_no_collections_at_all(data: dict[str, object], tmp_path: Path) -> None:
