@@ -26,9 +26,10 @@ REPO_ROOT = APP.parents[1]
 
 
 def command(port: int, *, headless: bool = True, address: str = "127.0.0.1") -> list[str]:
-    """The `streamlit run` command line for the dashboard on `port`."""
+    """The `streamlit run` command line for the dashboard on `port`, in a process that stops
+    when this one dies, even by SIGKILL (`dashboards.server`)."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "dashboards.server", "--parent-pid", str(os.getpid()), "--", "run", str(APP),
         "--server.port", str(port),
         "--server.address", address,
         "--server.headless", "true" if headless else "false",

@@ -21,10 +21,11 @@ from typing import Any
 
 import dagster as dg
 
+from core.procs import die_with_parent
+
 from pipelines.recovery import PID_TAG
 from pipelines.run_guard import recover
 from pipelines.run_log import log_run_safely
-from scrapers.lifeline import die_with_parent
 
 
 def root_cause(error: Any) -> str:

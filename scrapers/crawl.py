@@ -26,7 +26,8 @@ from scrapy.crawler import CrawlerProcess
 
 from core.ids import new_run_id
 from scrapers import settings as default_settings
-from scrapers.lifeline import die_with_parent, orphaned, stop_process
+from core.procs import die_with_parent, orphaned
+from scrapers.lifeline import stop_process
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
 from scrapers.outcome import FAILURE_STAT, first_line
 from scrapers.runlock import inherited_fds

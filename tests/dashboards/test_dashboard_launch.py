@@ -6,6 +6,7 @@ port in use) must surface at once as an error, not as a wait that ends in a time
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -17,14 +18,14 @@ from dashboards.launch import APP, command, url_for, wait_until_ready
 
 def test_command_runs_the_app_headless_on_the_port() -> None:
     cmd = command(8765)
-    assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"]
-    assert cmd[4] == str(APP) and APP.is_file()
-    flags = dict(zip(cmd[5::2], cmd[6::2]))
+    assert cmd[:7] == [sys.executable, "-m", "dashboards.server", "--parent-pid", str(os.getpid()), "--", "run"]
+    assert cmd[7] == str(APP) and APP.is_file()
+    flags = dict(zip(cmd[8::2], cmd[9::2]))
     assert flags["--server.port"] == "8765"
     assert flags["--server.headless"] == "true"
     assert flags["--browser.gatherUsageStats"] == "false"
     assert flags["--server.address"] == "127.0.0.1"
-    assert dict(zip(command(1, headless=False)[5::2], command(1, headless=False)[6::2]))["--server.headless"] == "false"
+    assert dict(zip(command(1, headless=False)[8::2], command(1, headless=False)[9::2]))["--server.headless"] == "false"
 
 
 def test_url_for_reaches_a_wildcard_address_locally() -> None:
