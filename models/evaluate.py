@@ -53,6 +53,7 @@ from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision
 from models.popularity import Popularity
 from models.report import EvaluationReport, ModelResult
 from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune
+from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg
 
 log = logging.getLogger("bodoge.models")
@@ -72,6 +73,7 @@ def evaluate(
     item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
     split: str = "random",
     budget: EvaluationBudget | None = None,
+    prior: PriorTuning | None = None,
 ) -> EvaluationReport:
     """Tune, select and score every candidate (``models`` limits them by name).
 
@@ -81,7 +83,8 @@ def evaluate(
     earlier report on the same data instead of tuning again (a second split costs only the
     selection and final fits). ``item_vectors`` (ids, rows) measure intra-list diversity;
     without them the games' member vectors of TRAIN do. ``split`` names the report.
-    ``budget`` overrides the size-based shortcuts (``EvaluationBudget.for_data``).
+    ``budget`` overrides the size-based shortcuts (``EvaluationBudget.for_data``);
+    ``prior`` is an earlier night's tuning to reuse (``models.tuning_store``), noted.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -111,6 +114,10 @@ def evaluate(
         weighting = reuse.weighting
         tuned = {name: reuse.results[name].tuning for name in candidates}
         log.info("weighting and parameters reused from the %s evaluation", reuse.split)
+    elif prior is not None and set(candidates) <= set(prior.tuned):
+        weighting, tuned = prior.weighting, {name: prior.tuned[name] for name in candidates}
+        shortcuts.append(prior.note)
+        log.info("evaluate: %s", prior.note)
     else:
         weighting, tuned = _tune_all(train, candidates, k=k, seed=seed, budget=budget)
     if budget.weighting_max_items is not None:
