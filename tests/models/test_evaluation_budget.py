@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import polars as pl
+import pytest
 
 from models.budget import LARGE_INTERACTIONS, LARGE_USERS, MAX_SETTINGS, EvaluationBudget, sample_test_users
 from models.candidates import default_candidates
@@ -73,3 +74,32 @@ def test_engaged_shortcuts_are_noted_on_every_candidate(small_split: tuple[pl.Da
         assert result.topk.get_column("user_id").n_unique() == 40
     runs = report.model_runs("r", datetime(2026, 11, 23, tzinfo=timezone.utc))
     assert runs.get_column("notes").str.contains("seeded sample of 40").all()
+
+
+def test_intra_list_diversity_equals_the_per_list_gram_reference() -> None:
+    import numpy as np
+    import scipy.sparse as sp
+
+    from models.beyond import intra_list_diversity
+
+    rng = np.random.default_rng(0)
+    ids = pl.Series("game_id", [f"g{i}" for i in range(200)])
+    vectors = sp.random(200, 40, density=0.1, format="csr", random_state=1)
+    vectors = sp.csr_matrix(vectors.multiply(sp.csr_matrix((np.arange(200) != 5).astype(float)[:, None])))
+    games = rng.integers(0, 230, 60 * 6)  # some unknown games (no row) and a zero row (g5)
+    lists = pl.DataFrame(
+        {"user_id": np.repeat([f"u{u}" for u in range(60)], 6), "rank": np.tile(np.arange(1, 7), 60),
+         "game_id": [f"g{g}" for g in games]}
+    ).filter(~((pl.col("user_id") == "u0") & (pl.col("rank") > 1)))  # a one-item list counts for nothing
+
+    unit = vectors.toarray()
+    norms = np.linalg.norm(unit, axis=1)
+    unit = unit / np.where(norms > 0, norms, 1.0)[:, None]
+    values = []
+    for _, group in lists.unique(["user_id", "game_id"]).group_by("user_id"):  # a list counts a game once
+        if group.height < 2:
+            continue
+        rows = [int(g[1:]) for g in group.get_column("game_id") if int(g[1:]) < 200]
+        gram = unit[rows] @ unit[rows].T
+        values.append(1.0 - (gram.sum() - np.trace(gram)) / 2.0 / (group.height * (group.height - 1) / 2.0))
+    assert intra_list_diversity(lists, ids, vectors, k=10) == pytest.approx(float(np.mean(values)), rel=1e-12)
