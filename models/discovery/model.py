@@ -169,9 +169,10 @@ class DiscoveryModel:
         content = np.asarray((members.liked @ self.graph).toarray(), dtype=np.float32)
         content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
         popularity = (self.blend.popularity - self.blend.tail) * self.pop_norm[None, :]
-        blended = cf_part + self.blend.content * content_part + popularity
-        blended = blended.astype(np.float32)
-        blended[~candidates] = -np.inf
+        blended = cf_part + self.blend.content * content_part  # float32 throughout: no cast copy
+        blended += popularity
+        blended = blended.astype(np.float32, copy=False)
+        np.copyto(blended, np.float32(-np.inf), where=~candidates)
         return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows)
 
     def evidence_at(self, scores: Scores, ids: np.ndarray) -> np.ndarray:
