@@ -77,18 +77,23 @@ def intra_list_diversity(lists: pl.DataFrame, game_ids: pl.Series, vectors: sp.c
     norms = np.sqrt(np.asarray(vectors.multiply(vectors).sum(axis=1)).ravel())
     unit = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ sp.csr_matrix(vectors, dtype=np.float64)
     index = game_ids.to_frame().with_row_index("row")
-    rows = top.join(index, on="game_id", how="left").sort("user_id", "rank")
-    values = []
-    for _, group in rows.group_by("user_id", maintain_order=True):
-        n = group.height
-        if n < 2:
-            continue
-        known = group.get_column("row").drop_nulls().to_numpy()
-        block = unit[known]
-        gram = (block @ block.T).toarray()
-        similar = (gram.sum() - np.trace(gram)) / 2.0  # pairs among known items; unknown ones add 0
-        values.append(1.0 - similar / (n * (n - 1) / 2.0))
-    return float(np.mean(values)) if values else 0.0
+    # Per list, the pairs' cosines sum to (‖Σ u_i‖² − Σ ‖u_i‖²) / 2 over its known unit
+    # rows: one sparse product for every list at once instead of a Gram matrix per list
+    # (the night scores 10,000 lists per candidate and split).
+    sizes = top.group_by("user_id").len().filter(pl.col("len") >= 2).with_row_index("list")
+    if sizes.height == 0:
+        return 0.0
+    known = top.join(sizes, on="user_id", how="inner").join(index, on="game_id", how="inner")
+    members = sp.csr_matrix(
+        (np.ones(known.height), (known.get_column("list").to_numpy(), known.get_column("row").to_numpy())),
+        shape=(sizes.height, unit.shape[0]),
+    )
+    summed = members @ unit
+    squared = np.asarray(summed.multiply(summed).sum(axis=1)).ravel()
+    own = members @ np.asarray(unit.multiply(unit).sum(axis=1)).ravel()
+    n = sizes.get_column("len").to_numpy().astype(np.float64)
+    similar = (squared - own) / 2.0  # pairs among known items; unknown ones add 0
+    return float(np.mean(1.0 - similar / (n * (n - 1) / 2.0)))
 
 
 def rank_stability(lists: pl.DataFrame, previous: pl.DataFrame, k: int = 10) -> float | None:

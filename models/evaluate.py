@@ -20,6 +20,10 @@ can never be recommended). A TEST game unknown to TRAIN stays relevant (a miss f
 every model: no collaborative model can recommend it). Test users absent from TRAIN
 (cold start) get the popularity list for every model, as the site would serve them,
 and count in every average. Coverage is over the games of TRAIN and TEST together.
+
+At real-site size (``models.budget``) tuning tries fewer settings, the weighting is chosen
+on the most collected games and TEST is scored on a seeded sample of users; each shortcut
+is logged and joins the candidates' ``notes``. Small data runs the full protocol.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from models.base import Recommender, topk_frame
+from models.budget import EvaluationBudget, sample_test_users
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
 from models.ease import EASE
@@ -48,6 +53,7 @@ from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision
 from models.popularity import Popularity
 from models.report import EvaluationReport, ModelResult
 from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune
+from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg
 
 log = logging.getLogger("bodoge.models")
@@ -66,6 +72,8 @@ def evaluate(
     reuse: EvaluationReport | None = None,
     item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
     split: str = "random",
+    budget: EvaluationBudget | None = None,
+    prior: PriorTuning | None = None,
 ) -> EvaluationReport:
     """Tune, select and score every candidate (``models`` limits them by name).
 
@@ -75,6 +83,8 @@ def evaluate(
     earlier report on the same data instead of tuning again (a second split costs only the
     selection and final fits). ``item_vectors`` (ids, rows) measure intra-list diversity;
     without them the games' member vectors of TRAIN do. ``split`` names the report.
+    ``budget`` overrides the size-based shortcuts (``EvaluationBudget.for_data``);
+    ``prior`` is an earlier night's tuning to reuse (``models.tuning_store``), noted.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -85,6 +95,11 @@ def evaluate(
     if test.height == 0:
         raise InteractionsError("TEST has no interactions")
     candidates = _chosen_candidates(models)
+    if budget is None:
+        budget = EvaluationBudget.for_data(train.get_column("user_id").n_unique(), train.height)
+    shortcuts: list[str] = []
+    if budget.engaged:
+        log.info("evaluate: shortcuts engaged: %s", budget.reason)
     log.info(
         "evaluate: TRAIN %d rows (%d users, %d games), TEST %d rows (%d users); candidates %s",
         train.height,
@@ -99,8 +114,14 @@ def evaluate(
         weighting = reuse.weighting
         tuned = {name: reuse.results[name].tuning for name in candidates}
         log.info("weighting and parameters reused from the %s evaluation", reuse.split)
+    elif prior is not None and set(candidates) <= set(prior.tuned):
+        weighting, tuned = prior.weighting, {name: prior.tuned[name] for name in candidates}
+        shortcuts.append(prior.note)
+        log.info("evaluate: %s", prior.note)
     else:
-        weighting, tuned = _tune_all(train, candidates, k=k, seed=seed)
+        weighting, tuned = _tune_all(train, candidates, k=k, seed=seed, budget=budget)
+    if budget.weighting_max_items is not None:
+        shortcuts.append(f"weighting chosen with EASE on the {budget.weighting_max_items:,} most collected games")
 
     selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
     selection: dict[str, float] = {}
@@ -119,8 +140,14 @@ def evaluate(
             EASE().max_items,
             full.shape[1],
         )
+    n_test_users = test.get_column("user_id").n_unique()
+    n_cold_users = int((full.user_rows(test.get_column("user_id").unique()) < 0).sum())
+    test, sampled = sample_test_users(test, budget.max_test_users, seed)
+    if sampled is not None:
+        log.info("evaluate: %s (large data)", sampled)
+        shortcuts.append(sampled)
     results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed,
-                             item_vectors=item_vectors)
+                             item_vectors=item_vectors, shortcuts=shortcuts)
     return EvaluationReport(
         split=split,
         k=k,
@@ -130,13 +157,13 @@ def evaluate(
         n_users=full.shape[0],
         n_games=full.shape[1],
         n_interactions=int(full.matrix.nnz),
-        n_test_users=test.get_column("user_id").n_unique(),
-        n_cold_users=int((full.user_rows(test.get_column("user_id").unique()) < 0).sum()),
+        n_test_users=n_test_users,
+        n_cold_users=n_cold_users,
     )
 
 
 def _tune_all(
-    train: pl.DataFrame, candidates: dict[str, Candidate], *, k: int, seed: int
+    train: pl.DataFrame, candidates: dict[str, Candidate], *, k: int, seed: int, budget: EvaluationBudget
 ) -> tuple[WeightingChoice, dict[str, TuningResult]]:
     """Choose the confidence weighting, then each candidate's parameters, on a split of TRAIN."""
     tuning_split = ValidationSet.carve(train, WEIGHTINGS["graded"], seed=seed)
@@ -146,10 +173,13 @@ def _tune_all(
         tuning_split.held_out.height,
         tuning_split.rows.size,
     )
-    weighting = choose_weighting(tuning_split, k=k, seed=seed)
+    weighting = choose_weighting(tuning_split, k=k, seed=seed, max_items=budget.weighting_max_items)
     log.info("weighting: %s", weighting.reason)
     tuning_split = tuning_split.reweighted(weighting.weights)
-    return weighting, {name: tune(candidate, tuning_split, k=k, seed=seed) for name, candidate in candidates.items()}
+    return weighting, {
+        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings)
+        for name, candidate in candidates.items()
+    }
 
 
 def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
@@ -177,8 +207,12 @@ def _score_on_test(
     k: int,
     seed: int,
     item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
+    shortcuts: Sequence[str] = (),
 ) -> dict[str, ModelResult]:
-    """Refit each candidate on all of TRAIN, rank every unseen game, score on TEST."""
+    """Refit each candidate on all of TRAIN, rank every unseen game, score on TEST.
+
+    Each result's ``notes`` joins the final fit's cost guard, its tuning's shortcut and
+    the run's ``shortcuts`` (None when there is nothing to say)."""
     relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
     test_users = test.get_column("user_id").unique().sort()
     rows = full.user_rows(test_users)
@@ -238,7 +272,7 @@ def _score_on_test(
             fit_seconds=fit_seconds,
             topk=topk.sort("user_id", "rank"),
             beyond=beyond,
-            notes=model.fit_notes,
+            notes="; ".join(filter(None, [model.fit_notes, tuned[name].note, *shortcuts])) or None,
         )
     return results
 

@@ -44,6 +44,8 @@ class TuningResult:
     params: dict[str, Any]
     ndcg: float
     trials: list[Trial] = field(default_factory=list)
+    note: str | None = None
+    """What a cost shortcut did to this search (``models.budget``), for ``model_runs.notes``."""
 
 
 @dataclass
@@ -56,14 +58,21 @@ class WeightingChoice:
     reason: str
 
 
-def settings(candidate: Candidate, seed: int) -> list[dict[str, Any]]:
-    """Default parameters first, then the full grid or ``n_iter`` sampled settings."""
+def settings(candidate: Candidate, seed: int, *, limit: int | None = None) -> list[dict[str, Any]]:
+    """Default parameters first, then the full grid or ``n_iter`` sampled settings.
+
+    ``limit`` (large data, ``models.budget``) caps a *sampled* grid at that many settings
+    in all, defaults included; a small grid still runs in full.
+    """
     grid = candidate.grid
     full = ParameterGrid(grid)
-    if candidate.n_iter is None or len(full) <= candidate.n_iter:
+    n_iter = candidate.n_iter
+    if n_iter is not None and limit is not None:
+        n_iter = max(1, min(n_iter, limit - 1))
+    if n_iter is None or len(full) <= n_iter:
         drawn = list(full)
     else:
-        drawn = list(ParameterSampler(grid, n_iter=candidate.n_iter, random_state=seed))
+        drawn = list(ParameterSampler(grid, n_iter=n_iter, random_state=seed))
     defaults = {key: value for key, value in candidate.factory().get_params().items() if key in grid}
     ordered: list[dict[str, Any]] = [defaults]
     for params in drawn:
@@ -78,13 +87,22 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def tune(candidate: Candidate, validation: ValidationSet, *, k: int = 10, seed: int = 0) -> TuningResult:
+def tune(
+    candidate: Candidate, validation: ValidationSet, *, k: int = 10, seed: int = 0, limit: int | None = None
+) -> TuningResult:
     """Fit each setting on the fit part and keep the best validation NDCG@k.
 
-    Ties keep the earlier setting (the defaults come first).
+    Ties keep the earlier setting (the defaults come first). ``limit`` caps a sampled
+    grid (``settings``); the result's ``note`` says so when it cut the search.
     """
     trials: list[Trial] = []
-    for params in settings(candidate, seed):
+    chosen = settings(candidate, seed, limit=limit)
+    whole = settings(candidate, seed)
+    note = None
+    if len(chosen) < len(whole):
+        note = f"{candidate.name} tuned over {len(chosen)} of {len(whole)} settings"
+        log.info("tuning %s: %s (large data)", candidate.name, note)
+    for params in chosen:
         started = time.perf_counter()
         model = candidate.build(params, seed, tuning=True).fit(validation.matrix.matrix)
         score = validation_ndcg(model, validation, k)
@@ -99,7 +117,7 @@ def tune(candidate: Candidate, validation: ValidationSet, *, k: int = 10, seed: 
         k,
         best.ndcg,
     )
-    return TuningResult(candidate.name, best.params, best.ndcg, trials)
+    return TuningResult(candidate.name, best.params, best.ndcg, trials, note)
 
 
 def choose_weighting(
@@ -109,12 +127,14 @@ def choose_weighting(
     seed: int = 0,
     weightings: dict[str, ConfidenceWeights] | None = None,
     reference: Candidate | None = None,
+    max_items: int | None = None,
 ) -> WeightingChoice:
     """Pick the confidence weighting whose validation NDCG@k is best for ``reference``.
 
     The reference defaults to EASE tuned over ``WEIGHTING_REFERENCE_L2``: it is the
     usual champion and cheap to refit, and the weighting is one choice for all models so
-    that the models compared later see the same input. A weighting must beat the
+    that the models compared later see the same input. ``max_items`` (large data) caps
+    the reference EASE at that many games, and the reason says so. A weighting must beat the
     earlier (simpler) ones by more than 0.5 % relative to be chosen: smaller differences
     are noise, and the simpler scheme is easier to explain.
     """
@@ -122,6 +142,8 @@ def choose_weighting(
     if reference is None:
         ease = default_candidates()["ease"]
         reference = replace(ease, grid={"l2": list(WEIGHTING_REFERENCE_L2)})
+    if max_items is not None:
+        reference = replace(reference, while_tuning={**reference.while_tuning, "max_items": max_items})
     scores: dict[str, float] = {}
     seen: list[tuple[str, np.ndarray]] = []
     for name, weights in weightings.items():
@@ -147,6 +169,8 @@ def choose_weighting(
         f"{chosen} gave the best validation NDCG@{k} with {reference.name} "
         f"(an earlier, simpler weighting wins differences under 0.5%): {ranked}"
     )
+    if max_items is not None:
+        reason += f" [{reference.name} capped at the {max_items:,} most collected games for this choice]"
     return WeightingChoice(chosen, weightings[chosen], scores, reason)
 
 

@@ -100,12 +100,13 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     slope = np.zeros(n_rows, dtype=np.float32)
     if n_rows == 0 or n_cols == 0:
         return offset, slope
-    masked = np.where(mask, values, -np.inf).astype(np.float32)
+    masked = np.where(mask, values, np.float32(-np.inf)).astype(np.float32, copy=False)
     best = masked.max(axis=1)
     k = min(reference, n_cols)
     kth = top_n(masked, k)[1][:, k - 1]  # the k-th best (-inf when fewer): top_n's prefilter beats a full partition
-    lowest = np.where(mask, values, np.inf).min(axis=1)
-    kth = np.where(np.isfinite(kth), kth, lowest)
+    short = np.flatnonzero(~np.isfinite(kth))  # fewer than k candidates: their lowest one instead
+    if short.size:
+        kth[short] = np.where(mask[short], values[short], np.inf).min(axis=1)
     signal = np.isfinite(best) & (best > 0)
     spread = signal & (best > kth)
     offset[spread] = kth[spread]
@@ -118,4 +119,6 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
 def scaled(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:
     """``values`` on each row's own scale (``reference_scale``), clipped to [-1, 1]; and the slopes."""
     offset, slope = reference_scale(values, mask, reference)
-    return np.clip((values - offset[:, None]) * slope[:, None], -1.0, 1.0), slope
+    out = values - offset[:, None]  # in place from here: one new array, not three
+    out *= slope[:, None]
+    return np.clip(out, -1.0, 1.0, out=out), slope

@@ -12,7 +12,9 @@ scores into ranked rows with reasons. Each mode is a choice of candidate games:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +23,7 @@ import scipy.sparse as sp
 
 from models.base import SCORE_BUDGET, Recommender, top_n
 from models.content import ContentModel
-from models.discovery.attribution import Attribution, gather, segment_argmax
+from models.discovery.attribution import Attribution, gather, gather_flat, segment_argmax
 from models.discovery.blend import Blend, scaled
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
@@ -30,6 +32,11 @@ from models.interactions import InteractionMatrix
 
 USER_BATCH = 512
 """Members ranked at once (fewer for big catalogues: ``SCORE_BUDGET`` cells per block)."""
+
+RANK_THREADS = min(2, os.cpu_count() or 1)
+"""Batches ranked at once. Each batch is numpy, scipy and Polars work that releases the
+GIL for most of its time (BLAS stays single-threaded per call), so two threads use the
+night's two cores; ``pool.map`` keeps the batches' order, so the rows are the same."""
 
 RECOMMENDATION_COLUMNS = (
     "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "watching", "generated_at",
@@ -48,7 +55,11 @@ Candidates = Callable[[Members], np.ndarray]
 
 def discover_candidates(members: Members) -> np.ndarray:
     """Discovery: every game except the member's known ones (see ``models.discovery.members``)."""
-    return ~(members.known.toarray() > 0)
+    allowed = np.ones(members.known.shape, dtype=bool)
+    known = members.known
+    marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
+    allowed[marked, known.indices[known.data > 0]] = False  # no dense float copy of the rows
+    return allowed
 
 
 @dataclass
@@ -95,6 +106,10 @@ class DiscoveryModel:
         col_members = np.asarray(interactions.matrix.getnnz(axis=0), dtype=np.int64)
         padded = np.append(col_members, 0)  # index -1 (cold) reads the trailing 0
         self.cf_members = padded[self.cf_cols]
+        self._cf_identity = bool(
+            model is not None and self.cf_cols.size == interactions.shape[1]
+            and np.array_equal(self.cf_cols, np.arange(self.cf_cols.size))
+        )
         self.shared_cols = col_members >= 2
         members = (
             collections.group_by("game_id").agg(pl.len().alias("n"))
@@ -129,10 +144,15 @@ class DiscoveryModel:
         if rows.size == 0:
             return scores
         warm = self.cf_cols >= 0
-        raw = np.asarray(self.model.score(cf_rows[rows]), dtype=np.float32)[:, self.cf_cols[warm]]
-        raw[~np.isfinite(raw)] = 0.0
+        raw = np.asarray(self.model.score(cf_rows[rows]), dtype=np.float32)
+        if not self._cf_identity:
+            raw = raw[:, self.cf_cols[warm]]
+        np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
+        raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
+        if rows.size == cf_rows.size and self._cf_identity:
+            return raw  # every member scored, catalogue columns = the champion's: no copies
         block = np.zeros((rows.size, self.n_games), dtype=np.float32)
-        block[:, warm] = np.maximum(raw, 0.0)
+        block[:, warm] = raw
         scores[rows] = block
         return scores
 
@@ -149,10 +169,20 @@ class DiscoveryModel:
         content = np.asarray((members.liked @ self.graph).toarray(), dtype=np.float32)
         content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
         popularity = (self.blend.popularity - self.blend.tail) * self.pop_norm[None, :]
-        blended = cf_part + self.blend.content * content_part + popularity
-        blended = blended.astype(np.float32)
-        blended[~candidates] = -np.inf
+        blended = cf_part + self.blend.content * content_part  # float32 throughout: no cast copy
+        blended += popularity
+        blended = blended.astype(np.float32, copy=False)
+        np.copyto(blended, np.float32(-np.inf), where=~candidates)
         return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows)
+
+    def evidence_at(self, scores: Scores, ids: np.ndarray) -> np.ndarray:
+        """``evidence`` at the listed ``ids`` only (``(members, take)``, ids >= 0), without
+        the dense ``(members, games)`` masks."""
+        pick = lambda values: np.take_along_axis(values, ids, axis=1)  # noqa: E731
+        evidence = pick(scores.content) > 0
+        if self.champion != "popularity":
+            evidence |= pick(scores.with_cf) & (pick(scores.cf) > 0)
+        return evidence
 
     def evidence(self, scores: Scores) -> np.ndarray:
         """Where the champion or content had something to say (a popularity champion's
@@ -180,14 +210,14 @@ class DiscoveryModel:
         ``game_id``, ``score``, ``reason``, ``watching``) and counts.
         """
         counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0}
-        frames: list[pl.DataFrame] = []
         take = self.n_games if depth is None else min(depth, self.n_games)
         batch = max(1, min(USER_BATCH, SCORE_BUDGET // max(self.n_games, 1)))
         # Sorted ids (as `discover` passes them): each batch reads only its slice of the
         # collections sorted by member, instead of joining all of them per batch.
         ordered = collections.sort("user_id") if user_ids == sorted(user_ids) else None
         keys = ordered.get_column("user_id") if ordered is not None else None
-        for start in range(0, len(user_ids), batch):
+
+        def ranked(start: int) -> tuple[pl.DataFrame, dict[str, int]]:
             chunk = user_ids[start : start + batch]
             rows = collections
             if ordered is not None and keys is not None:
@@ -200,10 +230,17 @@ class DiscoveryModel:
                 members = members_of(members, allowed)
             # A mode with few candidates (a member's shelf) needs no deeper lists than that.
             most = int(allowed.sum(axis=1).max()) if allowed.size else 0
-            frame, batch_counts = self._rank_batch(members, allowed, max(1, min(take, most)))
-            frames.append(frame)
-            for key, value in batch_counts.items():
-                counts[key] += value
+            return self._rank_batch(members, allowed, max(1, min(take, most)))
+
+        starts = range(0, len(user_ids), batch)
+        frames: list[pl.DataFrame] = []
+        workers = min(RANK_THREADS, len(starts))
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            # In order either way: the same rows as one thread.
+            for frame, batch_counts in pool.map(ranked, starts) if workers > 1 else map(ranked, starts):
+                frames.append(frame)
+                for key, value in batch_counts.items():
+                    counts[key] += value
         result = pl.concat(frames) if frames else pl.DataFrame(schema=RANKED_SCHEMA)
         return result, counts
 
@@ -215,12 +252,12 @@ class DiscoveryModel:
         ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0
         safe = np.maximum(ids, 0)
-        kinds = np.where(np.take_along_axis(self.evidence(scores), safe, axis=1), KIND_PERSONAL, KIND_POPULAR)
+        kinds = np.where(self.evidence_at(scores, safe), KIND_PERSONAL, KIND_POPULAR)
         kinds[~valid] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)
 
-        watch_dense = members.watch.toarray() > 0
-        watching = np.take_along_axis(watch_dense, safe, axis=1)
+        user_rows = np.broadcast_to(np.arange(n_users)[:, None], safe.shape)
+        watching = gather_flat(members.watch, user_rows.ravel(), safe.ravel()).reshape(safe.shape) > 0
         cf_scale, content_scale = scores.cf_scale, scores.content_scale
         counts = {
             "users_cf": int((cf_scale > 0).sum()),

@@ -13,6 +13,7 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from models.budget import EvaluationBudget
 from models.candidates import default_candidates
 from models.discovery.run import discover
 from models.evaluate import evaluate
@@ -22,6 +23,7 @@ from models.content import ContentModel
 from models.discovery.run import catalog_frame
 from models.report import EvaluationReport
 from models.split import holdout_split, time_split
+from models.tuning_store import load_tuning, save_tuning
 from pipelines.defs.resources import SiteSettings
 from core.ids import new_run_id
 from warehouse.db import SQL_DIR, sql_comment
@@ -101,14 +103,21 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
     content = ContentModel.fit(catalog_frame(games), posts)
     vectors = (content.game_ids, content.features)
+    run_id, trained_at = new_run_id(), utcnow()
+    n_users, n_rows = frame.get_column("user_id").n_unique(), frame.height
+    large = EvaluationBudget.for_data(n_users, n_rows).engaged  # small data is tuned every night
+    tuning_file = folder / "tuning.json"  # the last full tuning (models.tuning_store)
+    prior = load_tuning(tuning_file, n_users=n_users, n_interactions=n_rows, now=trained_at) if large else None
     train, test = holdout_split(frame, fraction=0.2, seed=SEED)
     context.log.info(f"evaluation (random split): train {train.height:,} rows, test {test.height:,} rows")
-    random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random")
+    random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random", prior=prior)
+    if large and prior is None:
+        save_tuning(tuning_file, random_report, n_users=n_users, n_interactions=n_rows, tuned_at=trained_at)
     train, test = time_split(frame.join(times, on=["user_id", "game_id"], how="left"), fraction=0.2)
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
     report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
-                      reuse=random_report, item_vectors=vectors, split="time")
-    run_id, trained_at = new_run_id(), utcnow()
+                      reuse=random_report if prior is None else None, prior=prior, item_vectors=vectors,
+                      split="time")
     runs = pl.concat(
         [r.model_runs(run_id, trained_at, stability=_stability(folder / "evaluation_lists", r))
          for r in (random_report, report)],
