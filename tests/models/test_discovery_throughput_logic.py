@@ -11,7 +11,7 @@ import pytest
 import models.discovery.model as discovery_model
 from models.base import single_threaded_blas
 from models.discovery.model import DiscoveryModel, discover_candidates
-from models.discovery.run import catalog_frame, fit_state
+from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
@@ -30,8 +30,8 @@ def _state(site: dict[str, pl.DataFrame], *, only_collected: bool = False) -> Di
         rows = rows.filter(pl.col("game_id").is_in(games.get_column("game_id").implode()))
         games = games.filter(pl.col("game_id").is_in(rows.get_column("game_id").implode()))
     with single_threaded_blas():
-        return fit_state(rows, catalog_frame(games), None, champion="ease", params={"l2": 30.0},
-                         weighting="graded")
+        return fit_state(rows, catalog_frame(games), None,
+                         fit=ChampionFit(champion="ease", params={"l2": 30.0}, weighting="graded"))
 
 
 def _users(site: dict[str, pl.DataFrame]) -> list[str]:
