@@ -208,7 +208,8 @@ def labelled(draw: st.DrawFn, depth: int = 0) -> str:
     lambda parts: "<html><body><main>" + "".join(parts) + "</main></body></html>")))
 def test_find_hooks_answers_what_its_xpaths_select(html: str) -> None:
     main = markup.main_of(Selector(text=html).root)
-    by_class, by_label = markup.find_hooks(main, HOOK_CLASSES, HOOK_LABELS)
+    found = markup.find_hooks(main, HOOK_CLASSES, HOOK_LABELS)
+    by_class, by_label = found.by_class, found.by_label
     for name in HOOK_CLASSES:
         assert by_class[name] == markup.xpath(main, f".//*[contains(@class, '{name}')]"), name
     for label in HOOK_LABELS:

@@ -74,7 +74,8 @@ def game_item(selector: Selector, url: str) -> Game:
     require_complete(selector, what="game page")
     root = selector.root
     main = main_of(root)
-    hooks, heads = find_hooks(main, _HOOK_CLASSES, _ALL_CREDIT_LABELS)
+    found = find_hooks(main, _HOOK_CLASSES, _ALL_CREDIT_LABELS)  # kept to the end: see Hooks.nodes
+    hooks, heads = found.by_class, found.by_label
     name_ja, name_en = _game_names(root, main, hooks)
     if not (name_ja or name_en):
         raise PageParseError("game page has no title")
@@ -89,7 +90,7 @@ def game_item(selector: Selector, url: str) -> Game:
         page_url = urljoin(url, page_canonical) if is_web else page_canonical
     else:
         page_url = url if is_web else None
-    return Game(
+    game = Game(
         game_id=game_id,
         name_ja=name_ja,
         name_en=name_en,
@@ -104,6 +105,8 @@ def game_item(selector: Selector, url: str) -> Game:
         overview=_overview(main, hooks["games-overview"]),
         url=page_url,
     )
+    del found  # the page's element proxies, alive until the item is built
+    return game
 
 
 def _game_id(root: Node, url: str, page_canonical: str | None) -> str | None:

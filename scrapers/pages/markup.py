@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -130,9 +131,22 @@ def canonical(root: Node) -> str | None:
                          if el.get("property") == "og:url" and el.get("content") is not None), None)
 
 
-def find_hooks(
-    scope: Node, classes: tuple[str, ...], labels: tuple[str, ...] = ()
-) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
+@dataclass(frozen=True)
+class Hooks:
+    """What `find_hooks` found: elements by class name and by label, in document order.
+
+    `nodes` holds every node under the scope: while the caller keeps the Hooks, lxml
+    reuses those Python proxies in later walks of the page instead of building them
+    again (lxml.html builds each through a Python class lookup, the largest single
+    cost of reading a page).
+    """
+
+    by_class: dict[str, list[Node]]
+    by_label: dict[str, list[Node]]
+    nodes: list[Node]
+
+
+def find_hooks(scope: Node, classes: tuple[str, ...], labels: tuple[str, ...] = ()) -> Hooks:
     """A page's hooks under scope, by class and by label, in one walk of the tree.
 
     Why one walk: a game page looks up a dozen hooks, and an XPath walk over the whole
@@ -154,9 +168,10 @@ def find_hooks(
     by_label: dict[str, list[Node]] = {label: [] for label in labels}
     pieces = "\n".join(labels)
     seeds: list[Node] = []
-    for node in scope.iterdescendants():
+    nodes = list(scope.iterdescendants())
+    for node in nodes:
         tail = node.tail
-        if tail and labels and (piece := tail.strip(_XML_CHARS)) and piece in pieces:
+        if tail and pieces and (piece := tail.strip(_XML_CHARS)) and piece in pieces:
             seeds.append(node.getparent())  # a tail is text of the parent
         if not isinstance(node.tag, str):
             continue  # a comment: its own text is no text of the page
@@ -166,11 +181,11 @@ def find_hooks(
                 if name in attr:
                     by_class[name].append(node)
         text = node.text
-        if text and labels and (piece := text.strip(_XML_CHARS)) and piece in pieces:
+        if text and pieces and (piece := text.strip(_XML_CHARS)) and piece in pieces:
             seeds.append(node)
     if seeds:
         _innermost_labelled(scope, seeds, by_label)
-    return by_class, by_label
+    return Hooks(by_class, by_label, nodes)
 
 
 def _innermost_labelled(scope: Node, seeds: list[Node], by_label: dict[str, list[Node]]) -> None:
