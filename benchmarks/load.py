@@ -11,8 +11,15 @@ Four figures, each into a fresh warehouse file:
   with nothing to check: the ceiling the others are measured against.
 * ``upsert``: one `INSERT OR REPLACE … SELECT` of typed ``raw.collection_entries`` rows
   into the keyed raw table: the primary key (user, game) makes a re-crawl replace
-  rather than duplicate, and building that index is what costs (plain `INSERT` into the
-  same keyed table costs the same: it is the index, not the conflict check).
+  rather than duplicate. Building that index and checking each row against it is what
+  costs (measured under load at 1M rows: CTAS 0.85M rows/s, plain `INSERT` into the keyed
+  table 0.32M, `INSERT OR REPLACE` 0.19M): the crawl pays it 2,000 rows at a time.
+
+Why ``marts`` is not faster than ``bulk``: both are DuckDB's columnar append of an Arrow
+scan (two threads here), compressed and checkpointed into the file at commit; the DELETE
+of an empty table is free. `SET preserve_insertion_order = false` bought ~25 % on both
+under load, but it lets every query on the connection return rows in any order, so the
+warehouse does not set it.
 * ``writer``: the crawl's own path, `RawWriter.add` per item dict and a flush every
   ``RAW_BATCH`` items; bounded by the crawl's pages per second, not by DuckDB.
 """
