@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import Element
@@ -66,10 +67,9 @@ def game_item(selector: Selector, url: str) -> Game:
     """A game page (`/games/<slug>`): names, specs, the four counters, credits, overview.
 
     A cut page raises TruncatedPage: what it lacks would otherwise read as NULL counters
-    and empty credits, and overwrite the game's values. The page's hooks are looked up
-    in two walks of `<main>` (one by class, one by label) rather than one XPath per
-    hook: the page is parsed as fast as bare lxml reads the same fields, give or take
-    the cleaning.
+    and empty credits, and overwrite the game's values. The page's hooks (by class, and
+    the credit labels) are found in one walk of `<main>` (`markup.find_hooks`) rather
+    than one XPath walk per hook, which cost as much as all the rest of the parsing.
     """
     require_complete(selector, what="game page")
     root = selector.root
@@ -111,11 +111,13 @@ def game_item(selector: Selector, url: str) -> Game:
 
 def _game_id(root: Node, url: str, page_canonical: str | None) -> str | None:
     """A game page's slug: canonical link, then the page URL, then a title link."""
-    for candidate in (page_canonical, url):
-        match = GAME_PATH.match(path(candidate))
-        if match:
-            return match[1]
-    for candidate in xpath(root, "//h1//a/@href"):  # only when neither names the game
+
+    def candidates() -> Iterator[str | None]:
+        yield page_canonical
+        yield url
+        yield from xpath(root, "//h1//a/@href")  # only searched when neither names the game
+
+    for candidate in candidates():
         match = GAME_PATH.match(path(candidate))
         if match:
             return match[1]
