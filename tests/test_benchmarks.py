@@ -15,6 +15,33 @@ from benchmarks.__main__ import growth_exponent
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def test_quick_run_prints_a_table_then_one_json_line_with_each_figure_and_its_target() -> None:
+    """`python -m benchmarks --quick` without the crawl and the nights (they have their own tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--json", "--skip", "crawl,night"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1  # --json: the JSON alone on stdout, the table on stderr
+    result = json.loads(lines[0])
+    assert result["parse"]["pages"] > 0 and result["parse"]["ratio"] > 0
+    assert result["load"]["marts_rows_per_s"] > 0 and result["load"]["upsert_rows_per_s"] > 0
+    assert result["fit"]["candidates"]["als"]["ratio"] > 0
+    assert set(result["targets"]) == {"parse", "load"}  # fit's target needs the night's champion
+    assert result["targets"]["parse"]["target"] == "≥ 0.5"
+    assert result["targets"]["parse"]["met"] == (result["parse"]["ratio"] >= 0.5)
+    for step in ("parse", "load", "fit"):
+        assert f"benchmarks: {step} done" in proc.stderr
+    assert "parse: ours / bare lxml" in proc.stderr and "crawl:" not in proc.stderr
+
+
+def test_unknown_step_to_skip_is_a_one_line_error() -> None:
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--skip", "parse,nope"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2 and "unknown step(s) nope" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_growth_exponent_is_the_log_log_slope() -> None:
     assert growth_exponent([1e3, 2e3, 4e3], [10.0, 20.0, 40.0]) == pytest.approx(1.0)
     assert growth_exponent([1e3, 2e3, 4e3], [10.0, 40.0, 160.0]) == pytest.approx(2.0)

@@ -22,6 +22,7 @@ from samplesite.generator import generate_site
 from samplesite.render import render
 from scrapers import bgg, pages
 from scrapers.fields import INT32_MAX, parse_age, parse_count, parse_minutes, parse_players, parse_rating, parse_year
+from scrapers.pages import markup
 from scrapers.parse import ParseError, parse_document
 
 BASE = "https://bodoge.hoobby.net"
@@ -182,3 +183,35 @@ def test_bgg_items_have_typed_fields_and_cut_xml_is_an_error(name: str, number: 
         assert_typed(game)
     with pytest.raises(bgg.BggError, match="^truncated"):
         bgg.bgg_thing_items(xml[: len(xml) * 2 // 3])
+
+
+#: Credit labels and pieces of them, so that fuzzed pages hold elements reading a label
+#: whole, split over several elements, padded with whitespace or wrapped in a link.
+LABEL_TEXT = st.one_of(ODD_TEXT, st.sampled_from([
+    "ゲームデザイナー", "デザイナー", "メカニクス", "テーマ", " テーマ\n", "ゲーム", "メカ", "ニクス", "テー", "マ",
+    "<!--テーマ-->", "<!---->テーマ", "<br>メカニクス", "<a href='/designers/1'>テーマ</a>",
+]))
+HOOK_CLASSES = ("title-japanese", "games-spec", "games-interest", "games-overview")
+HOOK_LABELS = ("ゲームデザイナー", "デザイナー", "メカニクス", "テーマ")
+
+
+@st.composite
+def labelled(draw: st.DrawFn, depth: int = 0) -> str:
+    tag = draw(st.sampled_from(["div", "span", "li", "a", "dt", "dd", "b", "script"]))
+    children = [] if depth >= 3 else draw(st.lists(labelled(depth + 1), max_size=3))
+    inner = draw(LABEL_TEXT) + "".join(child + draw(LABEL_TEXT) for child in children)
+    return f'<{tag} class="{draw(CLASSES)}">{inner}</{tag}>'
+
+
+@FUZZ
+@given(st.one_of(documents(), st.lists(labelled(), min_size=1, max_size=4).map(
+    lambda parts: "<html><body><main>" + "".join(parts) + "</main></body></html>")))
+def test_find_hooks_answers_what_its_xpaths_select(html: str) -> None:
+    main = markup.main_of(Selector(text=html).root)
+    found = markup.find_hooks(main, HOOK_CLASSES, HOOK_LABELS)
+    by_class, by_label = found.by_class, found.by_label
+    for name in HOOK_CLASSES:
+        assert by_class[name] == markup.xpath(main, f".//*[contains(@class, '{name}')]"), name
+    for label in HOOK_LABELS:
+        query = ".//*[not(self::a) and normalize-space(.)=$label and not(*[normalize-space(.)=$label])]"
+        assert by_label[label] == markup.xpath(main, query, label=label), label

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
+from lxml.etree import Element
 from parsel import Selector
 
 from scrapers.fields import normalize, parse_count
@@ -17,9 +19,11 @@ from scrapers.pages.markup import (
     PageParseError,
     block_text,
     canonical,
+    class_tokens,
     clean,
     css,
     first,
+    find_hooks,
     has_japanese,
     main_of,
     path,
@@ -39,7 +43,7 @@ _CREDIT_HREFS: dict[str, re.Pattern[str]] = {
     "mechanics": re.compile(r"[?&]mechanics="),
     "themes": re.compile(r"[?&]themes="),
 }
-_HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+_ALL_CREDIT_LABELS = tuple(label for labels in _CREDIT_LABELS.values() for label in labels)
 
 
 def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
@@ -55,30 +59,38 @@ def catalog_items(selector: Selector, url: str) -> list[GameSummary]:
     return items
 
 
+#: The class hooks of a game page, found in one walk with its credit labels (`markup.find_hooks`).
+_HOOK_CLASSES = ("title-japanese", "title-english", "games-spec", "games-interest", "games-overview")
+
+
 def game_item(selector: Selector, url: str) -> Game:
     """A game page (`/games/<slug>`): names, specs, the four counters, credits, overview.
 
     A cut page raises TruncatedPage: what it lacks would otherwise read as NULL counters
-    and empty credits, and overwrite the game's values.
+    and empty credits, and overwrite the game's values. The page's hooks (by class, and
+    the credit labels) are found in one walk of `<main>` (`markup.find_hooks`) rather
+    than one XPath walk per hook, which cost as much as all the rest of the parsing.
     """
     require_complete(selector, what="game page")
     root = selector.root
     main = main_of(root)
-    name_ja, name_en = _game_names(root, main)
+    found = find_hooks(main, _HOOK_CLASSES, _ALL_CREDIT_LABELS)  # kept to the end: see Hooks.nodes
+    hooks, heads = found.by_class, found.by_label
+    name_ja, name_en = _game_names(root, main, hooks)
     if not (name_ja or name_en):
         raise PageParseError("game page has no title")
-    game_id = _game_id(root, url)
+    page_canonical = canonical(root)
+    game_id = _game_id(root, url, page_canonical)
     if not game_id:
         raise PageParseError("game page has no game id")
-    spec_scope = first(main, f".//*[{_HAS_CLASS.format('games-spec')}]")
-    counts = _interest_counts(main)
+    spec_scope = next((el for el in hooks["games-spec"] if "games-spec" in class_tokens(el)), None)
+    counts = _interest_counts(main, [el for el in hooks["games-interest"] if "games-interest" in class_tokens(el)])
     is_web = urlsplit(url).scheme in ("http", "https")
-    page_canonical = canonical(root)
     if page_canonical:
         page_url = urljoin(url, page_canonical) if is_web else page_canonical
     else:
         page_url = url if is_web else None
-    return Game(
+    game = Game(
         game_id=game_id,
         name_ja=name_ja,
         name_en=name_en,
@@ -87,27 +99,35 @@ def game_item(selector: Selector, url: str) -> Game:
         n_played=counts.get("played"),
         n_favorite=counts.get("favorite"),
         n_have=counts.get("have"),
-        designers=_credit_list(main, "designers"),
-        mechanics=_credit_list(main, "mechanics"),
-        themes=_credit_list(main, "themes"),
-        overview=_overview(main),
+        designers=_credit_list(main, "designers", heads),
+        mechanics=_credit_list(main, "mechanics", heads),
+        themes=_credit_list(main, "themes", heads),
+        overview=_overview(main, hooks["games-overview"]),
         url=page_url,
     )
+    del found  # the page's element proxies, alive until the item is built
+    return game
 
 
-def _game_id(root: Node, url: str) -> str | None:
+def _game_id(root: Node, url: str, page_canonical: str | None) -> str | None:
     """A game page's slug: canonical link, then the page URL, then a title link."""
-    for candidate in (canonical(root), url, *xpath(root, "//h1//a/@href")):
+
+    def candidates() -> Iterator[str | None]:
+        yield page_canonical
+        yield url
+        yield from xpath(root, "//h1//a/@href")  # only searched when neither names the game
+
+    for candidate in candidates():
         match = GAME_PATH.match(path(candidate))
         if match:
             return match[1]
     return None
 
 
-def _game_names(root: Node, main: Node) -> tuple[str | None, str | None]:
+def _game_names(root: Node, main: Node, hooks: dict[str, list[Node]]) -> tuple[str | None, str | None]:
     """(name_ja, name_en) from the title's `-japanese`/`-english` spans, else h1 and `<title>`."""
-    name_ja = string(first(main, ".//*[contains(@class, 'title-japanese')]"))
-    name_en = string(first(main, ".//*[contains(@class, 'title-english')]"))
+    name_ja = string(next(iter(hooks["title-japanese"]), None))
+    name_en = string(next(iter(hooks["title-english"]), None))
     if name_ja or name_en:
         return name_ja, name_en
     h1 = string(first(main, ".//h1"))
@@ -120,13 +140,13 @@ def _game_names(root: Node, main: Node) -> tuple[str | None, str | None]:
     return (h1, None) if has_japanese(h1) else (None, h1)
 
 
-def _interest_counts(scope: Node) -> dict[str, int | None]:
-    """The game page's four counters (`games-interest-count`), keyed by status."""
+def _interest_counts(scope: Node, boxes: list[Node]) -> dict[str, int | None]:
+    """The game page's four counters (the `games-interest` boxes), keyed by status."""
     counts: dict[str, int | None] = {}
-    for box in xpath(scope, f".//*[{_HAS_CLASS.format('games-interest')}]"):
+    for box in boxes:
         status = status_of(box)
         if status and status not in counts:
-            number = first(box, ".//*[contains(@class, 'interest-count')]")
+            number = next((el for el in box.iterdescendants(Element) if "interest-count" in el.get("class", "")), None)
             counts[status] = parse_count(text(number) if number is not None else text(box))
     if not counts:  # fallback: an item that reads "9興味あり"
         for item in xpath(scope, ".//li | .//a | .//button"):
@@ -136,19 +156,14 @@ def _interest_counts(scope: Node) -> dict[str, int | None]:
     return counts
 
 
-def _credit_list(scope: Node, field: str) -> list[str]:
+def _credit_list(scope: Node, field: str, heads: dict[str, list[Node]]) -> list[str]:
     """Designers, mechanics or themes: the links next to the label, else by href shape."""
     shape = _CREDIT_HREFS[field]
     links: list[Node] = []
     for label in _CREDIT_LABELS[field]:
-        heads = xpath(
-            scope,
-            ".//*[not(self::a) and normalize-space(.)=$label and not(*[normalize-space(.)=$label])]",
-            label=label,
-        )
-        for head in heads:
-            box = xpath(head, "following-sibling::*[1]") if head.tag in ("dt", "th") else xpath(head, "..")
-            links = [a for el in box for a in xpath(el, ".//a")]
+        for head in heads[label]:
+            box = xpath(head, "following-sibling::*[1]") if head.tag in ("dt", "th") else [head.getparent()]
+            links = [a for el in box for a in el.iterdescendants("a")]  # `.//a`
             shaped = [a for a in links if shape.search(a.get("href", ""))]
             links = shaped or links
             if links:
@@ -161,9 +176,9 @@ def _credit_list(scope: Node, field: str) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
-def _overview(main: Node) -> str | None:
+def _overview(main: Node, sections: list[Node]) -> str | None:
     """The 概要 section's text, paragraphs joined by newlines (its heading left out)."""
-    section = first(main, ".//*[contains(@class, 'games-overview')]")
+    section = sections[0] if sections else None
     if section is None:
         heading = first(main, ".//*[self::h2 or self::h3][normalize-space(.)='概要']")
         section = first(heading, "..") if heading is not None else None

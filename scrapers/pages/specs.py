@@ -61,6 +61,12 @@ def spec_pieces(raw: str) -> tuple[tuple[str, str | None], ...]:
     return tuple(pieces)
 
 
+@lru_cache(maxsize=8192)
+def _spec_value(kind: str, piece: str) -> Any:
+    """One piece's value (cached: listings and game pages repeat a few spec texts)."""
+    return _SPEC_PARSERS[kind](piece)
+
+
 def spec_values(scope: Node) -> dict[str, int | None]:
     """min/max players, min/max minutes, min age and year found under scope.
 
@@ -75,7 +81,7 @@ def spec_values(scope: Node) -> dict[str, int | None]:
         for piece, kind in spec_pieces(raw):
             kind = kind or _hint(words)
             if kind and found.get(kind) in (None, (None, None)):
-                found[kind] = _SPEC_PARSERS[kind](piece)
+                found[kind] = _spec_value(kind, piece)
     players = found.get("players") or (None, None)
     minutes = found.get("minutes") or (None, None)
     return {
