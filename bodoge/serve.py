@@ -46,11 +46,27 @@ def prepare(paths: Paths, *, base_url: str | None, alert_url: str | None) -> tup
     """The log path, and the variables both children (and the runs they launch) read on top
     of this process's environment (which may carry BODOGE_PUSH_URL etc. from a unit file)."""
     env = night_environment(paths, base_url)
+    create_storage(Path(env["DAGSTER_HOME"]))
     if alert_url:
         env["BODOGE_ALERT_URL"] = alert_url
     logs = paths.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     return logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log", env
+
+
+def create_storage(home: Path) -> None:
+    """Create the instance's SQLite storage (runs, events, schedules) before the children start.
+
+    Why: on a fresh data directory the daemon and the web UI's code server would create it
+    at the same moment, both stamping its migration table; the table then has two heads
+    ("alembic_version has more than one head present"), every later load of the code
+    location fails, and the nightly job is never found (CI saw it). Opening the instance
+    once here creates and stamps each database by one process; the children find them made.
+    """
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        instance.get_runs(limit=1)
 
 
 def start(

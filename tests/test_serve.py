@@ -228,3 +228,22 @@ def test_a_code_location_that_failed_to_load_is_reloaded_before_serve_says_ready
         child.kill()
         child.wait()
         server.shutdown()
+
+
+def test_serve_creates_the_instance_storage_once_before_its_children_start(tmp_path: Path) -> None:
+    """The daemon and the web UI used to create it together: two migration heads, no job."""
+    import sqlite3
+
+    from bodoge.serve import prepare
+    from core.config import resolve_paths
+
+    prepare(resolve_paths(data_dir=str(tmp_path / "d")), base_url="http://127.0.0.1:9", alert_url=None)
+    home = tmp_path / "d" / "dagster_home"
+    databases = sorted(p.relative_to(home).as_posix() for p in home.rglob("*.db"))
+    assert databases == ["history/runs.db", "history/runs/index.db", "schedules/schedules.db"]
+    for db in databases:
+        con = sqlite3.connect(home / db)
+        try:
+            assert len(con.execute("SELECT * FROM alembic_version").fetchall()) == 1, db
+        finally:
+            con.close()
