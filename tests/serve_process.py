@@ -1,0 +1,121 @@
+"""A real `bodoge serve` for the tests: started, talked to over GraphQL, stopped by SIGTERM.
+
+Why a module of its own: the serve tests are among the slowest (a daemon, a web UI and a
+nightly each), and the test files that use them run on different workers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def groups_alive(pgids: set[int]) -> set[int]:
+    alive = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) in pgids:
+            alive.add(int(fields[2]))
+    return alive
+
+
+def children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+def logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            con = duckdb.connect(str(warehouse), read_only=True)
+            try:
+                rows = con.execute("SELECT status FROM marts.pipeline_runs WHERE run_id = ?", [run_id]).fetchall()
+            finally:
+                con.close()
+            if rows:
+                return rows[0][0]
+        except duckdb.Error:
+            pass  # the sensor is writing it
+        time.sleep(2)
+    raise AssertionError(f"run {run_id} never reached marts.pipeline_runs")
+
+
+@contextmanager
+def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]]:
+    """`bodoge serve` running; yields a GraphQL client. On leaving: SIGTERM, 143, no process left."""
+    from dagster_graphql import DagsterGraphQLClient
+
+    port = free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "bodoge.cli", "serve", "--base-url", base_url, "--data-dir", str(data),
+         "--port", str(port), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    pgids: set[int] = set()
+    try:
+        ready = serve.stdout.readline()
+        assert ready.startswith("serve: Dagster UI on"), ready + serve.stderr.read()
+        pgids = children(serve.pid)
+        assert len(pgids) == 2  # the daemon and the web UI, each leading its own group
+        yield DagsterGraphQLClient("127.0.0.1", port_number=port)
+    except BaseException:
+        for log in sorted((data / "logs").glob("serve-*.log")):  # shown by pytest on failure
+            print(f"--- {log}\n" + "\n".join(log.read_text(errors="replace").splitlines()[-80:]))
+        raise
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=90)
+    assert code == 143
+    assert "Traceback" not in serve.stderr.read()
+    deadline = time.monotonic() + 10
+    while groups_alive(pgids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not groups_alive(pgids), "bodoge serve left processes behind"
+
+
+def submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
+    """A nightly submitted to the instance's run queue (the daemon dequeues and launches it)."""
+    from dagster_graphql import DagsterGraphQLClientError
+
+    deadline = time.monotonic() + 120
+    while True:  # the web UI answers before it has loaded the code location
+        try:
+            run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
+                                                 repository_name="__repository__")
+            break
+        except DagsterGraphQLClientError as exc:
+            if "NotFound" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(2)
+    deadline = time.monotonic() + timeout
+    status = None
+    while time.monotonic() < deadline:
+        status = client.get_run_status(run_id).value
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        time.sleep(2)
+    return run_id, str(status)
