@@ -120,14 +120,21 @@ def test_an_unchanged_site_crawled_twice_fetches_almost_nothing_the_second_time(
 def test_a_night_cut_short_by_its_budget_leaves_a_frontier_the_next_night_fetches_first(
         tmp_path: Path, site: Site) -> None:
     warehouse = tmp_path / "warehouse.duckdb"
-    night2 = site_on_night(site, 2)
     with SampleSiteServer(site, transient_faults=False) as srv:
         crawl_and_build(srv.base_url, warehouse)
-        srv.site = night2
-        short = crawl_and_build(srv.base_url, warehouse, max_pages=30)
-        queued = _frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
-        assert short.stats["finish_reason"] == "closespider_pagecount"
-        assert short.stats["bodoge/queue_left"] == queued.height > 0
+        # A cut night leaves a frontier only if some queued page was not fetched before the
+        # stop took effect (the pages in flight still land), which depends on timing: the
+        # next nights are cut the same way until one leaves a frontier.
+        for night in range(2, 6):
+            night2 = site_on_night(site, night)
+            srv.site = night2
+            short = crawl_and_build(srv.base_url, warehouse, max_pages=30)
+            queued = _frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
+            assert short.stats["finish_reason"] == "closespider_pagecount"
+            assert short.stats["bodoge/queue_left"] == queued.height
+            if queued.height:
+                break
+        assert queued.height > 0, "four nights cut at 30 pages and none left a frontier"
         srv.requests.clear()
         rest = crawl_and_build(srv.base_url, warehouse)
         order = [target for _, target, _ in srv.requests if target != "/robots.txt"]
