@@ -206,8 +206,8 @@ def _innermost_labelled(scope: Node, seeds: list[Node], by_label: dict[str, list
 
 
 def _normalized(el: Node) -> str:
-    """XPath's `normalize-space(.)` of an element (its `itertext` is XPath's string)."""
-    return _XML_SPACE.sub(" ", "".join(el.itertext())).strip(" ")
+    """XPath's `normalize-space(.)` of an element (`text` is XPath's string)."""
+    return _XML_SPACE.sub(" ", text(el)).strip(" ")
 
 
 # --- hrefs ----------------------------------------------------------------------------
