@@ -87,6 +87,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 def _register_site(sub: Any) -> None:
     from bodoge.args import positive_int
+    from samplesite.variants import VARIANTS
 
     p = sub.add_parser("site", help="the bundled sample site: serve it, or write its ground truth")
     site_sub = p.add_subparsers(dest="site_command", required=True, metavar="ACTION")
@@ -100,6 +101,9 @@ def _register_site(sub: Any) -> None:
                         help="the site as it stands on night K (default 1; each night ~1%% of members change)")
         if name == "serve":
             sp.add_argument("--port", type=int, default=8765)
+            sp.add_argument("--variant", action="append", default=[], choices=VARIANTS, metavar="VARIANT",
+                            help="draw the site without one signal the real site may not show "
+                                 f"(repeatable): {', '.join(VARIANTS)}")
             sp.set_defaults(handler=cmd_site_serve)
         else:
             sp.add_argument("--out", required=True, help="folder for the Parquet files")
@@ -113,7 +117,7 @@ def cmd_site_serve(args: argparse.Namespace) -> int:
     site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
     print(f"sample site ({args.games:,} games, {args.users:,} members, seed {args.seed}, night {args.night}) "
           f"on http://127.0.0.1:{args.port}")
-    serve_forever(site, port=args.port, night=args.night)
+    serve_forever(site, port=args.port, night=args.night, variants=tuple(args.variant))
     return 0
 
 

@@ -20,6 +20,7 @@ from samplesite.model import Site
 from samplesite.pages.layout import HTML, Response
 from samplesite.pages.static import error_page
 from samplesite.render import render
+from samplesite.variants import NO_VALIDATORS, apply as draw_variant, check as check_variants
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -35,7 +36,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _respond(self, with_body: bool) -> None:
         owner = self.server.owner
         target = self.path
-        resp = render(owner.site, target, crawl_delay=owner.crawl_delay)
+        resp = draw_variant(owner.site, target, render(owner.site, target, crawl_delay=owner.crawl_delay),
+                            owner.variants)
         # transient faults only hit pages that exist (a 404 or a broken post stays as it is)
         fault = owner.faults.check(target) if resp.status == 200 else None
         if fault is not None:
@@ -101,9 +103,10 @@ class SampleSiteServer:
 
     def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *,
                  crawl_delay: float | None = None, transient_faults: bool | None = None,
-                 validators: bool = True) -> None:
+                 validators: bool = True, variants: frozenset[str] | tuple[str, ...] = ()) -> None:
         self.site = site
-        self.validators = validators
+        self.variants = check_variants(variants)
+        self.validators = validators and NO_VALIDATORS not in self.variants
         self.host = host
         self.port = port
         self.crawl_delay = crawl_delay
@@ -156,15 +159,18 @@ class SampleSiteServer:
 
 
 def serve_forever(site: Site, host: str = "127.0.0.1", port: int = 8765, *,
-                  crawl_delay: float | None = None, night: int = 1) -> None:
+                  crawl_delay: float | None = None, night: int = 1,
+                  variants: frozenset[str] | tuple[str, ...] = ()) -> None:
     """Serve night `night` in the foreground until interrupted (`python -m samplesite serve`)."""
     from samplesite.nights import site_on_night
 
     site = site_on_night(site, night)
-    server = SampleSiteServer(site, host, port, crawl_delay=crawl_delay)
+    server = SampleSiteServer(site, host, port, crawl_delay=crawl_delay, variants=variants)
     url = server.start()
+    drawn = f", drawn {'+'.join(sorted(server.variants))}" if server.variants else ""
     print(f"sample site: {url}  ({site.n_games} games, {site.n_users} members, seed {site.seed}, "
-          f"faults {'on' if site.faults else 'off'}, night {night}); Ctrl-C to stop", file=sys.stderr, flush=True)
+          f"faults {'on' if site.faults else 'off'}, night {night}{drawn}); Ctrl-C to stop",
+          file=sys.stderr, flush=True)
     try:
         while True:
             threading.Event().wait(3600)

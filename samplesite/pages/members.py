@@ -20,7 +20,7 @@ def directory(site: Site, page: int) -> str:
     """One page of /friends, members in id order."""
     total = n_pages(len(site.members), MEMBERS_PAGE_SIZE)
     chunk = site.members[(page - 1) * MEMBERS_PAGE_SIZE: page * MEMBERS_PAGE_SIZE]
-    lis = "".join(_directory_row(site, m) for m in chunk)
+    lis = "".join(directory_row(site, m) for m in chunk)
     main = (
         '<main id="friends-index">\n'
         f'  <p class="friends-index-total">全{fmt(len(site.members))}人</p>\n'
@@ -31,15 +31,16 @@ def directory(site: Site, page: int) -> str:
     return document("会員一覧", main)
 
 
-def _directory_row(site: Site, m: Member) -> str:
+def directory_row(site: Site, m: Member, *, show_private: bool = True) -> str:
     """A directory row: name, count and last update of the member's マイボードゲーム.
 
     The change signals an incremental crawl reads (a reconstruction: the real directory
     shows the count): `data-updated-at` is the newest card's update, and a private
-    collection shows 非公開 instead of a count and no update time.
+    collection shows 非公開 instead of a count and no update time (`show_private=False`
+    draws it like a public row: the `no-private-marker` variant).
     """
     link = f'<a href="{m.url}">{e(m.name)}</a>'
-    if m.private:
+    if m.private and show_private:
         return (f'    <li class="friends-list-item friends-list-private">{link}'
                 '<span class="friends-list-count">マイボードゲーム 非公開</span></li>\n')
     rows = site.collections.rows(m.index)
