@@ -109,3 +109,15 @@ def inherited_fds() -> tuple[int, ...]:
     except OSError:
         return ()
     return (int(text),)
+
+
+def try_acquire(data_dir: Path) -> RunLock | None:
+    """The nightly lock if nobody holds it, else None at once (restore must not wait for a night)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return RunLock(path=data_dir / LOCK_NAME, fd=fd)

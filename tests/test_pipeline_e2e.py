@@ -111,6 +111,23 @@ def test_two_complete_export_bundles(two_runs) -> None:
     assert latest_bundle(paths.exports) == max(bundles, key=lambda p: json.loads((p / "manifest.json").read_text())["created_at"])
 
 
+def test_each_published_night_is_backed_up_and_verified(two_runs) -> None:
+    from warehouse.backup import list_backups, verify_backup
+
+    paths, summaries, *_ = two_runs
+    assert all(any("warehouse_backup" in s for s in summary.steps) for summary in summaries)
+    backups = list_backups(paths.data_dir / "backups")
+    assert len(backups) == 1, backups  # two nights on one day: retention keeps that day's newest
+    backup = verify_backup(backups[0].path)
+    assert backup.run_id == summaries[1].run_id
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        rows = con.execute("SELECT count(*) FROM marts.recommendations").fetchall()[0][0]
+    finally:
+        con.close()
+    assert backup.tables["marts.recommendations"] == rows > 0
+
+
 def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
     paths, summaries, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)

@@ -135,3 +135,15 @@ def page_age_range(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, dat
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def has_complete_crawl(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the warehouse holds a finished crawl of the whole site (what makes a night incremental).
+
+    A crawl recorded before the `bodoge/complete` stat existed counts when it finished normally.
+    """
+    return bool(con.execute(
+        "SELECT count(*) FROM raw.crawl_runs WHERE status = 'finished' "
+        "AND coalesce(json_extract_string(stats, '$.\"bodoge/complete\"'), "
+        "    CASE WHEN json_extract_string(stats, '$.finish_reason') = 'finished' THEN 'true' END) = 'true'"
+    ).fetchall()[0][0])

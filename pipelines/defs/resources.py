@@ -28,6 +28,7 @@ class SiteSettings(dg.ConfigurableResource):
     push_url: str = ""
     crawl_floor: str = ""  # BODOGE_CRAWL_FLOOR, as text: parsed (and refused) by crawl_floor_fraction()
     keep_exports: str = ""  # BODOGE_KEEP_EXPORTS, as text: parsed (and refused) by bundles_to_keep()
+    backup_dir: str = ""  # BODOGE_BACKUP_DIR; empty: DATA_DIR/backups
 
     def crawl_floor_fraction(self) -> float:
         """The crawl volume floor (`warehouse.crawl_floor`), default 0.5."""
@@ -40,6 +41,13 @@ class SiteSettings(dg.ConfigurableResource):
         from warehouse.export_retention import KEEP_ENV, keep_exports
 
         return keep_exports(environ={KEEP_ENV: self.keep_exports})
+
+    @property
+    def backups(self) -> Path:
+        """Where the night's backups go (`warehouse.backup.backup_dir`)."""
+        from warehouse.backup import backup_dir
+
+        return backup_dir(self.paths.data_dir, self.backup_dir or None)
 
     @property
     def paths(self) -> Paths:
@@ -100,6 +108,7 @@ def resources() -> dg.Definitions:
                 push_url=_env_or("BODOGE_PUSH_URL", ""),
                 crawl_floor=_env_or("BODOGE_CRAWL_FLOOR", ""),
                 keep_exports=_env_or("BODOGE_KEEP_EXPORTS", ""),
+                backup_dir=_env_or("BODOGE_BACKUP_DIR", ""),
             ),
             "crawl": CrawlSettings(
                 full=_env_or("BODOGE_CRAWL_FULL", ""),

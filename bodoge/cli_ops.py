@@ -1,0 +1,85 @@
+"""The operator's commands for the warehouse's safety: `bodoge backup` and `bodoge restore`.
+
+Why a module of their own: they act on the data directory as a whole (under the nightly
+lock) rather than on one night or one member; each is a thin shell over
+`warehouse.backup` and `warehouse.restore`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bodoge.args import add_data_dir
+
+
+def _add_backup_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backup-dir", help="where backups live (env BODOGE_BACKUP_DIR, default DATA_DIR/backups)")
+
+
+def register_backup(sub: Any) -> None:
+    p = sub.add_parser("backup", help="back up the warehouse now (a night does it after publishing)")
+    add_data_dir(p, warehouse=False)
+    _add_backup_dir(p)
+    p.add_argument("--list", action="store_true", help="list the backups instead, newest first")
+    p.set_defaults(handler=cmd_backup)
+
+
+def register_restore(sub: Any) -> None:
+    p = sub.add_parser("restore", help="restore the warehouse from its newest verified backup")
+    add_data_dir(p, warehouse=False)
+    _add_backup_dir(p)
+    p.add_argument("--from", dest="source", metavar="BACKUP",
+                   help="a backup's name (e.g. 20261125T031502Z) or folder; default the newest that verifies")
+    p.add_argument("--force", action="store_true", help="replace a warehouse that is still healthy")
+    p.set_defaults(handler=cmd_restore)
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from core.config import resolve_paths
+    from scrapers.runlock import try_acquire
+    from warehouse.backup import backup_dir, list_backups, make_backup
+    from warehouse.db import WarehouseError, connect
+
+    paths = resolve_paths(data_dir=args.data_dir)
+    backups = backup_dir(paths.data_dir, args.backup_dir)
+    if args.list:
+        found = list_backups(backups)
+        for backup in found:
+            print(f"{backup.created_at:%Y-%m-%d %H:%M:%S} UTC  {backup.describe()}")
+        if not found:
+            print(f"no backups in {backups}")
+        return 0
+    if not paths.warehouse.exists():
+        raise WarehouseError(f"no warehouse at {paths.warehouse} to back up")
+    lock = try_acquire(paths.data_dir)
+    if lock is None:
+        raise WarehouseError("a night is running: it backs the warehouse up itself once it has published")
+    try:
+        con = connect(paths.warehouse)
+        try:
+            backup = make_backup(con, paths.warehouse, backups, run_id=None)
+        finally:
+            con.close()
+    finally:
+        lock.release()
+    print(f"backup {backup.describe()} verified in {backup.seconds:.1f}s: {backup.path}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from core.config import resolve_paths
+    from warehouse.backup import backup_dir
+    from warehouse.restore import restore
+
+    paths = resolve_paths(data_dir=args.data_dir)
+    done = restore(data_dir=paths.data_dir, warehouse=paths.warehouse,
+                   backups=backup_dir(paths.data_dir, args.backup_dir), source=args.source, force=args.force)
+    for note in done.skipped:
+        print(f"bodoge: passed over: {note}", file=sys.stderr)
+    print(f"restored {done.warehouse} from backup {done.backup.describe()}")
+    for kept in done.kept:
+        print(f"the file it replaced is kept as {kept} (remove it by hand once you no longer need it)")
+    print(f"next night: {done.next_night}")
+    return 0

@@ -1,0 +1,137 @@
+"""Warehouse backups: written, verified, kept 7 daily + 4 weekly; damage is found, litter swept."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from warehouse.backup import (
+    DATABASE,
+    MANIFEST,
+    BackupError,
+    list_backups,
+    make_backup,
+    prune,
+    to_keep,
+    verify_backup,
+)
+from warehouse.db import connect
+from tests.warehouse_fixtures import build_small_warehouse
+
+T0 = datetime(2026, 11, 25, 18, 5, tzinfo=timezone.utc)  # 03:05 JST, a Wednesday night
+
+
+@pytest.fixture()
+def warehouse(tmp_path: Path) -> Path:
+    return build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
+
+
+def _backup(warehouse: Path, backups: Path, at: datetime, run_id: str = "night") -> object:
+    con = connect(warehouse)
+    try:
+        return make_backup(con, warehouse, backups, run_id=run_id, now=at)
+    finally:
+        con.close()
+
+
+def test_a_backup_holds_every_row_and_says_so_in_its_manifest(warehouse: Path, tmp_path: Path) -> None:
+    backups = tmp_path / "backups"
+    backup = _backup(warehouse, backups, T0, run_id="r-1")
+    manifest = json.loads((backup.path / MANIFEST).read_text())
+    assert backup.path == backups / "20261125T180500Z" and manifest["run_id"] == "r-1"
+    con = connect(warehouse, read_only=True)
+    try:
+        rows = con.execute("SELECT count(*) FROM raw.collection_entries").fetchone()[0]
+        tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+                             ).fetchone()[0]
+    finally:
+        con.close()
+    assert manifest["tables"]["raw.collection_entries"] == rows > 0
+    assert len(manifest["tables"]) == tables and manifest["bytes"] == (backup.path / DATABASE).stat().st_size
+    assert verify_backup(backup.path).sha256 == manifest["sha256"]
+    assert not list(backups.glob(".tmp-*"))
+
+
+def test_a_flipped_byte_or_a_cut_file_fails_verification(warehouse: Path, tmp_path: Path) -> None:
+    backup = _backup(warehouse, tmp_path / "backups", T0)
+    data = bytearray((backup.path / DATABASE).read_bytes())
+    middle = len(data) // 2
+    data[middle] ^= 0xFF
+    (backup.path / DATABASE).write_bytes(bytes(data))
+    with pytest.raises(BackupError, match="damaged"):
+        verify_backup(backup.path)
+    (backup.path / DATABASE).write_bytes(bytes(data[:middle]))
+    with pytest.raises(BackupError, match="damaged"):
+        verify_backup(backup.path)
+
+
+def test_retention_keeps_the_newest_of_seven_days_and_four_weeks() -> None:
+    nightly = [T0 - timedelta(days=d) for d in range(40)] + [T0 - timedelta(hours=1)]
+    kept = {nightly[i] for i in to_keep(nightly)}
+    days = {T0 - timedelta(days=d) for d in range(7)}  # the newest of each of the last 7 days
+    # Weeks (ISO, Monday first): T0 is Wednesday 25 Nov. The newest backup of each of the last four
+    # weeks: this week's is T0 (kept as a day), then Sundays 22 Nov, 15 Nov and 8 Nov.
+    sundays = {datetime(2026, 11, d, 18, 5, tzinfo=timezone.utc) for d in (22, 15, 8)}
+    assert kept == days | sundays
+    assert T0 - timedelta(hours=1) not in kept  # a second backup the same day: only the newest stays
+    assert to_keep([]) == set() and to_keep([T0]) == {0}
+
+
+def test_pruning_removes_what_retention_drops(warehouse: Path, tmp_path: Path) -> None:
+    backups = tmp_path / "backups"
+    for d in (20, 10, 2, 1, 0):
+        _backup(warehouse, backups, T0 - timedelta(days=d))
+    names = [b.name for b in list_backups(backups)]
+    assert names == ["20261125T180500Z", "20261124T180500Z", "20261123T180500Z", "20261115T180500Z",
+                     "20261105T180500Z"]
+    assert prune(backups, daily=2, weekly=1) == ["20261123T180500Z", "20261115T180500Z", "20261105T180500Z"]
+    assert [b.name for b in list_backups(backups)] == ["20261125T180500Z", "20261124T180500Z"]
+
+
+def test_a_killed_backups_half_written_folder_is_swept(warehouse: Path, tmp_path: Path) -> None:
+    backups = tmp_path / "backups"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    litter = backups / f".tmp-20261124T180500Z-{dead}"
+    litter.mkdir(parents=True)
+    (litter / DATABASE).write_bytes(b"half")
+    _backup(warehouse, backups, T0)
+    assert not litter.exists()
+    assert [b.name for b in list_backups(backups)] == ["20261125T180500Z"]
+
+
+def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tmp_path: Path) -> None:
+    """The night's backup asset, materialized for real by Dagster with a backup dir that cannot be made."""
+    import dagster as dg
+    from dagster_duckdb import DuckDBResource
+
+    from pipelines.defs.backup.assets import warehouse_backup
+    from pipelines.defs.resources import AlertSettings, SiteSettings
+    from tests.test_export import Receiver
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    receiver = Receiver()
+    try:
+        site = SiteSettings(data_dir=str(warehouse.parent), backup_dir=str(blocked / "backups"))
+        result = dg.materialize(
+            [warehouse_backup],
+            resources={"duckdb": DuckDBResource(database=str(warehouse)), "site": site,
+                       "alerts": AlertSettings(alert_url=receiver.url)},
+            selection=[warehouse_backup],
+            raise_on_error=False,
+        )
+        assert result.success
+        [event] = result.get_asset_materialization_events()
+        metadata = event.materialization.metadata
+        assert metadata["ok"].value is False and "backup into" in metadata["error"].value
+        assert len(receiver.posts) == 1 and receiver.posts[0].startswith("backup-")
+        body = json.loads(next(iter(receiver.stored.values())))
+        assert body["kind"] == "backup_failed" and "a-file" in body["cause"]
+    finally:
+        receiver.close()

@@ -1,0 +1,176 @@
+"""`bodoge restore`: put the newest good backup (or a named one) back as the warehouse.
+
+Why it refuses and keeps so much: a restore replaces the only copy of the warehouse's
+history, so it runs only while no night holds the data directory (the nightly lock, so
+`bodoge serve` and `bodoge run` must be stopped or idle), refuses to replace a warehouse
+that still opens and reads whole unless told `--force`, and never deletes the file it
+replaces: that one is kept beside it as `warehouse.duckdb.replaced-<UTC time>` (with its
+WAL), for whoever wants to look at it before removing it by hand.
+
+After a restore the warehouse is as it was when the backup was made. The next night is
+incremental from that state when it holds a finished crawl (the directory, the frontier
+and the page validators are the backup's, so whatever changed on the site since is
+fetched again), and a full crawl otherwise. The published night and the exports are left
+as they are until that night publishes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from warehouse.backup import (
+    Backup,
+    BackupError,
+    copy_file,
+    file_sha256,
+    list_backups,
+    read_every_row,
+    verify_backup,
+)
+from warehouse.db import WarehouseError, verify_intact
+
+
+class RestoreError(WarehouseError):
+    """Why a restore did not happen, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What a restore did: the backup used, where the replaced file went, what comes next."""
+
+    backup: Backup
+    warehouse: Path
+    kept: list[Path]
+    skipped: list[str]
+    next_night: str
+
+
+def warehouse_problem(path: Path) -> str | None:
+    """Why the warehouse at `path` is not healthy (missing, does not open, short, unreadable), or None.
+
+    Reads every table whole, so DuckDB checks the checksum of every block a table uses, and
+    a cut file fails `verify_intact`. Damage DuckDB cannot see (a flip in a part of a block
+    no checksum covers) passes as healthy: `bodoge restore --force` restores all the same.
+    """
+    if not path.exists():
+        return "it does not exist"
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        return f"it does not open ({_first_line(exc)})"
+    try:
+        verify_intact(con, path)
+        tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() "
+                             "WHERE database_name = current_database()").fetchall()
+        if not tables:
+            return "it holds no tables"
+        for schema, table in tables:
+            read_every_row(con, f"{schema}.{table}")
+    except WarehouseError as exc:
+        return str(exc).split(": ", 1)[-1]
+    except duckdb.Error as exc:
+        return f"it cannot be read ({_first_line(exc)})"
+    finally:
+        con.close()
+    return None
+
+
+def restore(*, data_dir: Path, warehouse: Path, backups: Path, source: str | None = None,
+            force: bool = False) -> Restored:
+    """Restore `source` (a backup's name or folder) or the newest backup that verifies.
+
+    Raises RestoreError (one line) when a night is running, no backup verifies, or the
+    warehouse is healthy and `force` is not given.
+    """
+    from scrapers.runlock import holder, try_acquire
+
+    lock = try_acquire(data_dir)
+    if lock is None:
+        who = holder(data_dir / ".nightly.lock")
+        raise RestoreError(f"a night is running in {data_dir} (pid {who.get('pid', '?')}): stop `bodoge serve` "
+                           "or wait for the night to end, then restore")
+    try:
+        backup, skipped = _choose(backups, source)
+        problem = warehouse_problem(warehouse)
+        if problem is None and not force:
+            raise RestoreError(f"the warehouse {warehouse} is healthy: pass --force to replace it with "
+                               f"backup {backup.name}")
+        kept = _put_back(backup, warehouse)
+        return Restored(backup=backup, warehouse=warehouse, kept=kept, skipped=skipped,
+                        next_night=next_night(warehouse))
+    finally:
+        lock.release()
+
+
+def next_night(warehouse: Path) -> str:
+    """What the next `bodoge run` does with this warehouse, in words."""
+    from warehouse.crawl_runs import has_complete_crawl, page_age_range
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        try:
+            finished = has_complete_crawl(con)
+        except duckdb.Error:
+            finished = False
+        _, newest = page_age_range(con)
+    finally:
+        con.close()
+    if not finished:
+        return "a full crawl (the backup holds no complete crawl of the site)"
+    since = f" (its newest page was read {newest:%Y-%m-%d %H:%M})" if newest is not None else ""
+    return (f"incremental from the backup's state{since}: whatever changed on the site since then "
+            "is fetched again")
+
+
+def _choose(backups: Path, source: str | None) -> tuple[Backup, list[str]]:
+    """The named backup (verified) or the newest that verifies, and the damaged ones passed over."""
+    if source:
+        folder = Path(source)
+        folder = folder if folder.is_dir() else backups / source
+        if not folder.is_dir():
+            raise RestoreError(f"no backup named {source} in {backups}")
+        try:
+            return verify_backup(folder), []
+        except BackupError as exc:
+            raise RestoreError(str(exc)) from exc
+    skipped = []
+    for candidate in list_backups(backups):
+        try:
+            return verify_backup(candidate.path), skipped
+        except BackupError as exc:
+            skipped.append(str(exc))
+    reason = f" ({len(skipped)} damaged)" if skipped else ""
+    raise RestoreError(f"no backup that verifies in {backups}{reason}")
+
+
+def _put_back(backup: Backup, warehouse: Path) -> list[Path]:
+    """Copy the backup beside the warehouse, check it, move the old file (and WAL) aside, swap in."""
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    tmp = warehouse.with_name(f".{warehouse.name}.restore-{os.getpid()}.tmp")
+    try:
+        copy_file(backup.database, tmp)
+        if file_sha256(tmp)[0] != backup.sha256:
+            raise RestoreError(f"the copy of backup {backup.name} does not have its checksum (disk full?)")
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        kept = []
+        for old in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+            if old.exists():
+                aside = old.with_name(f"{old.name}.replaced-{stamp}")
+                os.replace(old, aside)
+                kept.append(aside)
+        os.replace(tmp, warehouse)
+    except OSError as exc:
+        raise RestoreError(f"restore of {backup.name} into {warehouse} failed: {_first_line(exc)}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return kept
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
