@@ -135,3 +135,44 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
         assert body["kind"] == "backup_failed" and "a-file" in body["cause"]
     finally:
         receiver.close()
+
+
+def test_a_member_no_longer_public_is_cut_from_every_backup(warehouse: Path, tmp_path: Path) -> None:
+    from warehouse.backup import scrub_backups
+    from warehouse.export_retention import public_users
+
+    backups = tmp_path / "backups"
+    older = _backup(warehouse, backups, T0 - timedelta(days=1))
+    con = connect(warehouse)
+    try:
+        everyone = public_users(con)
+    finally:
+        con.close()
+    gone = sorted(everyone)[0]
+    assert scrub_backups(backups, everyone - {gone}) == [older.name]
+    cut = verify_backup(older.path)  # still verifies: its manifest was rewritten
+    con = connect(cut.database, read_only=True)
+    try:
+        for table, column in (("raw.collection_entries", "user_id"), ("raw.members", "user_id"),
+                              ("marts.collections", "user_id"), ("raw.listing_crawls", "key")):
+            assert con.execute(f"SELECT count(*) FROM {table} WHERE {column} = ?", [gone]).fetchall()[0][0] == 0
+        assert con.execute("SELECT count(*) FROM raw.members").fetchall()[0][0] == len(everyone) - 1
+    finally:
+        con.close()
+    assert scrub_backups(backups, everyone - {gone}) == []  # nothing left to cut
+
+
+def test_a_cut_of_most_members_is_refused_and_the_backup_kept_whole(warehouse: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from warehouse.privacy import TooManyToErase, erase_members_not_in
+
+    backup = _backup(warehouse, tmp_path / "backups", T0)
+    con = duckdb.connect(str(backup.database))
+    try:
+        members = con.execute("SELECT count(*) FROM raw.members").fetchall()[0][0]
+        with pytest.raises(TooManyToErase, match="refusing"):
+            erase_members_not_in(con, set(), min_guard=0)  # every member "private": a login wall, not privacy
+    finally:
+        con.close()
+    assert verify_backup(backup.path).tables["raw.members"] == members

@@ -15,6 +15,8 @@ How (see BENCHMARKS.md "Backups" for the measurements behind the choice):
   warehouse's. Only then is `manifest.json` (sha256, bytes, row counts per table, DuckDB
   version, the night) written and the folder renamed into place: a folder without a
   manifest is never a backup.
+- **Privacy**: after each backup, members who are not public now are cut from the older
+  backups too (`scrub_backups`): a private collection leaves no trace, old copies included.
 - **Retention**: the newest backup of each of the last `DAILY` days that have one and of
   each of the last `WEEKLY` ISO weeks; the newest one always. Folders left half-written
   by a killed run are swept.
@@ -39,6 +41,7 @@ from typing import Any
 import duckdb
 
 from warehouse.db import WarehouseError, verify_intact
+from warehouse.export_retention import public_users
 
 log = logging.getLogger("bodoge.backup")
 
@@ -130,9 +133,49 @@ def make_backup(con: duckdb.DuckDBPyConnection, warehouse: Path, backups: Path, 
         raise
     backup = read_manifest(final)
     removed = prune(backups)
+    scrub_backups(backups, public_users(con))
     log.info("backup %s verified in %.1fs%s", backup.describe(), backup.seconds,
              f"; {len(removed)} old backup(s) removed" if removed else "")
     return backup
+
+
+def scrub_backups(backups: Path, public: set[str]) -> list[str]:
+    """Cut every member outside `public` from every kept backup; returns the backups rewritten.
+
+    Why: a member who turns private leaves no trace anywhere, and a backup made while they
+    were public still holds them (for up to four weeks). Each backup holding such a member
+    is cut in place (`warehouse.privacy`), checkpointed, and gets a new manifest (its sha256
+    and row counts), so it still verifies. A backup killed mid-rewrite no longer matches
+    its manifest: restore then passes it over for an older good one. A cut the privacy
+    guard refuses (too many members at once, `warehouse.privacy`) is logged and skipped.
+    """
+    from warehouse.privacy import TooManyToErase, erase_members_not_in
+
+    rewritten = []
+    for backup in list_backups(backups):
+        con = duckdb.connect(str(backup.database))
+        try:
+            try:
+                if not erase_members_not_in(con, public):
+                    continue
+            except TooManyToErase as exc:
+                log.warning("backup %s not scrubbed: %s", backup.name, exc)
+                continue
+            con.execute("CHECKPOINT")
+            counts = table_counts(con)
+        finally:
+            con.close()
+        sha, size = file_sha256(backup.database)
+        manifest = json.loads((backup.path / MANIFEST).read_text(encoding="utf-8"))
+        manifest.update({"sha256": sha, "bytes": size, "tables": counts,
+                         "scrubbed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        tmp = backup.path / f".{MANIFEST}.tmp"
+        _write_json(tmp, manifest)
+        os.replace(tmp, backup.path / MANIFEST)
+        rewritten.append(backup.name)
+    if rewritten:
+        log.info("backups: members no longer public cut from %d backup(s)", len(rewritten))
+    return rewritten
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
