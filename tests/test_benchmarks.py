@@ -87,3 +87,12 @@ def test_scale_benchmark_refuses_a_used_work_dir(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2 and "already holds a warehouse" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_backup_benchmark_prints_ours_beside_duckdbs_other_means() -> None:
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.backup", "--games", "300", "--members", "600",
+                           "--rows", "6000"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)
+    assert figures["ours"]["backup_mb"] == figures["warehouse_mb"] > 0
+    assert figures["export_parquet"]["import_seconds"] >= 0 and figures["copy_from_database"]["mb"] > 0
