@@ -70,12 +70,21 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
+    from scrapers.runlock import LOCK_NAME, holder, try_acquire
     from warehouse.backup import backup_dir
-    from warehouse.restore import restore
+    from warehouse.restore import RestoreError, restore
 
     paths = resolve_paths(data_dir=args.data_dir)
-    done = restore(data_dir=paths.data_dir, warehouse=paths.warehouse,
-                   backups=backup_dir(paths.data_dir, args.backup_dir), source=args.source, force=args.force)
+    lock = try_acquire(paths.data_dir)
+    if lock is None:
+        who = holder(paths.data_dir / LOCK_NAME)
+        raise RestoreError(f"a night is running in {paths.data_dir} (pid {who.get('pid', '?')}): stop "
+                           "`bodoge serve` or wait for the night to end, then restore")
+    try:
+        done = restore(warehouse=paths.warehouse, backups=backup_dir(paths.data_dir, args.backup_dir),
+                       source=args.source, force=args.force)
+    finally:
+        lock.release()
     for note in done.skipped:
         print(f"bodoge: passed over: {note}", file=sys.stderr)
     print(f"restored {done.warehouse} from backup {done.backup.describe()}")

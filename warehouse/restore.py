@@ -80,31 +80,22 @@ def warehouse_problem(path: Path) -> str | None:
     return None
 
 
-def restore(*, data_dir: Path, warehouse: Path, backups: Path, source: str | None = None,
+def restore(*, warehouse: Path, backups: Path, source: str | None = None,
             force: bool = False) -> Restored:
     """Restore `source` (a backup's name or folder) or the newest backup that verifies.
 
-    Raises RestoreError (one line) when a night is running, no backup verifies, or the
-    warehouse is healthy and `force` is not given.
+    The caller holds the nightly lock (no night may run meanwhile: `bodoge restore` takes
+    it). Raises RestoreError (one line) when no backup verifies, or the warehouse is
+    healthy and `force` is not given.
     """
-    from scrapers.runlock import holder, try_acquire
-
-    lock = try_acquire(data_dir)
-    if lock is None:
-        who = holder(data_dir / ".nightly.lock")
-        raise RestoreError(f"a night is running in {data_dir} (pid {who.get('pid', '?')}): stop `bodoge serve` "
-                           "or wait for the night to end, then restore")
-    try:
-        backup, skipped = _choose(backups, source)
-        problem = warehouse_problem(warehouse)
-        if problem is None and not force:
-            raise RestoreError(f"the warehouse {warehouse} is healthy: pass --force to replace it with "
-                               f"backup {backup.name}")
-        kept = _put_back(backup, warehouse)
-        return Restored(backup=backup, warehouse=warehouse, kept=kept, skipped=skipped,
-                        next_night=next_night(warehouse))
-    finally:
-        lock.release()
+    backup, skipped = _choose(backups, source)
+    problem = warehouse_problem(warehouse)
+    if problem is None and not force:
+        raise RestoreError(f"the warehouse {warehouse} is healthy: pass --force to replace it with "
+                           f"backup {backup.name}")
+    kept = put_back(backup, warehouse)
+    return Restored(backup=backup, warehouse=warehouse, kept=kept, skipped=skipped,
+                    next_night=next_night(warehouse))
 
 
 def next_night(warehouse: Path) -> str:
@@ -148,7 +139,7 @@ def _choose(backups: Path, source: str | None) -> tuple[Backup, list[str]]:
     raise RestoreError(f"no backup that verifies in {backups}{reason}")
 
 
-def _put_back(backup: Backup, warehouse: Path) -> list[Path]:
+def put_back(backup: Backup, warehouse: Path) -> list[Path]:
     """Copy the backup beside the warehouse, check it, move the old file (and WAL) aside, swap in."""
     warehouse.parent.mkdir(parents=True, exist_ok=True)
     tmp = warehouse.with_name(f".{warehouse.name}.restore-{os.getpid()}.tmp")

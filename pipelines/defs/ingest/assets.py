@@ -24,6 +24,7 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
         dg.AssetSpec(
             ["raw", name],
             description=f"raw.{name}: crawled rows, one per natural key, with run_id and fetched_at.",
+            deps=[dg.AssetKey(["warehouse", "schema"])],
             group_name="ingest",
             kinds={"scrapy", "duckdb"},
         )
