@@ -14,7 +14,7 @@ from lxml import etree
 from parsel import Selector
 
 from scrapers.fields import normalize
-from scrapers.pages.complete import require_complete, require_listing_end
+from scrapers.pages.complete import require_complete
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -61,7 +61,8 @@ def listing_rows(
     """(root, main, rows) of a listing page whose rows `find` picks out of its main.
 
     No rows means nothing to read (the login page, or the empty marker); a page with
-    neither rows nor the marker, or whose last row has no pagination after it, raises.
+    neither rows nor the marker raises. A closed page with rows is whole whether or not
+    it draws a pagination block (none on a one-page listing, as Kaminari draws it).
     """
     page = open_listing(selector, what=what)
     if page is None:
@@ -70,7 +71,6 @@ def listing_rows(
     rows = find(main)
     if not rows:
         return root, main, no_rows(root, what)
-    require_listing_end(rows, what=what)
     return root, main, rows
 
 
