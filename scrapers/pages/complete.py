@@ -46,6 +46,8 @@ _LAYOUT_END = re.compile(r"</html\s*>(?:\s|<!--.*?-->)*\Z", re.IGNORECASE | re.D
 _TAIL_CHARS = 4096
 #: A listing's total, after `normalize`: 全21,406個, 全1,203人, 遊べるボードゲーム 608個.
 _TOTAL = re.compile(r"(?:全|遊べるボードゲーム)\s?(\d[\d,]*)\s?(?:個|人)")
+#: Class of a listing row: catalogue, collection card, member, cafe game.
+ROW_CLASSES = frozenset({"games-table-row", "list--interests-item", "friends-list-item", "spaces-games-item"})
 
 
 class TruncatedPage(PageParseError):
@@ -90,8 +92,8 @@ def stated_total(selector: Selector) -> int | None:
 
     The element whose class ends in `-total` (`games-index-total`, `friends-boardgames-total`,
     `spaces-games-total`, `friends-index-total`) first; else the first element of `<main>`
-    without children whose whole text is such a total (a game named 全3個 is inside a row's
-    link, among other text, so it never reads as one). One walk of `<main>`.
+    without children whose whole text is such a total, outside any link or listing row
+    (where a game named 全3個 would be). One walk of `<main>`.
     """
     fallback: int | None = None
     for el in main_of(selector.root).iter(etree.Element):
@@ -101,9 +103,14 @@ def stated_total(selector: Selector) -> int | None:
                 return _number(found[1])
         elif fallback is None and len(el) == 0 and el.text and ("全" in el.text or "遊べる" in el.text):
             found = _TOTAL.fullmatch(normalize(el.text))
-            if found:
+            if found and not _in_row_or_link(el):
                 fallback = _number(found[1])
     return fallback
+
+
+def _in_row_or_link(el: Any) -> bool:
+    """Whether an element sits in a link or a listing row (where a game named 全3個 would)."""
+    return any(up.tag in ("a", "li", "tr") or class_tokens(up) & ROW_CLASSES for up in el.iterancestors(etree.Element))
 
 
 def _number(digits: str) -> int:

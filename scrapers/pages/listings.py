@@ -14,7 +14,7 @@ from lxml import etree
 from parsel import Selector
 
 from scrapers.fields import normalize
-from scrapers.pages.complete import require_complete
+from scrapers.pages.complete import ROW_CLASSES, require_complete
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -38,8 +38,6 @@ CONTENT_MAIN_IDS: tuple[str, ...] = (
 #: Texts of the "nothing here" marker (the collection one is confirmed on the real site).
 EMPTY_TEXTS: tuple[str, ...] = ("検索結果が存在しない", "マイボードゲームが未登録", "見つかりませんでした")
 _LIST_CONTAINERS = ".games-table, .list--interests, .friends-list, .spaces-games-list"
-#: Class of a listing row: catalogue, collection card, member, cafe game.
-_ROW_CLASSES = frozenset({"games-table-row", "list--interests-item", "friends-list-item", "spaces-games-item"})
 
 
 def open_listing(selector: Selector, *, what: str) -> tuple[Node, Node] | None:
@@ -119,7 +117,7 @@ def rows_present(main: Node) -> bool:
 
     A walk that stops at the first row: the CSS query would scan the whole page.
     """
-    return any(class_tokens(el) & _ROW_CLASSES for el in main.iter(etree.Element))
+    return any(class_tokens(el) & ROW_CLASSES for el in main.iter(etree.Element))
 
 
 def rows_with_game_links(scope: Node) -> list[Node]:
