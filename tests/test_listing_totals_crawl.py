@@ -93,10 +93,10 @@ def test_a_listing_that_disagrees_with_its_total_is_incomplete_and_deletes_nothi
     with ChangingSite(site, after, trigger, transient_faults=False) as server:
         changed = crawl_and_build(server.base_url, warehouse, **options)
     assert server.site is after, "the site never changed: the scenario did not happen"
+    assert {card[0] for card in _cards(warehouse, member.user_id)} == {card[0] for card in held}  # none deleted
+    assert _status(warehouse, member.user_id) == "incomplete"
     listings = {k: v for k, v in changed.stats.items() if k.startswith("bodoge/listings/")}
     assert listings == {f"bodoge/listings/{problem}": 1}
-    assert _status(warehouse, member.user_id) == "incomplete"
-    assert {card[0] for card in _cards(warehouse, member.user_id)} == {card[0] for card in held}  # none deleted
     with SampleSiteServer(after, transient_faults=False) as server:  # the next night reads it whole
         crawl_and_build(server.base_url, warehouse, **options)
     assert {card[0] for card in _cards(warehouse, member.user_id)} == _truth_games(after, member.user_id)
