@@ -66,10 +66,12 @@ def _scenario(site: Site, shape: str) -> tuple[Member, Site, str, dict[str, Any]
     """(member, the site after the change, the page after which it changes, crawl options)."""
     if shape == "a card jumps across the page boundary":  # rows still add up to 全N個: one read twice
         m = next(m for m in site.members if not m.private and COLLECTION_PAGE_SIZE + 2 < m.n_boardgames <= 40)
-        return m, with_card_moved_first(site, m.index, COLLECTION_PAGE_SIZE + 1), m.collection_url, {"sections": ["members"], "users": [m.user_id]}
+        after = with_card_moved_first(site, m.index, COLLECTION_PAGE_SIZE + 1)
+        return m, after, m.collection_url, {"sections": ["members"], "users": [m.user_id]}
     if shape == "cards removed between page 1 and page 2":  # page 2 states a smaller 全N個
         m = next(m for m in site.members if not m.private and COLLECTION_PAGE_SIZE + 3 < m.n_boardgames <= 40)
-        return m, recounted(without_entries(site, m.index, 3)), m.collection_url, {"sections": ["members"], "users": [m.user_id]}
+        after = recounted(without_entries(site, m.index, 3))
+        return m, after, m.collection_url, {"sections": ["members"], "users": [m.user_id]}
     # emptied after the directory counted it: the empty page states no total, the directory's count stands
     m = next(m for m in site.members[:50] if not m.private and 0 < m.n_boardgames < COLLECTION_PAGE_SIZE)
     return m, recounted(without_entries(site, m.index, m.n_boardgames)), "/friends", {"sections": ["members"]}
@@ -124,7 +126,8 @@ def _parsed(out: subprocess.CompletedProcess[str], url: str) -> tuple[set[tuple[
 
 
 @pytest.mark.slow
-def test_bodoge_parse_gives_what_the_crawl_took_or_its_quarantine_reason(tmp_path: Path, small: Site) -> None:  # noqa: F811
+def test_bodoge_parse_gives_what_the_crawl_took_or_its_quarantine_reason(
+        tmp_path: Path, small: Site) -> None:  # noqa: F811
     public = [m for m in small.members if not m.private and m.index not in cut_collections(small)]
     members = {
         "one page, no pagination block": next(m for m in public if 0 < m.n_boardgames < COLLECTION_PAGE_SIZE),
