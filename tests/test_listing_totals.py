@@ -10,6 +10,10 @@ site, the rule on counts, and a fuzz of the total reader.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +29,7 @@ from scrapers.spiders.totals import MOVED, OVER_TOTAL, SHORT_OF_TOTAL, total_pro
 from tests.conftest_shared import shared_file
 from tests.samplesite_fixtures import small  # noqa: F401
 
+ROOT = Path(__file__).resolve().parents[1]
 BASE = "https://bodoge.hoobby.net"
 URL = f"{BASE}/friends/17406/boardgames"
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -94,6 +99,16 @@ def test_a_one_page_listing_that_disagrees_with_its_total_keeps_its_rows_and_say
     items, note = parse_page(text.encode("utf-8"), url=URL)
     assert len(items) == 3  # the crawl takes them too: they are on the site
     assert note is not None and f"states {total}" in note and "incomplete" in note and problem in note
+
+
+def test_bodoge_parse_prints_the_rows_and_notes_the_disagreement_in_one_line(tmp_path: Path) -> None:
+    saved = tmp_path / "collection.html"
+    saved.write_text(collection_page(3, total=5), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "bodoge.cli", "parse", str(saved)], cwd=ROOT, capture_output=True,
+                         text=True, encoding="utf-8", timeout=120)
+    assert out.returncode == 0 and len(out.stdout.splitlines()) == 3
+    assert out.stderr.startswith("bodoge: note: ") and len(out.stderr.splitlines()) == 1
+    assert "short_of_total" in out.stderr and "incomplete" in out.stderr
 
 
 @pytest.mark.shared
