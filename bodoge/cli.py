@@ -78,11 +78,14 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from bodoge.display import json_line
     from bodoge.fetch import read_source
     from scrapers.items import item_to_dict
-    from scrapers.parse import parse_document
+    from scrapers.parse import parse_page
 
     body, url = read_source(args.source)
-    for item in parse_document(body, url=url, kind=args.kind):
+    items, note = parse_page(body, url=url, kind=args.kind)
+    for item in items:
         sys.stdout.write(json_line(item_to_dict(item)) + "\n")
+    if note:  # the items are still what the crawl takes; the note says what it concludes
+        sys.stderr.write(f"bodoge: note: {note}\n")
     return 0
 
 

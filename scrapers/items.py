@@ -114,7 +114,8 @@ class ListingCrawl:
     slug). Why: only a *complete* crawl may replace what the warehouse holds for that
     listing (an entry the member removed disappears), and a private collection must
     erase every trace of the member. `status` is `public`, `empty`, `private` or
-    `incomplete`; an incremental night adds `updated` (read from page 1 to the first
+    `incomplete` (a page failed or was cut, or the rows read over all pages disagree
+    with the listing's stated total: `scrapers.spiders.totals`); an incremental night adds `updated` (read from page 1 to the first
     known card, nothing removed) and `unchanged` (the directory's count and last update
     equal what the warehouse holds), which delete nothing. Never printed by `bodoge parse`; the warehouse consumes it.
     """

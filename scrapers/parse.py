@@ -2,7 +2,10 @@
 
 Why: `bodoge parse PATH_OR_URL [--kind KIND]` must print exactly what the spiders
 would emit for that page, so it calls the spiders' own parsing functions
-(`scrapers.pages`, `scrapers.bgg`) and only adds telling the page kind apart.
+(`scrapers.pages`, `scrapers.bgg`) and only adds telling the page kind apart. Where one
+page is a whole listing (no next and no previous page) it also says what the crawl
+would conclude from its stated total (`scrapers.spiders.totals`): a one-page listing
+whose rows disagree with 全N個 is `incomplete`, its rows still taken.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from parsel import Selector
 from scrapers import bgg, pages
 from scrapers.items import Item
 from scrapers.kinds import KINDS
+from scrapers.spiders.totals import total_problem
 
 #: `<main id>` of each page of the site (`sessions-new` is the login page).
 MAIN_IDS: dict[str, str] = {
@@ -158,14 +162,47 @@ def _bgg_items(body: bytes | str, url: str, kind: str) -> list[Item]:
     return list(bgg.bgg_collection_items(body, username=username))
 
 
+#: Listing kinds whose pages state a total, and what the crawl does with a disagreement.
+_LISTING_KINDS: dict[str, str] = {
+    "catalog": "count it", "members": "count it",
+    "collection": "record the listing incomplete and delete nothing",
+    "space": "record the listing incomplete and delete nothing",
+}
+
+
 def parse_document(body: bytes | str, *, url: str, kind: str = "auto") -> list[Item]:
-    """The items one document holds, as the spiders would emit them.
+    """The items one document holds, as the spiders would emit them (see `parse_page`)."""
+    return parse_page(body, url=url, kind=kind)[0]
+
+
+def listing_note(selector: Selector, url: str, kind: str, items: list[Item]) -> str | None:
+    """What the crawl would conclude from a page that is a whole listing, when its rows disagree with its total.
+
+    Only a page with neither a next nor a previous page is the whole listing, so only
+    there one page can be checked; a page of a longer listing says nothing alone.
+    """
+    if kind not in _LISTING_KINDS or not items:
+        return None
+    total = pages.stated_total(selector)
+    if total is None or pages.next_page_url(selector, url) or pages.prev_page_url(selector, url):
+        return None
+    keys = [getattr(item, "game_id", None) or getattr(item, "user_id", None) for item in items]
+    problem = total_problem(len(keys), len(set(keys)), (total,))
+    if problem is None:
+        return None
+    return (f"{kind} page {url} is its whole listing with {len(items):,} rows, but the site states {total:,}: "
+            f"the crawl would {_LISTING_KINDS[kind]} ({problem})")
+
+
+def parse_page(body: bytes | str, *, url: str, kind: str = "auto") -> tuple[list[Item], str | None]:
+    """The items one document holds, as the spiders would emit them, and a note (`listing_note`).
 
     `kind` is one of KINDS; "auto" detects it. A login page (a private collection) and
     an empty listing give []. Raises ParseError for an unknown kind, a page whose kind
     cannot be told, or a page or response the parsers reject: a cut page (no closing
-    `</html>`, a listing without its pagination block, XML whose root never closes)
-    gives a message starting with `truncated`, never the items of its first half.
+    `</html>`, XML whose root never closes) gives a message with `truncated`, never the
+    items of its first half. A closed listing page without a pagination block is a
+    one-page listing like any other.
     """
     if kind not in KINDS:
         raise ParseError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -173,14 +210,15 @@ def parse_document(body: bytes | str, *, url: str, kind: str = "auto") -> list[I
         kind = detect_kind(body, url)
     try:
         if kind.startswith("bgg-"):
-            return _bgg_items(body, url, kind)
+            return _bgg_items(body, url, kind), None
         selector = html_selector(body)
         if kind == "login" or pages.is_login_page(selector):
             pages.require_complete(selector, what="login page")  # a cut page is no answer
-            return []
+            return [], None
         result = _HTML_PARSERS[kind](selector, url)
     except pages.PageParseError as exc:
         raise ParseError(f"{kind} page {url}: {exc}") from exc
     except bgg.BggError as exc:
         raise ParseError(f"BoardGameGeek {kind.removeprefix('bgg-')} {url}: {exc}") from exc
-    return list(result) if isinstance(result, list) else [result]
+    items = list(result) if isinstance(result, list) else [result]
+    return items, listing_note(selector, url, kind, items)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -34,3 +35,23 @@ def without_entries(site: Site, member_index: int, n_removed: int) -> Site:
     offsets[member_index + 1:] -= n_removed
     columns = {f.name: getattr(c, f.name)[keep] for f in dataclasses.fields(Collections) if f.name != "offsets"}
     return dataclasses.replace(site, collections=Collections(offsets=offsets, **columns))
+
+
+def with_card_moved_first(site: Site, member_index: int, position: int) -> Site:
+    """The same site after a member edited the card at `position`: it jumps to the front (更新順), newest."""
+    c = site.collections
+    lo, hi = int(c.offsets[member_index]), int(c.offsets[member_index + 1])
+    order = np.arange(len(c))
+    order[lo:hi] = [lo + position, *(i for i in range(lo, hi) if i != lo + position)]
+    columns = {f.name: getattr(c, f.name)[order] for f in dataclasses.fields(Collections) if f.name != "offsets"}
+    newest = datetime.fromisoformat(str(c.updated_at[lo])) + timedelta(minutes=1)
+    columns["updated_at"][lo] = newest.strftime("%Y-%m-%dT%H:%M:%S%z")[:-2] + ":00"
+    return dataclasses.replace(site, collections=Collections(offsets=c.offsets.copy(), **columns))
+
+
+def recounted(site: Site) -> Site:
+    """The site with every member's directory count (マイボードゲーム N) equal to their collection's size."""
+    sizes = np.diff(site.collections.offsets)
+    members = [m if m.n_boardgames == sizes[m.index] else dataclasses.replace(m, n_boardgames=int(sizes[m.index]))
+               for m in site.members]
+    return dataclasses.replace(site, members=members)

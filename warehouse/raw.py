@@ -104,11 +104,14 @@ def shows_collection(row: dict[str, Any]) -> bool:
     """Whether a collection outcome proves page 1 was a real collection page (not private).
 
     `updated` and `unchanged` come from an incremental night, which reads a collection
-    only when the directory shows it public. `incomplete` on page 1 says nothing: that page may have been the login page that
-    failed to arrive. On a later page, page 1 was a real one.
+    only when the directory shows it public. `incomplete` on page 1 says nothing when no
+    card was read: that page may have been the login page that failed to arrive. With
+    cards read (a listing short of its stated total), or ended on a later page, page 1
+    was a real one.
     """
     status = row["status"]
-    return status in COMPLETE_LISTINGS or (status == "incomplete" and (row.get("n_pages") or 0) > 1)
+    read_a_page = (row.get("n_pages") or 0) > 1 or (row.get("n_entries") or 0) > 0
+    return status in COMPLETE_LISTINGS or (status == "incomplete" and read_a_page)
 
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:

@@ -12,7 +12,7 @@ before anything else is read from it; a (whole) login page (a private collection
 an empty listing gives [] from the listing functions.
 
 Modules: `markup` (XPath on lxml elements, text and href helpers), `complete` (whether a
-page arrived whole), `specs` (spec cells
+page arrived whole, and the total a listing states), `specs` (spec cells
 and statuses), `listings` (login page, empty marker, rows), then one per page kind:
 `games` (catalogue and game pages), `posts`, `members` (directory and collections),
 `cafes`, and `links` (what the spiders follow). Import from `scrapers.pages`.
@@ -21,13 +21,14 @@ and statuses), `listings` (login page, empty marker, rows), then one per page ki
 from __future__ import annotations
 
 from scrapers.pages.cafes import space_items
-from scrapers.pages.complete import TRUNCATED, TruncatedPage, has_layout_end, require_complete
+from scrapers.pages.complete import TRUNCATED, TruncatedPage, has_layout_end, require_complete, stated_total
 from scrapers.pages.games import catalog_items, game_item
 from scrapers.pages.links import (
     author_links,
     game_links,
     member_links,
     next_page_url,
+    prev_page_url,
     post_links,
     space_links,
 )
@@ -40,5 +41,6 @@ from scrapers.pages.specs import STATUS_LABELS, STATUSES
 __all__ = [
     "TRUNCATED", "DirectorySignal", "PageParseError", "collection_total", "directory_signals", "TruncatedPage", "author_links", "catalog_items", "collection_items", "game_item", "game_links",
     "game_slug", "has_layout_end", "is_empty_listing", "is_login_page", "member_id", "member_items",
-    "member_links", "next_page_url", "post_item", "post_links", "require_complete", "space_items", "space_links", "space_slug",
+    "member_links", "next_page_url", "post_item", "post_links", "prev_page_url", "require_complete", "space_items",
+    "space_links", "space_slug", "stated_total",
 ]

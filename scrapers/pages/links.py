@@ -25,6 +25,17 @@ def next_page_url(selector: Selector, url: str) -> str | None:
     return next(filter(None, (absolute(url, h) for h in hrefs)), None)
 
 
+def prev_page_url(selector: Selector, url: str) -> str | None:
+    """The previous page of a listing (`rel="prev"`, else the 前へ link), absolute; None on page 1."""
+    root = selector.root
+    rel_prev = xpath(
+        root,
+        "//a[contains(concat(' ', normalize-space(@rel), ' '), ' prev ')]/@href | //link[@rel='prev']/@href",
+    )
+    hrefs = chain(rel_prev, _lazy(root, "//a[starts-with(normalize-space(.), '前へ')]/@href"))
+    return next(filter(None, (absolute(url, h) for h in hrefs)), None)
+
+
 def _lazy(root: Node, query: str) -> Iterator[str]:
     """The strings `query` selects, looked up only if the caller gets that far."""
     yield from xpath(root, query)

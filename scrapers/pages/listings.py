@@ -14,7 +14,7 @@ from lxml import etree
 from parsel import Selector
 
 from scrapers.fields import normalize
-from scrapers.pages.complete import require_complete, require_listing_end
+from scrapers.pages.complete import ROW_CLASSES, require_complete
 from scrapers.pages.markup import (
     Node,
     PageParseError,
@@ -38,8 +38,6 @@ CONTENT_MAIN_IDS: tuple[str, ...] = (
 #: Texts of the "nothing here" marker (the collection one is confirmed on the real site).
 EMPTY_TEXTS: tuple[str, ...] = ("検索結果が存在しない", "マイボードゲームが未登録", "見つかりませんでした")
 _LIST_CONTAINERS = ".games-table, .list--interests, .friends-list, .spaces-games-list"
-#: Class of a listing row: catalogue, collection card, member, cafe game.
-_ROW_CLASSES = frozenset({"games-table-row", "list--interests-item", "friends-list-item", "spaces-games-item"})
 
 
 def open_listing(selector: Selector, *, what: str) -> tuple[Node, Node] | None:
@@ -61,7 +59,8 @@ def listing_rows(
     """(root, main, rows) of a listing page whose rows `find` picks out of its main.
 
     No rows means nothing to read (the login page, or the empty marker); a page with
-    neither rows nor the marker, or whose last row has no pagination after it, raises.
+    neither rows nor the marker raises. A closed page with rows is whole whether or not
+    it draws a pagination block (none on a one-page listing, as Kaminari draws it).
     """
     page = open_listing(selector, what=what)
     if page is None:
@@ -70,7 +69,6 @@ def listing_rows(
     rows = find(main)
     if not rows:
         return root, main, no_rows(root, what)
-    require_listing_end(rows, what=what)
     return root, main, rows
 
 
@@ -119,7 +117,7 @@ def rows_present(main: Node) -> bool:
 
     A walk that stops at the first row: the CSS query would scan the whole page.
     """
-    return any(class_tokens(el) & _ROW_CLASSES for el in main.iter(etree.Element))
+    return any(class_tokens(el) & ROW_CLASSES for el in main.iter(etree.Element))
 
 
 def rows_with_game_links(scope: Node) -> list[Node]:

@@ -12,7 +12,7 @@ from parsel import Selector
 
 from scrapers.fields import parse_rating
 from scrapers.items import CollectionEntry, Member
-from scrapers.pages.complete import require_listing_end
+from scrapers.pages.complete import stated_total
 from scrapers.pages.listings import listing_rows, no_rows, open_listing
 from scrapers.pages.markup import (
     GAME_PATH,
@@ -57,7 +57,6 @@ def member_items(selector: Selector, url: str) -> list[Member]:
                 break
     if not names:
         return no_rows(root, "member directory")
-    require_listing_end(rows, what="member directory")
     return [Member(user_id=uid, name=name) for uid, name in names.items()]
 
 
@@ -180,10 +179,7 @@ def directory_signals(selector: Selector, url: str) -> dict[str, DirectorySignal
 
 def collection_total(selector: Selector) -> int | None:
     """The listing's total ("全N個" above a collection's cards), None where the page has none."""
-    node = first(main_of(selector.root), ".//*[contains(@class, 'friends-boardgames-total')]")
-    digits = _TOTAL.search(unicodedata.normalize("NFKC", string(node) or "")) if node is not None else None
-    return int(digits[1].replace(",", "")) if digits else None
+    return stated_total(selector)
 
 
 _COUNT = re.compile(r"マイボードゲーム\s*([\d,]+)")
-_TOTAL = re.compile(r"全\s*([\d,]+)\s*個")

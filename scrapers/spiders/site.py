@@ -9,8 +9,11 @@ Sections (any subset, comma separated):
   game pages.
 
 A paginated listing (a collection, a cafe's games) is walked page after page; after
-its last page the spider yields a `ListingCrawl` saying whether it was complete, empty
-or private, so that the warehouse can replace that listing safely.
+its last page (the first without a next link) the spider yields a `ListingCrawl` saying
+whether it was complete, empty or private, so that the warehouse can replace that
+listing safely. A listing whose rows over all its pages disagree with the total it
+states is `incomplete` (`scrapers.spiders.totals`); the catalogue and the directory are
+checked the same way, and a disagreement is counted and logged.
 
 A page the parsers reject, a cut one (`truncated`) included, is quarantined and yields
 nothing, so it never overwrites what the warehouse holds; a listing with such a page
@@ -33,6 +36,18 @@ from twisted.python.failure import Failure
 from scrapers import pages
 from scrapers.items import ListingCrawl, Quarantined
 from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
+from scrapers.spiders.totals import (
+    LISTING_KEYS,
+    LISTING_STATED,
+    TALLY_KEYS,
+    TALLY_PAGE,
+    TALLY_ROWS,
+    TALLY_STATED,
+    add_total,
+    describe,
+    tally_meta,
+    total_problem,
+)
 
 ALL_SECTIONS = ("games", "posts", "members", "cafes")
 _FRIEND = re.compile(r"/friends/(\d+)")
@@ -72,6 +87,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         self.full = full in (True, "1", "true", "True")
         self.max_age_days = float(max_age_days)
         self.complete_scope = self.sections == set(ALL_SECTIONS) and not self.users
+        #: マイボードゲーム N of each directory row: a collection's total where its pages state none.
+        self.directory_counts: dict[str, int] = {}
 
     # -- start ------------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
@@ -93,8 +110,9 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
     def parse_catalog(self, response: Response) -> Iterator[Any]:
         rows = list(self._items(response, pages.catalog_items))
         yield from rows
-        yield from self.plan_catalog_rows(response, [r for r in rows if not isinstance(r, Quarantined)])
-        following = list(self._next(response, self.parse_catalog))
+        parsed = [r for r in rows if not isinstance(r, Quarantined)]
+        yield from self.plan_catalog_rows(response, parsed)
+        following = self._walk_next(response, self.parse_catalog, "catalogue", [r.game_id for r in parsed])
         for request in following:
             yield request.replace(priority=PRIORITY_SIGNALS)
         if not following:
@@ -122,9 +140,14 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
 
     # -- members and collections ------------------------------------------------------
     def parse_directory(self, response: Response) -> Iterator[Any]:
-        yield from self._items(response, pages.member_items)
+        rows = list(self._items(response, pages.member_items))
+        yield from rows
+        for uid, signal in pages.directory_signals(response.selector, response.url).items():
+            if signal.count is not None:
+                self.directory_counts[uid] = signal.count
         yield from self.plan_directory(response)
-        for request in self._next(response, self.parse_directory):
+        members = [r.user_id for r in rows if not isinstance(r, Quarantined)]
+        for request in self._walk_next(response, self.parse_directory, "member directory", members):
             yield request.replace(priority=PRIORITY_SIGNALS)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
@@ -152,6 +175,7 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         if listing == "collection" and pages.is_login_page(response.selector):
             yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
             return
+        meta.setdefault(LISTING_KEYS, set()).update(row.game_id for row in rows)  # read, in either mode
         if meta.get("listing_mode") == "incremental":
             yield from self.incremental_page(response, rows, callback)
             return
@@ -215,13 +239,50 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         )
 
     def _listing_next(self, response: Response, listing: str, key: str, page: int, seen: int, callback: Any) -> Iterator[Any]:
+        """The listing's next page, or after its last page (no next link) its outcome.
+
+        `seen` counts the rows of every page read, this one included; the totals the
+        pages stated travel with the requests. Public (or empty) only when the rows agree
+        with the stated total, else `incomplete`, which deletes nothing.
+        """
+        stated = add_total(response.meta.get(LISTING_STATED, ()), pages.stated_total(response.selector))
+        keys: set[str] = response.meta.get(LISTING_KEYS, set())
         empty_page = pages.is_empty_listing(response.selector)
         next_url = None if empty_page else pages.next_page_url(response.selector, response.url)
         if next_url:
-            yield self._listing_request(next_url, listing, key, callback, page + 1, seen)
+            request = self._listing_request(next_url, listing, key, callback, page + 1, seen)
+            yield request.replace(meta={**request.meta, LISTING_STATED: stated, LISTING_KEYS: keys})
+            return
+        expect = response.meta.get("listing_expect")
+        if expect is None and listing == "collection":
+            expect = self.directory_counts.get(key)
+        if self._off_total(f"{listing} {key}", seen, len(keys), page, stated, expect):
+            status = "incomplete"
         else:
             status = "public" if seen else "empty"
-            yield ListingCrawl(listing=listing, key=key, status=status, n_entries=seen, n_pages=page)
+        yield ListingCrawl(listing=listing, key=key, status=status, n_entries=seen, n_pages=page)
+
+    def _walk_next(self, response: Response, callback: Any, what: str, keys: list[str]) -> list[scrapy.Request]:
+        """The next page of the catalogue or directory, carrying the rows counted so far.
+
+        After the last page the count is checked against the stated total (counted and
+        logged when they disagree: neither walk deletes anything).
+        """
+        meta = tally_meta(response.meta, keys, pages.stated_total(response.selector))
+        next_url = pages.next_page_url(response.selector, response.url)
+        if next_url:
+            return [response.follow(next_url, callback, errback=self.on_error, meta=meta)]
+        self._off_total(what, meta[TALLY_ROWS], len(meta[TALLY_KEYS]), meta[TALLY_PAGE] - 1, meta[TALLY_STATED], None)
+        return []
+
+    def _off_total(self, what: str, rows: int, distinct: int, n_pages: int, stated: tuple[int, ...],
+                   expect: int | None) -> str | None:
+        """How the rows read disagree with the listing's total (counted, logged), None when they agree."""
+        problem = total_problem(rows, distinct, stated, expect)
+        if problem is not None:
+            self.crawler.stats.inc_value(f"bodoge/listings/{problem}")
+            self.logger.warning("%s: %s", describe(what, rows, distinct, n_pages, stated, expect), problem)
+        return problem
 
     def _next(self, response: Response, callback: Any) -> Iterator[scrapy.Request]:
         next_url = pages.next_page_url(response.selector, response.url)
