@@ -18,7 +18,7 @@ from samplesite import SampleSiteServer, generate_site
 from samplesite.nights import site_on_night
 from scrapers.runlock import try_acquire
 from tests.crawl_fixtures import crawl_and_build
-from tests.test_incremental_crawl import _collections_differ
+from tests.night_checks import collections_differ
 from warehouse.backup import DATABASE, list_backups
 from warehouse.db import connect
 from warehouse.restore import warehouse_problem
@@ -117,7 +117,7 @@ def test_a_corrupt_warehouse_is_restored_and_night_three_is_exact(tmp_path: Path
         srv.faults.reset()
         result = crawl_and_build(srv.base_url, warehouse)
     assert result.stats["bodoge/mode"] == "incremental"
-    assert _collections_differ(warehouse, night3) == 0
+    assert collections_differ(warehouse, night3) == 0
     assert before <= _history(warehouse), "history from before the backup was lost"
 
 
