@@ -4,7 +4,6 @@
 --   names the night's champion). History is kept: one night adds its rows; re-writing a run id
 --   replaces that run's rows. Written by warehouse.model_marts.write_model_runs.
 -- @key run_id, model, split
--- @join run_id -> marts.recommendations
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
 --   the marts.recommendations, similar_games and next_to_play rows the champion wrote.
 -- @column model: The candidate's name (e.g. popularity, ease, als, rp3beta).

@@ -6,8 +6,8 @@
 -- @column space_slug: The cafe's slug on the site (/spaces/<slug>).
 -- @column game_id: The game's slug on the site (/games/<slug>); the key of every games table.
 -- @column space_name: The cafe's name as its page shows it; NULL if the page shows none.
--- @column name_ja: The game's Japanese name as the row shows it (NULL where absent).
--- @column name_en: The game's English name as the row shows it (NULL where absent).
+-- @column name_ja: The game's Japanese name as the site shows it; NULL where absent.
+-- @column name_en: The game's English name as the site shows it; NULL where absent.
 -- @column min_players: Fewest players as published (2人～4人 gives 2, 2人 gives 2); NULL where
 --   the site shows none. Kept as published, even a placeholder such as 1人～65536人.
 -- @column max_players: Most players as published (2人～4人 gives 4, 2人 gives 2); NULL where the
