@@ -279,9 +279,9 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
         "WHERE database_name = ? AND NOT internal", [db]).fetchall()}
     changed = 0
     for table in tables or list(docs):
-        doc = docs[table]
-        if table not in columns:
-            continue
+        doc = docs.get(table)
+        if doc is None or table not in columns:
+            continue  # not described (validate reports it) or not in this database
         target = ".".join(_quote(part) for part in (db, doc.schema, doc.name))
         if current.get((table, None)) != doc.description:
             con.execute(f"COMMENT ON {doc.kind} {target} IS {_literal(doc.description)}")
