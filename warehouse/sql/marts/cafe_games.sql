@@ -1,5 +1,5 @@
 -- @table marts.cafe_games: Which games each board game cafe offers (CONTRACT.md), as the cafe's
---   pages listed them at its latest complete crawl.
+--   pages last listed them (a complete crawl of a cafe removes the games it no longer lists).
 -- @key space_slug, game_id
 -- @inherit staging.stg_cafe_games
 -- @join game_id -> marts.games

@@ -6,7 +6,7 @@
 -- @key run_id, model, split
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
 --   the marts.recommendations, similar_games and next_to_play rows the champion wrote.
--- @column model: The candidate's name (e.g. popularity, ease, als, rp3beta).
+-- @column model: The candidate's name: popularity, cosine, bm25, ease, rp3beta, als or bpr.
 -- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
 --   weights) and selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion).
 -- @column k: The list length the metrics are cut at (10).

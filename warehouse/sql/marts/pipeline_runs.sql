@@ -6,7 +6,8 @@
 -- @column job: The Dagster job's name (e.g. nightly).
 -- @column started_at: When the run started (UTC).
 -- @column finished_at: When it ended (UTC; the time it was recorded if Dagster has none).
--- @column status: SUCCESS, FAILURE, CANCELED or INTERRUPTED (its process died).
+-- @column status: How the run ended, as Dagster reports it (SUCCESS, FAILURE, CANCELED), or
+--   INTERRUPTED (its process died).
 -- @column n_checks: Asset checks evaluated in the run.
 -- @column n_failed_checks: Of those, how many did not pass (any severity).
 -- @column checks: Every check's result as JSON: [{name, asset, passed, severity, description}].

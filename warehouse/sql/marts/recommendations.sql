@@ -14,13 +14,14 @@
 -- @column score: The blended score on the member's own scale (in the first 10 slots the
 --   diversity re-ranking's gain): it orders one member's list, never rises down the list, and is
 --   not comparable across members.
--- @column model: The champion candidate that ranked it (marts.model_runs.model).
+-- @column model: The champion candidate that ranked it (marts.model_runs.model; its row of the
+--   time split, split = 'time', is the one that named it champion).
 -- @column run_id: The training run (marts.model_runs.run_id).
 -- @column reason: Why, in Japanese, never naming another member: 「X」が好きなあなたに (you like X),
 --   興味ありに登録済み (on your watch list), 人気のゲーム (popular), あなたへのおすすめ (for you).
 -- @column watching: True when the member marked the game 興味あり (watching): it came back as a
 --   reminder, not as a discovery.
--- @column generated_at: When the run's discovery step started writing the lists (UTC).
+-- @column generated_at: When the run's discovery step ranked the lists (UTC).
 CREATE TABLE IF NOT EXISTS marts.recommendations (
     user_id VARCHAR NOT NULL,
     rank INTEGER NOT NULL,

@@ -11,8 +11,8 @@
 -- @column played: The member set 経験あり (played): they have played the game.
 -- @column favorite: The member set お気に入り (favorite).
 -- @column watching: The member set 興味あり (watching): interested, wants to play it.
--- @column rating: The member's star rating as published; NULL where the site shows 0 stars
---   (unrated or hidden).
+-- @column rating: The member's star rating, 1 to 5 stars (a half star rounds up); NULL where the
+--   site shows 0 stars (unrated or hidden) or no readable number.
 -- @column updated_at: When the member last changed the entry, as published (ISO 8601 text with
 --   its offset); NULL where the card shows none.
 -- @column run_id: The crawl run (raw.crawl_runs.run_id) that last saw this card.

@@ -3,12 +3,12 @@
 -- @key run_id
 -- @column run_id: The crawl's id: its UTC start time and a random suffix
 --   (YYYYMMDDTHHMMSSZ-xxxxxx), so ids sort by time.
--- @column base_url: The site crawled (e.g. https://bodoge.hoobby.net).
+-- @column base_url: The base URL of the site crawled.
 -- @column started_at: When the crawl started (UTC).
--- @column finished_at: When it ended (UTC); NULL while it runs or if its process died.
+-- @column finished_at: When it ended, or was found interrupted (UTC); NULL while it runs.
 -- @column status: running, finished, stopped: <reason>, or interrupted (its process died).
 -- @column stats: The crawl's counters as JSON (pages, items written per kind, errors, the queue
---   left for the next night); NULL until the run ends.
+--   left for the next night); NULL until the run finishes, and for an interrupted run.
 CREATE TABLE IF NOT EXISTS raw.crawl_runs (
     run_id      VARCHAR PRIMARY KEY,
     base_url    VARCHAR NOT NULL,
