@@ -18,7 +18,9 @@
 --   time split, split = 'time', is the one that named it champion).
 -- @column run_id: The training run (marts.model_runs.run_id).
 -- @column reason: Why, in Japanese, never naming another member: 「X」が好きなあなたに (you like X),
---   興味ありに登録済み (on your watch list), 人気のゲーム (popular), あなたへのおすすめ (for you).
+--   「X」に興味があるあなたに (you are interested in X: a member with only 興味あり games),
+--   興味ありに登録済み (on your 興味あり list, alone or before another reason: 興味ありに登録済み・…),
+--   人気のゲーム (popular: nothing personal to go on), あなたへのおすすめ (for you, unattributed).
 -- @column watching: True when the member marked the game 興味あり (watching): it came back as a
 --   reminder, not as a discovery.
 -- @column generated_at: When the run's discovery step ranked the lists (UTC).
