@@ -2,7 +2,9 @@
 
 Why plain SQL files run in a fixed order: each file is one table (`source → renamed →
 final select`), readable on its own, and every statement is `CREATE OR REPLACE`, so a
-build is idempotent and a re-run leaves identical marts.
+build is idempotent and a re-run leaves identical marts. `CREATE OR REPLACE` also drops a
+table's comments, so each view and mart gets its descriptions again right after it is
+built (`warehouse.comments`), in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.comments import apply_comments
 from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar, verify_intact
 from warehouse.raw import ensure_raw_schema
 
@@ -44,17 +47,24 @@ MARTS = list(MART_DEPS)
 
 
 def build_staging(con: duckdb.DuckDBPyConnection, views: list[str] | None = None) -> None:
-    """(Re)create staging views over the raw tables (all of them by default)."""
+    """(Re)create staging views over the raw tables (all of them by default), and describe
+    them and the raw tables (which the crawl creates without descriptions)."""
     ensure_raw_schema(con)
     con.execute("CREATE SCHEMA IF NOT EXISTS staging")
-    for name in views or STAGING:
+    names = views or STAGING
+    for name in names:
         run_sql_file(con, SQL_DIR / "staging" / f"{name}.sql")
+    raw = [r[0] for r in con.execute(
+        "SELECT 'raw.' || table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'raw'").fetchall()]
+    apply_comments(con, tables=raw + [f"staging.{name}" for name in names])
 
 
 def build_mart(con: duckdb.DuckDBPyConnection, name: str) -> int:
-    """(Re)build one mart; returns its row count."""
+    """(Re)build one mart, with its descriptions; returns its row count."""
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
+    apply_comments(con, tables=[f"marts.{name}"])
     return int(scalar(con, f"SELECT count(*) FROM marts.{name}") or 0)
 
 

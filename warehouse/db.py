@@ -72,12 +72,6 @@ def sql_files(folder: str) -> list[Path]:
     return sorted((SQL_DIR / folder).glob("*.sql"))
 
 
-def sql_comment(path: Path) -> str:
-    """A SQL file's `--` comment lines as one paragraph (its description), else its name."""
-    lines = [ln.lstrip("- ").strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("--")]
-    return " ".join(lines) or path.stem
-
-
 def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Execute one SQL file (it may hold several statements)."""
     con.execute(path.read_text(encoding="utf-8"))
@@ -88,9 +82,14 @@ def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
 
     For the marts written from frames (model runs, recommendations, checks...): their
     shape is declared in SQL like every other table, and writes go `INSERT … BY NAME`.
+    Its descriptions are (re)applied too: a table made by an older version, or re-made
+    by an upgrade, gets them here, and a comment already right costs one catalogue read.
     """
+    from warehouse.comments import apply_comments  # comments reads SQL_DIR from here
+
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
+    apply_comments(con, tables=[f"marts.{name}"])
 
 
 def create_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Any], *, replace: bool = False) -> None:

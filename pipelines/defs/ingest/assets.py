@@ -5,6 +5,7 @@ from dagster_duckdb import DuckDBResource
 
 from core.config import resolve_paths
 from pipelines.defs.resources import CrawlSettings, SiteSettings
+from pipelines.described import described
 from scrapers.crawl import run_crawl
 from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import crawl_floor
@@ -23,7 +24,7 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
     specs=[
         dg.AssetSpec(
             ["raw", name],
-            description=f"raw.{name}: crawled rows, one per natural key, with run_id and fetched_at.",
+            **described("raw", name),
             deps=[dg.AssetKey(["warehouse", "schema"])],
             group_name="ingest",
             kinds={"scrapy", "duckdb"},

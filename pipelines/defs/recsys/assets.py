@@ -26,7 +26,7 @@ from models.split import holdout_split, time_split
 from models.tuning_store import load_tuning, save_tuning
 from pipelines.defs.resources import SiteSettings
 from core.ids import new_run_id
-from warehouse.db import SQL_DIR, sql_comment
+from pipelines.described import described
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
 
 K = 10
@@ -41,7 +41,7 @@ def _mart_spec(name: str, *deps: str) -> dg.AssetSpec:
         deps=[dg.AssetKey(dep.split(".")) for dep in deps],
         group_name="recsys",
         kinds={"duckdb"},
-        description=sql_comment(SQL_DIR / "marts" / f"{name}.sql"),
+        **described("marts", name),
     )
 
 

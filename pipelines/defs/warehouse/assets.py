@@ -2,6 +2,7 @@
 
 The graph comes from `warehouse.build` (what each file reads), so the SQL and the
 orchestration cannot drift apart. Downstream assets follow eagerly when raw data changes.
+Each asset's description and column schema are its table's (`pipelines.described`).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.described import described
 from warehouse.build import MART_DEPS, STAGING_DEPS, build_mart, build_staging
-from warehouse.db import SQL_DIR, scalar, sql_comment
+from warehouse.db import scalar
 
 
 def _key(table: str) -> dg.AssetKey:
@@ -29,7 +31,7 @@ def _table_asset(schema: str, name: str, deps: list[str], build) -> dg.AssetsDef
         deps=[_key(d) for d in deps],
         group_name="warehouse",
         kinds={"duckdb", "sql"},
-        description=sql_comment(SQL_DIR / schema / f"{name}.sql"),
+        **described(schema, name),
         automation_condition=dg.AutomationCondition.eager(),
         pool="warehouse_writer",
     )

@@ -1,5 +1,15 @@
--- marts.cafe_coverage: for each cafe, how much of what members want it offers
--- (members' watching and favourite games).
+-- @table marts.cafe_coverage: For each cafe, how much of what members want it offers: "wants"
+--   are entries of marts.collections marked 興味あり (watching) or お気に入り (favorite).
+-- @key space_slug
+-- @join space_slug -> marts.cafe_games
+-- @inherit marts.cafe_games
+-- @column n_games: Games the cafe offers (its rows of marts.cafe_games).
+-- @column n_members_served: Members with at least one wanted game the cafe offers.
+-- @column n_wanted_games_offered: Distinct games the cafe offers that at least one member wants.
+-- @column n_wants_served: (member, game) wants the cafe can serve: entries marked 興味あり or
+--   お気に入り whose game the cafe offers.
+-- @column share_of_wants: n_wants_served divided by all wants of all members (0 to 1); NULL when
+--   no member wants anything.
 CREATE OR REPLACE TABLE marts.cafe_coverage AS
 WITH wants AS (
     SELECT user_id, game_id FROM marts.collections WHERE watching OR favorite

@@ -1,5 +1,32 @@
--- marts.member_profiles: what each member's collection looks like: size, status mix,
--- the player counts and play times of what they own, their favourite mechanics/themes.
+-- @table marts.member_profiles: What each public member's collection looks like: its size, the
+--   status mix, the player counts and play times of what they own (持ってる), and their favourite
+--   mechanics and themes. One row per row of marts.members; the n_* columns count this member's
+--   own entries (not the site's counters of marts.games.n_*).
+-- @key user_id
+-- @inherit marts.members
+-- @join user_id -> marts.members
+-- @column n_games: Entries in the member's public collection, any status; 0 when empty.
+-- @column n_have: The member's entries marked 持ってる (have): games they own. Not to be confused
+--   with marts.games.n_have (members owning one game).
+-- @column n_played: The member's entries marked 経験あり (played).
+-- @column n_favorite: The member's entries marked お気に入り (favorite).
+-- @column n_watching: The member's entries marked 興味あり (watching).
+-- @column n_ratings: The member's entries with a star rating; NULL for an empty collection.
+-- @column avg_rating: The member's mean star rating (1-5); NULL when they rated nothing.
+-- @column owned_solo: Owned games playable with 1 player (marts.games' rule: players_from <= 1 <=
+--   players_to); NULL for an empty collection.
+-- @column owned_for_2: Owned games playable with 2 players; NULL for an empty collection.
+-- @column owned_for_4: Owned games playable with 4 players; NULL for an empty collection.
+-- @column owned_for_6: Owned games playable with 6 players; NULL for an empty collection.
+-- @column owned_median_minutes: Median of minutes_to (longest play time, minutes) over owned
+--   games; NULL when they own none with a known time.
+-- @column owned_median_max_players: Median of players_to (most players) over owned games; NULL
+--   when they own none with a known player count.
+-- @column top_mechanics: Up to three mechanics most frequent among the member's liked games
+--   (お気に入り or rated 4+), most frequent first, ties by name; an empty list when none.
+-- @column top_themes: Up to three themes most frequent among the member's liked games (お気に入り or
+--   rated 4+), most frequent first, ties by name; an empty list when none.
+-- @column last_updated_at: The latest updated_at of the member's entries; NULL when none is known.
 CREATE OR REPLACE TABLE marts.member_profiles AS
 WITH entries AS (
     SELECT c.*, g.players_from, g.players_to, g.minutes_to, g.mechanics, g.themes

@@ -1,9 +1,41 @@
--- marts.model_runs: every candidate of every training run with its held-out metrics
--- (CONTRACT.md), one row per evaluation split: `random` (a seeded 20 % of each member's
--- rows) or `time` (each member's latest 20 %: the split that names the nightly's
--- champion); the beyond-accuracy columns are described in models.beyond. History is
--- kept, re-writing a run id replaces its rows.
--- Written by warehouse.model_marts.write_model_runs (INSERT OR REPLACE … BY NAME).
+-- @table marts.model_runs: Every candidate model of every nightly training run with its held-out
+--   metrics (CONTRACT.md), one row per (run, model, evaluation split): random (a seeded 20% of
+--   each member's rows held out) or time (each member's latest 20% held out: the split that
+--   names the night's champion). History is kept: one night adds its rows; re-writing a run id
+--   replaces that run's rows. Written by warehouse.model_marts.write_model_runs.
+-- @key run_id, model, split
+-- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
+--   the marts.recommendations, similar_games and next_to_play rows the champion wrote.
+-- @column model: The candidate's name: popularity, cosine, bm25, ease, rp3beta, als or bpr.
+-- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
+--   weights) and selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion).
+-- @column k: The list length the metrics are cut at (10).
+-- @column ndcg: NDCG@k on the held-out rows (binary relevance, mean over members with held-out
+--   games), 0 to 1.
+-- @column precision: Precision@k: hits in the top k divided by k (not by min(k, held-out)),
+--   mean over members, 0 to 1.
+-- @column recall: Recall@k: hits in the top k divided by the member's held-out games, mean over
+--   members, 0 to 1.
+-- @column map: MAP@k (average precision normalised by min(k, held-out games)), 0 to 1.
+-- @column coverage: Catalogue coverage@k: distinct games in any top-k list divided by the
+--   catalogue's games, 0 to 1.
+-- @column n_users: Members in the training part (TRAIN) of this split.
+-- @column n_games: Games in the training part of this split.
+-- @column n_interactions: (member, game) rows in the training part of this split.
+-- @column trained_at: When the run's evaluation started (UTC).
+-- @column champion: True for the candidate this split's selection named champion; the time
+--   split's champion is the one the night used for recommendations.
+-- @column split: random or time (see the table's description).
+-- @column long_tail_share: Share of recommended items (top k, all lists pooled) outside the 10%
+--   most popular games, 0 to 1; NULL for rows from before it was measured.
+-- @column intra_list_diversity: Mean pairwise dissimilarity (1 - cosine of content features)
+--   within a list, 0 to 1; NULL for rows from before it was measured.
+-- @column mean_popularity_rank: Mean popularity rank (1 = the game most members have) of the
+--   recommended items; NULL for rows from before it was measured.
+-- @column rank_stability: Mean Jaccard@k of each member's list against the same candidate's list
+--   of the previous night on the same split (1 = nothing churned); NULL on a first night.
+-- @column notes: What a cost guard did to the candidate (e.g. EASE capped to the most collected
+--   games); NULL when nothing.
 CREATE TABLE IF NOT EXISTS marts.model_runs (
     run_id VARCHAR NOT NULL,
     model VARCHAR NOT NULL,
@@ -24,6 +56,6 @@ CREATE TABLE IF NOT EXISTS marts.model_runs (
     intra_list_diversity DOUBLE,
     mean_popularity_rank DOUBLE,
     rank_stability DOUBLE,
-    notes VARCHAR,              -- what a cost guard did (e.g. EASE capped to the most collected games)
+    notes VARCHAR,
     PRIMARY KEY (run_id, model, split)
 );

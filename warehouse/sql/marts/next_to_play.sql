@@ -1,6 +1,19 @@
--- marts.next_to_play: play next (積みゲー) of the latest run: for every member, the games
--- they have (持ってる) and have not played (経験あり), ranked by the champion, with a reason.
--- Key (user_id, rank). Replaced as a whole by each run (warehouse.model_marts.replace_table).
+-- @table marts.next_to_play: Play next (積みゲー) of the latest run: for every member, the games
+--   they have (持ってる) and have not played (経験あり), ranked by the night's champion, with a
+--   reason; at most 100 per member. Replaced as a whole by each run
+--   (warehouse.model_marts.replace_table).
+-- @key user_id, rank
+-- @join user_id -> marts.members
+-- @join game_id -> marts.games
+-- @join user_id, game_id -> marts.collections
+-- @column user_id: The member (marts.members.user_id).
+-- @column rank: Position in the member's list, 1 = play it first.
+-- @column game_id: A game the member owns and has not played (marts.games.game_id).
+-- @column score: The blended score (champion, content similarity, popularity) on the member's own
+--   scale: it orders one member's list and is not comparable across members.
+-- @column reason: Why, in Japanese, naming a game the member played or loves (e.g.
+--   「X」が好きなあなたに), never another member.
+-- @column run_id: The training run (marts.model_runs.run_id) whose champion ranked it.
 CREATE TABLE IF NOT EXISTS marts.next_to_play (
     user_id VARCHAR NOT NULL,
     rank INTEGER NOT NULL,

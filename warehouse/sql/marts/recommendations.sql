@@ -1,6 +1,29 @@
--- marts.recommendations: each member's discovery list of the latest run, best first
--- (CONTRACT.md): games the member neither has nor has played, with a reason.
--- Key (user_id, rank). Replaced as a whole by each run (warehouse.model_marts.replace_table).
+-- @table marts.recommendations: Each member's discovery list of the latest run, best first
+--   (CONTRACT.md): the top 100 games of marts.games the member has not marked 持ってる (have),
+--   経験あり (played) or お気に入り (favorite), ranked by the night's champion blended with
+--   content similarity and popularity, each with a reason. A game the member marked only
+--   興味あり (watching) may appear, flagged by watching. Members with an empty collection get no
+--   rows. Replaced as a whole by each run (warehouse.model_marts.replace_table).
+-- @key user_id, rank
+-- @join user_id -> marts.members
+-- @join game_id -> marts.games
+-- @join run_id, model -> marts.model_runs
+-- @column user_id: The member (marts.members.user_id).
+-- @column rank: Position in the member's list, 1 = best.
+-- @column game_id: The recommended game (marts.games.game_id).
+-- @column score: The blended score on the member's own scale (in the first 10 slots the
+--   diversity re-ranking's gain): it orders one member's list, never rises down the list, and is
+--   not comparable across members.
+-- @column model: The champion candidate that ranked it (marts.model_runs.model; its row of the
+--   time split, split = 'time', is the one that named it champion).
+-- @column run_id: The training run (marts.model_runs.run_id).
+-- @column reason: Why, in Japanese, never naming another member: 「X」が好きなあなたに (you like X),
+--   「X」に興味があるあなたに (you are interested in X: a member with only 興味あり games),
+--   興味ありに登録済み (on your 興味あり list, alone or before another reason: 興味ありに登録済み・…),
+--   人気のゲーム (popular: nothing personal to go on), あなたへのおすすめ (for you, unattributed).
+-- @column watching: True when the member marked the game 興味あり (watching): it came back as a
+--   reminder, not as a discovery.
+-- @column generated_at: When the run's discovery step ranked the lists (UTC).
 CREATE TABLE IF NOT EXISTS marts.recommendations (
     user_id VARCHAR NOT NULL,
     rank INTEGER NOT NULL,
@@ -8,7 +31,7 @@ CREATE TABLE IF NOT EXISTS marts.recommendations (
     score DOUBLE,
     model VARCHAR,
     run_id VARCHAR,
-    reason VARCHAR,             -- 「X」が好きなあなたに, 興味ありに登録済み, …
-    watching BOOLEAN,           -- the member marked it 興味あり
+    reason VARCHAR,
+    watching BOOLEAN,
     generated_at TIMESTAMPTZ
 );

@@ -1,9 +1,17 @@
--- marts.publication: which night a published snapshot (DATA_DIR/published.duckdb) holds.
--- Written only into the snapshot, by warehouse/publish.py, one row per publish.
+-- @table marts.publication: Which night a published snapshot (DATA_DIR/published.duckdb) holds.
+--   Written only into the snapshot, by warehouse/publish.py, one row per publish.
+-- @key run_id
+-- @column run_id: The Dagster run (or build-…) that published it.
+-- @column export_run_id: The export bundle it matches (exports/LATEST at the time); NULL when
+--   the night exported nothing.
+-- @column published_at: When it was published (UTC).
+-- @column oldest_page_at: The oldest time a crawled page the night's marts rest on was last
+--   confirmed (UTC); NULL without pages.
+-- @column newest_page_at: The newest such time (UTC); NULL without pages.
 CREATE TABLE IF NOT EXISTS marts.publication (
-    run_id         VARCHAR NOT NULL,      -- the Dagster run (or `build-…`) that published it
-    export_run_id  VARCHAR,               -- the export bundle it matches (exports/LATEST then)
+    run_id         VARCHAR NOT NULL,
+    export_run_id  VARCHAR,
     published_at   TIMESTAMPTZ NOT NULL,
-    oldest_page_at TIMESTAMPTZ,           -- the oldest crawled page the night's marts rest on
+    oldest_page_at TIMESTAMPTZ,
     newest_page_at TIMESTAMPTZ
 );

@@ -1,4 +1,13 @@
--- The site's counters per game and crawl run, oldest first, with the previous run's values.
+-- @table staging.stg_game_counters: The site's counters per game and crawl run, with the previous
+--   run's values beside them (ordered by the run's start).
+-- @key game_id, run_id
+-- @inherit raw.game_counters
+-- @column crawled_at: When the run that read the counters started (raw.crawl_runs.started_at;
+--   the row's fetched_at if that run is unknown), UTC.
+-- @column prev_n_watching: n_watching in the game's previous run; NULL on its first.
+-- @column prev_n_played: n_played in the game's previous run; NULL on its first.
+-- @column prev_n_favorite: n_favorite in the game's previous run; NULL on its first.
+-- @column prev_n_have: n_have in the game's previous run; NULL on its first.
 CREATE OR REPLACE VIEW staging.stg_game_counters AS
 WITH source AS (
     SELECT c.*, r.started_at

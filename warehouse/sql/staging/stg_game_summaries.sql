@@ -1,4 +1,8 @@
--- Catalogue rows: the fallback for games whose own page could not be read.
+-- @table staging.stg_game_summaries: Catalogue rows, the fallback for games whose own page could
+--   not be read; games whose page answered 404 (gone) are left out.
+-- @key game_id
+-- @inherit raw.game_summaries
+-- @column crawled_at: When the crawl that last saw the catalogue row wrote it (raw fetched_at), UTC.
 CREATE OR REPLACE VIEW staging.stg_game_summaries AS
 WITH source AS (
     SELECT * FROM raw.game_summaries

@@ -1,5 +1,14 @@
--- Game pages, typed. (Implausible values are flagged once, in marts.games.)
--- A game whose page last answered 404 is gone (raw.pages): kept in raw, left out here.
+-- @table staging.stg_games: Game pages, typed, list columns never NULL. A game whose page last
+--   answered 404 is gone (raw.pages): kept in raw, left out here. (Implausible values are
+--   flagged once, in marts.games.)
+-- @key game_id
+-- @inherit raw.games
+-- @column designers: Designers credited on the page, in page order; an empty list where none.
+-- @column mechanics: Mechanics the page tags the game with (Japanese labels such as
+--   ワーカープレイスメント); an empty list where none.
+-- @column themes: Themes the page tags the game with (Japanese labels such as 動物); an empty
+--   list where none.
+-- @column crawled_at: When the crawl that last read the page wrote it (raw fetched_at), UTC.
 CREATE OR REPLACE VIEW staging.stg_games AS
 WITH source AS (
     SELECT * FROM raw.games

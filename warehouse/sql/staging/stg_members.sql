@@ -1,4 +1,10 @@
--- Directory rows plus members first seen as post authors (their collection crawled).
+-- @table staging.stg_members: Public members: directory rows plus members whose collection was
+--   crawled to a known outcome (e.g. first seen as the author of a post), one row each.
+-- @key user_id
+-- @inherit raw.members
+-- @column name: The member's display name from the directory; NULL for a member seen only
+--   through their collection.
+-- @column crawled_at: The latest time a crawl saw the member (directory row or collection), UTC.
 CREATE OR REPLACE VIEW staging.stg_members AS
 WITH listed AS (
     SELECT user_id, name, fetched_at FROM raw.members

@@ -1,4 +1,9 @@
--- Rule and review posts with typed publication times.
+-- @table staging.stg_posts: Rule and review posts with typed publication times.
+-- @key post_id
+-- @inherit raw.posts
+-- @column published_at: When the post was published (the published time, typed); NULL where
+--   the page shows none or it does not parse.
+-- @column crawled_at: When the crawl that last read the post wrote it (raw fetched_at), UTC.
 CREATE OR REPLACE VIEW staging.stg_posts AS
 WITH source AS (
     SELECT * FROM raw.posts
