@@ -79,11 +79,17 @@ def send_alert(data_dir: Path, url: str, *, key: str, payload: dict[str, Any], *
 
 
 def night_failed(
-    data_dir: Path, url: str, *, run_id: str, step: str | None, cause: str, log_path: str | Path | None, **retry: Any
+    data_dir: Path, url: str, *, run_id: str, step: str | None, cause: str, log_path: str | Path | None,
+    base_url: str | None = None, **retry: Any,
 ) -> bool:
-    """The alert for one failed night (sent at most once per run id)."""
-    payload = {"kind": "night_failed", "run_id": run_id, "failed_step": step, "cause": cause,
-               "log_path": str(log_path) if log_path else None}
+    """The alert for one failed night (sent at most once per run id).
+
+    `kind` is the event; `cause` is one line; `base_url` names the site the night could not
+    crawl (a site that does not answer, answers only errors or forbids us in robots.txt
+    fails the night like any other cause).
+    """
+    payload = {"kind": "night_failed", "run_id": run_id, "failed_step": step, "cause": first_line(cause),
+               "base_url": base_url, "log_path": str(log_path) if log_path else None}
     return send_alert(data_dir, url, key=f"failed-{run_id}", payload=payload, **retry)
 
 
@@ -121,3 +127,8 @@ def freshness_missed(data_dir: Path, url: str, *, now: datetime | None = None, *
     payload = {"kind": "freshness_missed", "run_id": run_id, "published_at": at,
                "cause": f"no night published for {hours:.0f} h (limit {FRESHNESS.total_seconds() / 3600:.0f} h)"}
     return send_alert(data_dir, url, key=f"stale-{run_id or 'never'}", payload=payload, **retry)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of `text` (an alert's cause is one line)."""
+    return next((line.strip() for line in str(text).splitlines() if line.strip()), "unknown cause")

@@ -79,7 +79,7 @@ def nightly_failed(
         step, cause = failed_step(context.instance, run_id, fallback=context.failure_event.message or "failed")
         logs = Path(context.instance.root_directory) / "storage" / run_id
         alerting.night_failed(site.paths.data_dir, alerts.alert_url, run_id=run_id, step=step, cause=cause,
-                              log_path=logs)
+                              log_path=logs, base_url=site.base_url or None)
 
 
 @dg.sensor(
