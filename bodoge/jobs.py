@@ -10,6 +10,9 @@ Why a supervisor and a worker process (`pipelines.worker`): nobody watches the n
   answers is the night's to find out: a site that refuses connections, answers only errors
   or forbids us in robots.txt fails the crawl step, so it is a failed night with its alert,
   at 03:00 as much as by hand;
+- a push endpoint that is down never stops the night (warehouse.delivery): bundles it did
+  not take are retried at the start of the next night (here) and at its end (the
+  `export/delivery` asset), and alerted on (pending, then overdue after 26 h);
 - one run at a time per data directory, by a kernel lock that dies with its holder, and
   the worker marks runs of dead workers failed and frees their pool slots first;
 - everything Dagster prints goes to `DATA_DIR/logs/nightly-<time>.log`; the terminal gets
@@ -111,10 +114,12 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
     """
     from scrapers.crawl import CrawlError, validate_base_url
     from warehouse.crawl_floor import floor_from_env
+    from warehouse.delivery import retry_seconds
     from warehouse.export_retention import keep_exports
 
     floor_from_env()  # a bad BODOGE_CRAWL_FLOOR or BODOGE_KEEP_EXPORTS is one line now, not a failed night
     keep_exports()
+    retry_seconds()
     try:
         base_url = validate_base_url(base_url)
     except CrawlError as exc:
@@ -135,7 +140,8 @@ def run_nightly(
     `crawl` (scrapers.options.CrawlOptions) carries --full, --max-pages and --max-age-days
     to the ingest asset through its resource's environment variables. A failed night POSTs
     one alert to `alert_url` (and one more if no night has been published for 26 h) before
-    JobFailed is raised.
+    JobFailed is raised; after any night, bundles still undelivered are alerted on once
+    (pending) and once more past 26 h (overdue).
     """
     from pipelines.alerts import check_alert_url
     from scrapers.options import CrawlOptions
@@ -161,6 +167,7 @@ def run_nightly(
                                  f"interrupted by {name} while waiting for another nightly run; nothing ran") from None
         try:
             say(f"started; full log: {log_path}")
+            _deliver_pending(paths, push_url, say, stop)
             with open(log_path, "a", encoding="utf-8") as log:
                 code = _supervise(log, result_path, lock, stop, progress, env)
         finally:
@@ -185,6 +192,8 @@ def run_nightly(
             _alert(paths, alert_url, say, run_id=alert_id, step=step, cause=root, log_path=log_path,
                    base_url=base_url)
         raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path})")
+    if alert_url:
+        _alert(paths, alert_url, say)
     return JobSummary(
         run_id=run_id, seconds=seconds, steps=outcome.get("steps", []), checks=outcome.get("checks", []),
         log_path=log_path,
@@ -192,19 +201,48 @@ def run_nightly(
 
 
 def _alert(paths: Paths, url: str, say: Any, **failure: Any) -> None:
-    """One alert for this failed night (and one if the published night is now stale).
+    """One alert for this failed night (when `failure` says why), one if the published night is
+    now stale, and one per bundle still undelivered (pending, then overdue).
 
-    Why never raise: the night's own one-line failure must still reach the operator; an
+    Why never raise: the night's own one-line outcome must still reach the operator; an
     endpoint that stays down is said in a line of its own.
     """
     from pipelines import alerts
 
     try:
-        if alerts.night_failed(paths.data_dir, url, **failure):
+        if failure and alerts.night_failed(paths.data_dir, url, **failure):
             say(f"alert sent to {url}")
-        alerts.freshness_missed(paths.data_dir, url)
+        if failure:
+            alerts.freshness_missed(paths.data_dir, url)
+        for key in alerts.deliveries_pending(paths.data_dir, url):
+            say(f"alert {key} sent to {url}")
     except alerts.AlertUndelivered as exc:
         say(f"could not deliver the alert: {exc}")
+
+
+def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: "_Stop") -> None:
+    """The start of a night: a short try at the newest bundle an earlier night could not deliver.
+
+    Why here and short: the site gets last night's recommendations hours before tonight's
+    are ready, and a still-down endpoint costs the crawl at most START_OF_NIGHT_SECONDS.
+    A signal meanwhile stops the run before anything else starts (the record stays).
+    """
+    from warehouse import delivery
+
+    if not delivery.pending(paths.data_dir):
+        return
+    try:
+        result = delivery.deliver(paths.data_dir, push_url, say=say,
+                                  seconds=min(delivery.START_OF_NIGHT_SECONDS, delivery.retry_seconds()))
+    except KeyboardInterrupt:
+        signum = stop.signum or signal.SIGINT
+        raise JobInterrupted(signum, f"interrupted by {signal.Signals(signum).name} while delivering a pending "
+                                     "bundle; nothing ran, the bundle stays pending") from None
+    if result.delivered:
+        say(f"delivered pending bundle {result.delivered} (idempotency key {result.idempotency_key})")
+    for item in result.pending[-1:]:
+        later = "at the end of this night" if push_url else "at the next night with --push"
+        say(f"bundle {item.run_id} still not delivered to {item.url}: {item.last_error}; tried again {later}")
 
 
 class _Stop:
