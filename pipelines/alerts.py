@@ -5,9 +5,9 @@ knows the one-line cause and the log of its night) and from the daemon's sensors
 `bodoge serve`; both call these functions.
 
 Never more than one alert per failed night: each alert has a key (`failed-<run id>`,
-`stale-<published run id>`, `push-pending-<bundle>`, `push-overdue-<bundle>`), claimed by creating `DATA_DIR/alerts/<key>.json` exclusively
-before the POST, so a supervisor and a sensor seeing the same failed run, or a re-run of
-the sensor, send it once. A POST that never gets through (after the push code's retries
+`stale-<published run id>`, `push-pending-<bundle>`, `push-overdue-<bundle>`), claimed by
+creating `DATA_DIR/alerts/<key>.json` exclusively before the POST, so a supervisor and a
+sensor seeing the same failed run, or a re-run of the sensor, send it once. A POST that never gets through (after the push code's retries
 with backoff) releases its claim, so the next chance tries again.
 """
 

@@ -1,11 +1,12 @@
 """Delivery of the night's bundle to the site's endpoint, after the night is published."""
 
 import sys
+from datetime import datetime, timezone
 
 import dagster as dg
 
 from pipelines.defs.resources import SiteSettings
-from warehouse.delivery import deliver
+from warehouse.delivery import Delivery, Pending, deliver
 from warehouse.export import latest_bundle
 
 
@@ -38,7 +39,12 @@ def delivery(context: dg.AssetExecutionContext, site: SiteSettings):
         yield dg.AssetCheckResult(check_name="bundle_delivered", passed=True,
                                   description="no push URL: nothing to deliver")
         return
-    result = deliver(site.paths.data_dir, url, bundle=bundle, seconds=site.push_retry(), say=_say)
+    try:
+        result = deliver(site.paths.data_dir, url, bundle=bundle, seconds=site.push_retry(), say=_say)
+    except OSError as exc:  # the record could not be written: said, but the published night stands
+        stuck = Pending(run_id=bundle.name, bundle=bundle, url=url, since=datetime.now(timezone.utc),
+                        last_error=f"cannot record the delivery: {exc}")
+        result = Delivery(pending=(stuck,))
     if result.delivered:
         line = (f"delivered bundle {result.delivered} to {url} after {result.attempts} attempt(s) "
                 f"(idempotency key {result.idempotency_key})")
