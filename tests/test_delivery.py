@@ -188,3 +188,28 @@ def test_nights_with_the_push_endpoint_down_publish_and_deliver_once_it_is_back(
     assert list(endpoint.stored) == keys and len(endpoint.posts) == 2  # night 2's, then night 3's, once each
     assert any(f"delivered pending bundle {bundles[1]}" in ln for ln in lines_by_night[2])
     assert not delivery.pending(data) and not list((data / "deliveries").glob("*.json"))
+
+
+def test_the_daemons_sensor_says_a_bundle_is_pending_once(tmp_path: Path) -> None:
+    """Under `bodoge serve` nobody runs `bodoge run`: the freshness sensor (every 10 min) sends the same alert, once."""
+    import dagster as dg
+
+    from pipelines.defs.resources import AlertSettings, SiteSettings
+    from pipelines.defs.schedules import nightly_freshness
+
+    data = tmp_path / "data"
+    held = refusing_port()
+    try:
+        delivery.deliver(data, f"http://127.0.0.1:{held.getsockname()[1]}/api", bundle=make_bundle(tmp_path, "n-1"),
+                         seconds=1.0)
+    finally:
+        held.close()
+    receiver = AlertReceiver()
+    try:
+        context = dg.build_sensor_context(resources={"site": SiteSettings(data_dir=str(data)),
+                                                     "alerts": AlertSettings(alert_url=receiver.url)})
+        said = [nightly_freshness(context).skip_message for _ in range(2)]
+    finally:
+        receiver.close()
+    assert [(b["kind"], b["run_id"]) for b in receiver.bodies] == [("push_pending", "n-1")]
+    assert said == ["fresh, or already alerted; push-pending-n-1 sent", "fresh, or already alerted"]
