@@ -241,7 +241,7 @@ def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: "_Stop"
     if result.delivered:
         say(f"delivered pending bundle {result.delivered} (idempotency key {result.idempotency_key})")
     for item in result.pending[-1:]:
-        later = "at the end of this night" if push_url else "at the next night with --push"
+        later = "at the end of this night" if push_url else "at the start of the next night"
         say(f"bundle {item.run_id} still not delivered to {item.url}: {item.last_error}; tried again {later}")
 
 
