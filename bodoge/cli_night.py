@@ -120,8 +120,11 @@ def add_crawl_options(p: argparse.ArgumentParser, *, budget: bool = True) -> Non
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """The nightly job once. Exit 0: published (a bundle not delivered yet is a warning line);
+    1: the night failed (one line, and the alert); 2: a malformed flag or setting, nothing ran;
+    130/143: stopped by a signal."""
     from core.config import require_base_url, resolve_paths
-    from bodoge.jobs import JobInterrupted, run_nightly
+    from bodoge.jobs import JobFailed, JobInterrupted, run_nightly
     from bodoge.summary import print_summary
     from scrapers.options import CrawlOptions
 
@@ -133,6 +136,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                  max_age_days=args.max_age_days))
     except JobInterrupted as exc:
         return _interrupted(exc)
+    except JobFailed as exc:
+        print(f"bodoge: error: {exc}", file=sys.stderr)
+        return 1
     print_summary(paths, summary)
     return 0
 

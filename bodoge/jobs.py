@@ -5,8 +5,14 @@ and metadata run from the CLI, the schedule and the UI, and the runs land in the
 instance under DATA_DIR/dagster_home, so `bodoge serve` (the UI) shows them afterwards.
 
 Why a supervisor and a worker process (`pipelines.worker`): nobody watches the night, so
-- the settings are checked before anything starts (a bad `--base-url` or `--push` is one
-  line, not a failed night);
+- the flags are checked before anything starts: a malformed `--base-url`, `--push` or
+  `--alert-url` is a one-line usage error (exit 2), not a failed night. Whether the site
+  answers is the night's to find out: a site that refuses connections, answers only errors
+  or forbids us in robots.txt fails the crawl step, so it is a failed night with its alert,
+  at 03:00 as much as by hand;
+- a push endpoint that is down never stops the night (warehouse.delivery): bundles it did
+  not take are retried at the start of the next night (here) and at its end (the
+  `export/delivery` asset), and alerted on (pending, then overdue after 26 h);
 - one run at a time per data directory, by a kernel lock that dies with its holder, and
   the worker marks runs of dead workers failed and frees their pool slots first;
 - everything Dagster prints goes to `DATA_DIR/logs/nightly-<time>.log`; the terminal gets
@@ -24,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -100,31 +105,29 @@ def night_environment(paths: Paths, base_url: str | None) -> dict[str, str]:
     return env
 
 
-def validate_settings(*, base_url: str, push_url: str | None, timeout: float = 10.0) -> str:
-    """Check the site answers and the push endpoint accepts connections, before anything starts."""
-    from scrapers.crawl import CrawlError, robots_crawl_delay, validate_base_url
-    from core.http import USER_AGENT
+def validate_settings(*, base_url: str, push_url: str | None) -> str:
+    """The flags' and settings' form, before anything starts; a one-line ValueError (exit 2) if wrong.
 
+    Why not ask the site or the endpoint here: an unreachable site is a failed night (it
+    must alert, and the schedule's runs meet it the same way), and a down endpoint only
+    delays delivery. A typo'd flag is neither: it is said at once and nothing runs.
+    """
+    from scrapers.crawl import CrawlError, validate_base_url
     from warehouse.crawl_floor import floor_from_env
-
+    from warehouse.delivery import retry_seconds
     from warehouse.export_retention import keep_exports
 
     floor_from_env()  # a bad BODOGE_CRAWL_FLOOR or BODOGE_KEEP_EXPORTS is one line now, not a failed night
     keep_exports()
+    retry_seconds()
     try:
         base_url = validate_base_url(base_url)
-        robots_crawl_delay(base_url, USER_AGENT, timeout=timeout)
     except CrawlError as exc:
-        raise JobFailed(f"--base-url: {exc}") from None
+        raise ValueError(f"--base-url: {exc}") from None
     if push_url:
         parts = urlsplit(push_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise JobFailed(f"--push: not an http(s) URL: {push_url!r}")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        try:
-            socket.create_connection((parts.hostname, port), timeout=timeout).close()
-        except OSError as exc:
-            raise JobFailed(f"--push: cannot reach {push_url}: {exc.strerror or exc}") from None
+            raise ValueError(f"--push: not an http(s) URL: {push_url!r}")
     return base_url
 
 
@@ -137,7 +140,8 @@ def run_nightly(
     `crawl` (scrapers.options.CrawlOptions) carries --full, --max-pages and --max-age-days
     to the ingest asset through its resource's environment variables. A failed night POSTs
     one alert to `alert_url` (and one more if no night has been published for 26 h) before
-    JobFailed is raised.
+    JobFailed is raised; after any night, bundles still undelivered are alerted on once
+    (pending) and once more past 26 h (overdue).
     """
     from pipelines.alerts import check_alert_url
     from scrapers.options import CrawlOptions
@@ -163,6 +167,7 @@ def run_nightly(
                                  f"interrupted by {name} while waiting for another nightly run; nothing ran") from None
         try:
             say(f"started; full log: {log_path}")
+            _deliver_pending(paths, push_url, say, stop)
             with open(log_path, "a", encoding="utf-8") as log:
                 code = _supervise(log, result_path, lock, stop, progress, env)
         finally:
@@ -184,8 +189,11 @@ def run_nightly(
         cause = f"{step}: {root}" if step else root
         if alert_url:
             alert_id = outcome.get("run_id") or log_path.stem
-            _alert(paths, alert_url, say, run_id=alert_id, step=step, cause=root, log_path=log_path)
+            _alert(paths, alert_url, say, run_id=alert_id, step=step, cause=root, log_path=log_path,
+                   base_url=base_url)
         raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path})")
+    if alert_url:
+        _alert(paths, alert_url, say)
     return JobSummary(
         run_id=run_id, seconds=seconds, steps=outcome.get("steps", []), checks=outcome.get("checks", []),
         log_path=log_path,
@@ -193,19 +201,48 @@ def run_nightly(
 
 
 def _alert(paths: Paths, url: str, say: Any, **failure: Any) -> None:
-    """One alert for this failed night (and one if the published night is now stale).
+    """One alert for this failed night (when `failure` says why), one if the published night is
+    now stale, and one per bundle still undelivered (pending, then overdue).
 
-    Why never raise: the night's own one-line failure must still reach the operator; an
+    Why never raise: the night's own one-line outcome must still reach the operator; an
     endpoint that stays down is said in a line of its own.
     """
     from pipelines import alerts
 
     try:
-        if alerts.night_failed(paths.data_dir, url, **failure):
+        if failure and alerts.night_failed(paths.data_dir, url, **failure):
             say(f"alert sent to {url}")
-        alerts.freshness_missed(paths.data_dir, url)
+        if failure:
+            alerts.freshness_missed(paths.data_dir, url)
+        for key in alerts.deliveries_pending(paths.data_dir, url):
+            say(f"alert {key} sent to {url}")
     except alerts.AlertUndelivered as exc:
         say(f"could not deliver the alert: {exc}")
+
+
+def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: "_Stop") -> None:
+    """The start of a night: a short try at the newest bundle an earlier night could not deliver.
+
+    Why here and short: the site gets last night's recommendations hours before tonight's
+    are ready, and a still-down endpoint costs the crawl at most START_OF_NIGHT_SECONDS.
+    A signal meanwhile stops the run before anything else starts (the record stays).
+    """
+    from warehouse import delivery
+
+    if not delivery.pending(paths.data_dir):
+        return
+    try:
+        result = delivery.deliver(paths.data_dir, push_url, say=say,
+                                  seconds=min(delivery.START_OF_NIGHT_SECONDS, delivery.retry_seconds()))
+    except KeyboardInterrupt:
+        signum = stop.signum or signal.SIGINT
+        raise JobInterrupted(signum, f"interrupted by {signal.Signals(signum).name} while delivering a pending "
+                                     "bundle; nothing ran, the bundle stays pending") from None
+    if result.delivered:
+        say(f"delivered pending bundle {result.delivered} (idempotency key {result.idempotency_key})")
+    for item in result.pending[-1:]:
+        later = "at the end of this night" if push_url else "at the start of the next night"
+        say(f"bundle {item.run_id} still not delivered to {item.url}: {item.last_error}; tried again {later}")
 
 
 class _Stop:

@@ -71,12 +71,19 @@ class PostAnswer:
 
 @dataclass(frozen=True, slots=True)
 class Retry:
-    """How hard to try: attempts, backoff base and cap (seconds), and each attempt's timeout."""
+    """How hard to try: attempts, backoff base and cap (seconds), each attempt's timeout, and
+    `deadline`: seconds after the first attempt past which none starts (None: attempts alone bound it).
+
+    Why a deadline: the export's delivery runs at the end of an unattended night and must
+    end in bounded time whatever the endpoint does; what it could not deliver waits for the
+    next night (`warehouse.delivery`).
+    """
 
     attempts: int = 5
     base_delay: float = 1.0
     max_delay: float = 30.0
     timeout: float = 30.0
+    deadline: float | None = None
 
 
 def post_with_retry(
@@ -89,16 +96,21 @@ def post_with_retry(
 ) -> PostAnswer:
     """POST `body` to `url` (with our User-Agent), retrying 429, 5xx and connection errors.
 
-    Raises PostRefused on any other 4xx (at once) and PostGaveUp after the last attempt.
-    `sleep` is injectable so tests can check the backoff schedule without waiting.
+    Raises PostRefused on any other 4xx (at once) and PostGaveUp after the last attempt, or
+    when the next one could not start before `retry.deadline`. `sleep` is injectable so
+    tests can check the backoff schedule without waiting.
     """
     headers = {"User-Agent": USER_AGENT, **headers}
     last = ""
+    started = time.monotonic()
     for attempt in range(retry.attempts):
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         retry_after = None
+        timeout = retry.timeout
+        if retry.deadline is not None:
+            timeout = max(1.0, min(timeout, retry.deadline - (time.monotonic() - started)))
         try:
-            with urllib.request.urlopen(request, timeout=retry.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 return PostAnswer(status=response.status, attempts=attempt + 1)
         except urllib.error.HTTPError as exc:
             if exc.code != 429 and exc.code < 500:
@@ -107,5 +119,8 @@ def post_with_retry(
         except (urllib.error.URLError, OSError) as exc:
             last = str(getattr(exc, "reason", exc))
         if attempt + 1 < retry.attempts:
-            sleep(backoff_delay(attempt, base=retry.base_delay, cap=retry.max_delay, retry_after=retry_after))
+            delay = backoff_delay(attempt, base=retry.base_delay, cap=retry.max_delay, retry_after=retry_after)
+            if retry.deadline is not None and time.monotonic() - started + delay >= retry.deadline:
+                raise PostGaveUp(url, attempt + 1, f"{last}; gave up at the {retry.deadline:g} s deadline")
+            sleep(delay)
     raise PostGaveUp(url, retry.attempts, last)

@@ -1,13 +1,13 @@
-"""Telling someone when a night fails or the published night grows stale: one JSON POST each.
+"""Telling someone when a night fails, the published night grows stale, or a bundle is not delivered.
 
 Why here, free of Dagster: the same alert goes out from `bodoge run`'s supervisor (which
 knows the one-line cause and the log of its night) and from the daemon's sensors under
 `bodoge serve`; both call these functions.
 
 Never more than one alert per failed night: each alert has a key (`failed-<run id>`,
-`stale-<published run id>`), claimed by creating `DATA_DIR/alerts/<key>.json` exclusively
-before the POST, so a supervisor and a sensor seeing the same failed run, or a re-run of
-the sensor, send it once. A POST that never gets through (after the push code's retries
+`stale-<published run id>`, `push-pending-<bundle>`, `push-overdue-<bundle>`), claimed by
+creating `DATA_DIR/alerts/<key>.json` exclusively before the POST, so a supervisor and a
+sensor seeing the same failed run, or a re-run of the sensor, send it once. A POST that never gets through (after the push code's retries
 with backoff) releases its claim, so the next chance tries again.
 """
 
@@ -79,11 +79,17 @@ def send_alert(data_dir: Path, url: str, *, key: str, payload: dict[str, Any], *
 
 
 def night_failed(
-    data_dir: Path, url: str, *, run_id: str, step: str | None, cause: str, log_path: str | Path | None, **retry: Any
+    data_dir: Path, url: str, *, run_id: str, step: str | None, cause: str, log_path: str | Path | None,
+    base_url: str | None = None, **retry: Any,
 ) -> bool:
-    """The alert for one failed night (sent at most once per run id)."""
-    payload = {"kind": "night_failed", "run_id": run_id, "failed_step": step, "cause": cause,
-               "log_path": str(log_path) if log_path else None}
+    """The alert for one failed night (sent at most once per run id).
+
+    `kind` is the event; `cause` is one line; `base_url` names the site the night could not
+    crawl (a site that does not answer, answers only errors or forbids us in robots.txt
+    fails the night like any other cause).
+    """
+    payload = {"kind": "night_failed", "run_id": run_id, "failed_step": step, "cause": first_line(cause),
+               "base_url": base_url, "log_path": str(log_path) if log_path else None}
     return send_alert(data_dir, url, key=f"failed-{run_id}", payload=payload, **retry)
 
 
@@ -121,3 +127,38 @@ def freshness_missed(data_dir: Path, url: str, *, now: datetime | None = None, *
     payload = {"kind": "freshness_missed", "run_id": run_id, "published_at": at,
                "cause": f"no night published for {hours:.0f} h (limit {FRESHNESS.total_seconds() / 3600:.0f} h)"}
     return send_alert(data_dir, url, key=f"stale-{run_id or 'never'}", payload=payload, **retry)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of `text` (an alert's cause is one line)."""
+    return next((line.strip() for line in str(text).splitlines() if line.strip()), "unknown cause")
+
+
+def deliveries_pending(data_dir: Path, url: str, *, now: datetime | None = None, **retry: Any) -> list[str]:
+    """Alert once per bundle not delivered yet (`push_pending`), and once more past 26 h (`push_overdue`).
+
+    Reads the records of `warehouse.delivery`; returns the keys sent now. Why both: the
+    night that could not deliver says so at once (the night itself succeeded and exits 0),
+    and a bundle the site still lacks a day later is a problem someone must look at.
+    `now` is injectable so the 26 hours need not pass in a test.
+    """
+    from warehouse.delivery import pending
+
+    now = now or datetime.now(timezone.utc)
+    sent = []
+    for item in pending(data_dir):
+        hours = (now - item.since).total_seconds() / 3600
+        base = {"run_id": item.run_id, "bundle": str(item.bundle), "push_url": item.url,
+                "since": item.since, "tries": item.tries}
+        kind = "push_overdue" if now - item.since > FRESHNESS else "push_pending"
+        if kind == "push_pending" and not item.tries:
+            continue  # recorded, not tried yet: a night may be delivering it right now
+        cause = (f"bundle {item.run_id} not delivered to {item.url} for {hours:.0f} h "
+                 f"(limit {FRESHNESS.total_seconds() / 3600:.0f} h): {item.last_error or 'not tried yet'}"
+                 if kind == "push_overdue" else
+                 f"bundle {item.run_id} is published locally but not delivered to {item.url}: "
+                 f"{item.last_error or 'not tried yet'}; retried at the next night")
+        key = f"push-{kind.removeprefix('push_')}-{item.run_id}"
+        if send_alert(data_dir, url, key=key, payload={"kind": kind, "cause": first_line(cause), **base}, **retry):
+            sent.append(key)
+    return sent

@@ -78,8 +78,14 @@ def validate_base_url(base_url: str) -> str:
     return base_url.rstrip("/")
 
 
-def robots_crawl_delay(base_url: str, user_agent: str, timeout: float = 10.0) -> float | None:
-    """The Crawl-delay robots.txt asks of us, if any (Scrapy obeys Disallow but not this)."""
+def robots_crawl_delay(base_url: str, user_agent: str, timeout: float = 10.0,
+                       starts: tuple[str, ...] = ()) -> float | None:
+    """The Crawl-delay robots.txt asks of us, if any (Scrapy obeys Disallow but not this).
+
+    Raises CrawlError when the site does not answer at all, and when robots.txt forbids us
+    every one of the `starts` paths: Scrapy would then quietly fetch nothing, and the night
+    must fail saying why (a robots.txt answering an HTTP error allows everything, as in Scrapy).
+    """
     from protego import Protego
 
     request = urllib.request.Request(f"{base_url}/robots.txt", headers={"User-Agent": user_agent})
@@ -90,8 +96,19 @@ def robots_crawl_delay(base_url: str, user_agent: str, timeout: float = 10.0) ->
         return None
     except (urllib.error.URLError, OSError) as exc:
         raise CrawlError(f"cannot reach {base_url}: {getattr(exc, 'reason', exc)}") from exc
-    delay = Protego.parse(text).crawl_delay(user_agent)
+    rules = Protego.parse(text)
+    if starts and not any(rules.can_fetch(f"{base_url}{path}", user_agent) for path in starts):
+        raise CrawlError(f"robots.txt of {base_url} forbids us every page the crawl starts from "
+                         f"({', '.join(starts)}): nothing can be crawled")
+    delay = rules.crawl_delay(user_agent)
     return float(delay) if delay else None
+
+
+def start_paths(sections: list[str] | tuple[str, ...], users: list[str] | None = None) -> tuple[str, ...]:
+    """The paths the spider starts from for these sections (`SiteSpider.start`)."""
+    paths = {"games": "/games", "cafes": "/spaces",
+             "members": f"/friends/{users[0]}/boardgames" if users else "/friends"}
+    return tuple(dict.fromkeys(paths[s] for s in sections if s in paths))
 
 
 def crawl_settings(
@@ -293,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         base_url = validate_base_url(args.base_url)
-        delay = robots_crawl_delay(base_url, default_settings.USER_AGENT)
+        users = args.users.split(",") if args.users else None
+        delay = robots_crawl_delay(base_url, default_settings.USER_AGENT,
+                                   starts=start_paths(args.sections.split(","), users))
     except CrawlError as exc:
         print(f"{CHILD_ERROR}{exc}", file=sys.stderr, flush=True)
         return 2

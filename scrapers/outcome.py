@@ -38,6 +38,9 @@ def crawl_problem(stats: Mapping[str, Any]) -> str | None:
     if not any(200 <= status < 300 for status in statuses):
         if not pages:
             errors = int(stats.get("downloader/exception_count", 0))
+            forbidden = int(stats.get("robotstxt/forbidden", 0))
+            if forbidden and not errors:
+                return f"the site answered no page: robots.txt forbade all {forbidden:,} requests"
             return f"the site answered no page: {errors:,} download errors"
         if len(statuses) == 1:
             return f"the site answered no page successfully: {pages:,} pages, all HTTP {next(iter(statuses))}"

@@ -81,9 +81,12 @@ def test_nothing_to_export_is_a_clear_error(tmp_path: Path) -> None:
 
 
 class Receiver:
-    """A local endpoint that fails the first `fail_first` POSTs with 503, then stores bundles by key."""
+    """A local endpoint that fails the first `fail_first` POSTs with 503, then stores bundles by key.
 
-    def __init__(self, fail_first: int = 0, status: int = 200) -> None:
+    `port` 0 picks a free one; a given port lets a test bring back an endpoint that was down.
+    """
+
+    def __init__(self, fail_first: int = 0, status: int = 200, port: int = 0) -> None:
         self.fail_first, self.status = fail_first, status
         self.posts: list[str] = []
         self.stored: dict[str, bytes] = {}
@@ -108,7 +111,7 @@ class Receiver:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/recommendations"
 

@@ -29,6 +29,7 @@ class SiteSettings(dg.ConfigurableResource):
     crawl_floor: str = ""  # BODOGE_CRAWL_FLOOR, as text: parsed (and refused) by crawl_floor_fraction()
     keep_exports: str = ""  # BODOGE_KEEP_EXPORTS, as text: parsed (and refused) by bundles_to_keep()
     backup_dir: str = ""  # BODOGE_BACKUP_DIR; empty: DATA_DIR/backups
+    push_retry_seconds: str = ""  # BODOGE_PUSH_RETRY_SECONDS, as text: parsed by push_retry()
 
     def crawl_floor_fraction(self) -> float:
         """The crawl volume floor (`warehouse.crawl_floor`), default 0.5."""
@@ -41,6 +42,12 @@ class SiteSettings(dg.ConfigurableResource):
         from warehouse.export_retention import KEEP_ENV, keep_exports
 
         return keep_exports(environ={KEEP_ENV: self.keep_exports})
+
+    def push_retry(self) -> float:
+        """How long the night retries delivering its bundle (`warehouse.delivery`), default 300 s."""
+        from warehouse.delivery import retry_seconds
+
+        return retry_seconds(self.push_retry_seconds)
 
     @property
     def backups(self) -> Path:
@@ -109,6 +116,7 @@ def resources() -> dg.Definitions:
                 crawl_floor=_env_or("BODOGE_CRAWL_FLOOR", ""),
                 keep_exports=_env_or("BODOGE_KEEP_EXPORTS", ""),
                 backup_dir=_env_or("BODOGE_BACKUP_DIR", ""),
+                push_retry_seconds=_env_or("BODOGE_PUSH_RETRY_SECONDS", ""),
             ),
             "crawl": CrawlSettings(
                 full=_env_or("BODOGE_CRAWL_FULL", ""),

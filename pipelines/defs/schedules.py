@@ -79,13 +79,14 @@ def nightly_failed(
         step, cause = failed_step(context.instance, run_id, fallback=context.failure_event.message or "failed")
         logs = Path(context.instance.root_directory) / "storage" / run_id
         alerting.night_failed(site.paths.data_dir, alerts.alert_url, run_id=run_id, step=step, cause=cause,
-                              log_path=logs)
+                              log_path=logs, base_url=site.base_url or None)
 
 
 @dg.sensor(
     minimum_interval_seconds=600,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="POSTs one alert (BODOGE_ALERT_URL) when no night has been published for 26 hours.",
+    description="POSTs one alert (BODOGE_ALERT_URL) when no night has been published for 26 hours, "
+    "and once per export bundle not delivered to the site (pending, then overdue after 26 hours).",
 )
 def nightly_freshness(context: dg.SensorEvaluationContext, site: SiteSettings, alerts: AlertSettings) -> dg.SkipReason:
     from pipelines import alerts as alerting
@@ -93,7 +94,9 @@ def nightly_freshness(context: dg.SensorEvaluationContext, site: SiteSettings, a
     if not alerts.alert_url:
         return dg.SkipReason("no BODOGE_ALERT_URL: nobody to tell")
     sent = alerting.freshness_missed(site.paths.data_dir, alerts.alert_url)
-    return dg.SkipReason("stale: alert sent" if sent else "fresh, or already alerted")
+    deliveries = alerting.deliveries_pending(site.paths.data_dir, alerts.alert_url)
+    said = ["stale: alert sent" if sent else "fresh, or already alerted"]
+    return dg.SkipReason("; ".join(said + [f"{key} sent" for key in deliveries]))
 
 
 def failed_step(instance: dg.DagsterInstance, run_id: str, *, fallback: str) -> tuple[str | None, str]:

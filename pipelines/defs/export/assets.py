@@ -1,4 +1,4 @@
-"""The export for the site: a checksummed bundle, LATEST swapped atomically, optionally pushed."""
+"""The export for the site: a checksummed bundle, LATEST swapped atomically (delivery: `delivery.py`)."""
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -7,7 +7,6 @@ from pipelines.defs.resources import SiteSettings
 from warehouse.export import export_bundle
 from warehouse.export_retention import latest_name
 from warehouse.publish import publish_snapshot
-from warehouse.push import push_bundle
 
 
 @dg.asset(
@@ -19,17 +18,12 @@ from warehouse.push import push_bundle
 def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
     """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json; then LATEST.
 
-    With a push URL (BODOGE_PUSH_URL, set by `bodoge run --push URL`) the bundle is POSTed there with an
-    idempotency key and retried with backoff.
+    Delivery to the site's endpoint comes after the night is published (`export/delivery`),
+    so a down endpoint never stops the night.
     """
     with duckdb.get_connection() as con:
         bundle = export_bundle(con, site.paths.exports, keep=site.bundles_to_keep())
     metadata = {"path": str(bundle.path), "run_id": bundle.run_id, **{f"n_{k}": v for k, v in bundle.manifest["counts"].items()}}
-    push_url = site.push_url
-    if push_url:
-        result = push_bundle(bundle.path, push_url)
-        context.log.info(f"pushed {bundle.run_id} to {push_url}: HTTP {result.status} after {result.attempts} attempt(s)")
-        metadata.update({"pushed_to": push_url, "push_status": result.status, "idempotency_key": result.idempotency_key})
     return dg.MaterializeResult(metadata=metadata)
 
 

@@ -1,0 +1,183 @@
+"""A night that does not happen is a failed night (issue 19): one alert with its cause, exit 1.
+
+Why real processes: at 03:00 nobody watches, so what counts is what `bodoge run` itself
+does when the site cannot be crawled. A site that refuses connections, answers every page
+with 503, or forbids us everything in robots.txt used to be refused as a "bad flag"
+(exit 2, no alert) or to fail quietly; each must now be a failed night: exactly one
+`night_failed` alert naming the cause, the run, the step and the site, one line on the
+terminal, exit 1, and the published night and export left exactly as they were. The
+daemon's failure sensor, which sees the same Dagster run under `bodoge serve`, must not
+send a second alert. A malformed flag stays a usage error (exit 2), with no alert.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.nightly_process import BODOGE, NightlyProcess, one_error_line
+from tests.test_alerts import Receiver
+from tests.test_export import make_warehouse
+from tests.warehouse_fixtures import build_small_warehouse
+from warehouse.db import connect
+from warehouse.export import export_bundle
+from warehouse.publish import publish_snapshot
+
+
+class _Only503(BaseHTTPRequestHandler):
+    """Every page, robots.txt included, is 503 (an overloaded or half-down site)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send_response(503)
+        self.send_header("Retry-After", "0")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args) -> None:  # noqa: ANN002
+        pass
+
+
+class _RobotsDisallowAll(BaseHTTPRequestHandler):
+    """robots.txt says `Disallow: /` to everyone; every other page would answer 200."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = b"User-agent: *\nDisallow: /\n" if self.path == "/robots.txt" else b"<html><body>ok</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain" if self.path == "/robots.txt" else "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:  # noqa: ANN002
+        pass
+
+
+@pytest.fixture()
+def bad_site(request) -> Iterator[str]:
+    """The base URL of a site that cannot be crawled, the way `request.param` says."""
+    if request.param == "refused":
+        held = socket.socket()  # bound but not listening: every connection is refused
+        held.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{held.getsockname()[1]}"
+        held.close()
+        return
+    handler = {"503": _Only503, "robots": _RobotsDisallowAll}[request.param]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture()
+def alerts() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.close()
+
+
+@pytest.fixture()
+def published(tmp_path: Path) -> Path:
+    """A data directory that already holds a published night and an export bundle (LATEST)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    con = connect(build_small_warehouse(tmp_path / "night-0.duckdb"))
+    try:
+        publish_snapshot(con, data, run_id="night-0")
+    finally:
+        con.close()
+    make_warehouse(tmp_path / "bundle_source.duckdb", "night-0")
+    con = connect(tmp_path / "bundle_source.duckdb")
+    try:
+        export_bundle(con, data / "exports")
+    finally:
+        con.close()
+    return data
+
+
+def fingerprint(data: Path) -> dict:
+    """What readers and the site see: the published file's bytes, LATEST, and every bundle file."""
+    exports = data / "exports"
+    return {
+        "published.duckdb": hashlib.sha256((data / "published.duckdb").read_bytes()).hexdigest(),
+        "LATEST": (exports / "LATEST").read_text(encoding="utf-8"),
+        "bundles": sorted(str(p.relative_to(exports)) for p in exports.rglob("*") if p.is_file()),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("bad_site", "cause"), [
+    ("refused", "Connection refused"),
+    ("503", "all HTTP 503"),
+    ("robots", "robots.txt of"),
+], indirect=["bad_site"])
+def test_a_night_that_cannot_crawl_alerts_once_with_its_cause_and_publishes_nothing(
+    published: Path, bad_site: str, cause: str, alerts: Receiver
+) -> None:
+    before = fingerprint(published)
+    code, lines = NightlyProcess(published, bad_site, "--alert-url", alerts.url).finish(timeout=300)
+    last = one_error_line(lines)
+    assert code == 1, "\n".join(lines)
+    assert last.startswith("bodoge: error: nightly run") and cause in last and "nothing was published" in last
+    assert len(alerts.bodies) == 1, alerts.bodies
+    alert = alerts.bodies[0]
+    assert alert["kind"] == "night_failed" and alert["failed_step"] == "raw_tables"
+    assert cause in alert["cause"] and "\n" not in alert["cause"] and alert["cause"] in last
+    assert alert["base_url"] == bad_site and alert["run_id"] in last
+    assert datetime.fromisoformat(alert["sent_at"]).tzinfo is not None
+    assert (published / "alerts" / f"failed-{alert['run_id']}.json").is_file()
+    assert fingerprint(published) == before
+
+    # Under `bodoge serve` the daemon's failure sensor sees this same failed run: no second alert.
+    assert not _daemon_sensor_alerts(published, alert["run_id"], alerts.url, bad_site)
+    assert len(alerts.bodies) == 1
+
+
+def _daemon_sensor_alerts(data: Path, run_id: str, alert_url: str, base_url: str) -> bool:
+    """Run the real `nightly_failed` run-failure sensor on the run; True if it sent anything."""
+    import dagster as dg
+    from dagster_duckdb import DuckDBResource
+
+    from pipelines.defs.resources import AlertSettings, SiteSettings
+    from pipelines.defs.schedules import nightly_failed
+
+    before = len(list((data / "alerts").glob("*.json")))
+    with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
+        run = instance.get_run_by_id(run_id)
+        assert run is not None and run.status == dg.DagsterRunStatus.FAILURE
+        failure = instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_FAILURE)[-1].dagster_event
+        context = dg.build_run_status_sensor_context(
+            sensor_name="nightly_failed", dagster_event=failure, dagster_instance=instance, dagster_run=run,
+            resources={"duckdb": DuckDBResource(database=str(data / "warehouse.duckdb")),
+                       "site": SiteSettings(base_url=base_url, data_dir=str(data)),
+                       "alerts": AlertSettings(alert_url=alert_url)},
+        ).for_run_failure()
+        nightly_failed(context)
+    return len(list((data / "alerts").glob("*.json"))) != before
+
+
+@pytest.mark.parametrize(("flag", "says"), [
+    (["--alert-url", "notaurl"], "--alert-url: not an http(s) URL"),
+    (["--push", "ftp:/x"], "--push: not an http(s) URL"),
+    (["--base-url", "nonsense"], "--base-url: not an http(s) base URL"),
+])
+def test_a_malformed_flag_is_a_usage_error_not_a_failed_night(tmp_path: Path, alerts: Receiver,
+                                                               flag: list[str], says: str) -> None:
+    """Exit 2 and one line, before anything starts: no log, no Dagster run, no alert."""
+    import os
+
+    args = ["--base-url", "http://127.0.0.1:9", *flag] if flag[0] != "--base-url" else flag
+    done = subprocess.run([*BODOGE, "run", "--data-dir", str(tmp_path), *args], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "BODOGE_ALERT_URL": alerts.url})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and says in done.stderr
+    assert not alerts.bodies and alerts.requests == 0
+    assert not any((tmp_path / name).exists() for name in ("logs", "dagster_home", "alerts"))
