@@ -100,6 +100,8 @@ def register_run(sub: Any) -> None:
     p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
     add_data_dir(p, warehouse=False)
     p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
+    p.add_argument("--backup-dir", help="where the night's warehouse backup goes "
+                   "(env BODOGE_BACKUP_DIR, default DATA_DIR/backups)")
     p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
                    help="POST one JSON alert here when the night fails (env BODOGE_ALERT_URL)")
     add_crawl_options(p)
@@ -132,6 +134,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     paths = resolve_paths(data_dir=args.data_dir)
     try:
         summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url,
+                              backup_dir=args.backup_dir,
                               crawl=CrawlOptions(full=args.full, max_pages=args.max_pages,
                                                  max_age_days=args.max_age_days))
     except JobInterrupted as exc:

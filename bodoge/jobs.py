@@ -133,7 +133,7 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
 
 def run_nightly(
     paths: Paths, *, base_url: str, push_url: str | None = None, alert_url: str | None = None,
-    progress: TextIO | None = None, crawl: Any = None,
+    progress: TextIO | None = None, crawl: Any = None, backup_dir: str | None = None,
 ) -> JobSummary:
     """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
 
@@ -151,6 +151,8 @@ def run_nightly(
     base_url = validate_settings(base_url=base_url, push_url=push_url)
     env = {**night_environment(paths, base_url), **(crawl or CrawlOptions()).as_env(),
            "BODOGE_PUSH_URL": push_url or ""}  # empty: no push, whatever the caller's environment says
+    if backup_dir:  # else BODOGE_BACKUP_DIR from the caller's environment, else DATA_DIR/backups
+        env["BODOGE_BACKUP_DIR"] = str(Path(backup_dir).resolve())
     log_path = _new_log_path(paths)
     result_path = log_path.with_suffix(".result.json")
 
