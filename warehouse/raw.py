@@ -157,9 +157,16 @@ class RawWriter:
         """Record the run as running; other runs still `running` died, so they become interrupted."""
         crawl_runs.start_run(self.con, run_id=self.run_id, base_url=base_url)
 
-    def finish_run(self, *, status: str, stats: dict[str, Any]) -> None:
-        """Close the run record with its outcome and stats."""
-        crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
+    def finish_run(self, *, status: str, stats: dict[str, Any], signals: list[dict[str, Any]] | None = None) -> None:
+        """Close the run record with its outcome and stats, and what it measured of the site's signals."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
+            crawl_runs.record_signals(self.con, run_id=self.run_id, rows=signals or [])
+            self.con.execute("COMMIT")
+        except Exception:
+            self.con.execute("ROLLBACK")
+            raise
 
     @property
     def held_members(self) -> int:

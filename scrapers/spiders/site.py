@@ -101,6 +101,7 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self.missing_games(response)
 
     def parse_game(self, response: Response) -> Iterator[Any]:
+        yield from self.fallbacks()
         if (yield from self._page(response, pages.game_item)) is None:
             return
         if "posts" in self.sections:
@@ -112,6 +113,7 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self._space_requests(response)
 
     def parse_post(self, response: Response) -> Iterator[Any]:
+        yield from self.fallbacks()
         if (yield from self._page(response, pages.post_item)) is None:
             return
         if "members" in self.sections and not self.incremental:
@@ -124,11 +126,13 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
     def parse_directory(self, response: Response) -> Iterator[Any]:
         yield from self._items(response, pages.member_items)
         yield from self.plan_directory(response)
+        yield from self.fallbacks()
         for request in self._next(response, self.parse_directory):
             yield request.replace(priority=PRIORITY_SIGNALS)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
         yield from self._listing_page(response, pages.collection_items, self.parse_collection)
+        yield from self.fallbacks()
 
     # -- cafes ------------------------------------------------------------------------
     def parse_space_index(self, response: Response) -> Iterator[Any]:
@@ -149,9 +153,14 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield ListingCrawl(listing=listing, key=key, status="incomplete", n_entries=seen, n_pages=page)
             return
         self.ok_urls.add(response.url)
-        if listing == "collection" and pages.is_login_page(response.selector):
-            yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
-            return
+        if listing == "collection":
+            login = pages.is_login_page(response.selector)
+            if page == 1:
+                self.measure_first_page(response, key, login=login)
+            if login:
+                yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
+                return
+            meta["check_page_ordered"] = self.measure_cards(response, rows)
         if meta.get("listing_mode") == "incremental":
             yield from self.incremental_page(response, rows, callback)
             return
@@ -206,21 +215,26 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             if request is not None:
                 yield request
 
-    def _listing_request(self, url: str, listing: str, key: str, callback: Any, page: int = 1, seen: int = 0) -> scrapy.Request:
+    def _listing_request(self, url: str, listing: str, key: str, callback: Any, page: int = 1, seen: int = 0,
+                         carry: dict[str, Any] | None = None) -> scrapy.Request:
+        """A listing page; `carry` holds what the signal checks keep across its pages (`check_*`)."""
         return scrapy.Request(
             url,
             callback,
             errback=self.on_error,
-            meta={"listing": listing, "listing_key": key, "listing_page": page, "listing_seen": seen},
+            meta={**(carry or {}), "listing": listing, "listing_key": key, "listing_page": page, "listing_seen": seen},
         )
 
     def _listing_next(self, response: Response, listing: str, key: str, page: int, seen: int, callback: Any) -> Iterator[Any]:
         empty_page = pages.is_empty_listing(response.selector)
         next_url = None if empty_page else pages.next_page_url(response.selector, response.url)
         if next_url:
-            yield self._listing_request(next_url, listing, key, callback, page + 1, seen)
+            carry = {k: v for k, v in response.meta.items() if k.startswith("check_") and k != "check_page_ordered"}
+            yield self._listing_request(next_url, listing, key, callback, page + 1, seen, carry)
         else:
             status = "public" if seen else "empty"
+            if listing == "collection":
+                self.measure_whole(key, seen, response.meta)
             yield ListingCrawl(listing=listing, key=key, status=status, n_entries=seen, n_pages=page)
 
     def _next(self, response: Response, callback: Any) -> Iterator[scrapy.Request]:
