@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from samplesite import SampleSiteServer, generate_site, permanent_faults, truth_frames
 from samplesite.model import Site
 from samplesite.nights import site_on_night
 from tests.crawl_fixtures import crawl_and_build
-from warehouse.db import connect
+from tests.night_truth import collections_differ, frame, trace_of
 
 G, U = 300, 600
 
@@ -27,48 +26,13 @@ def site() -> Site:
     return generate_site(n_games=G, n_users=U, seed=0)
 
 
-def _frame(warehouse: Path, sql: str, params: list | None = None) -> pl.DataFrame:
-    con = connect(warehouse, read_only=True)
-    try:
-        return con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
-    finally:
-        con.close()
-
-
-def _collections_differ(warehouse: Path, night: Site) -> int:
-    """Rows in the truth but not the marts, plus rows in the marts but not the truth."""
-    truth = truth_frames(night)["collections"].with_columns(
-        pl.col("rating").fill_null(0), pl.col("updated_at").str.to_datetime("%Y-%m-%dT%H:%M:%S%z").dt.epoch("s"))
-    got = _frame(warehouse, "SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at "
-                            "FROM marts.collections").with_columns(
-        pl.col("rating").cast(pl.Int64).fill_null(0), pl.col("updated_at").dt.epoch("s"))
-    cols = truth.columns
-    return truth.join(got.select(cols), on=cols, how="anti").height + got.select(cols).join(truth, on=cols, how="anti").height
-
-
-def _trace_of(warehouse: Path, user_ids: list[str]) -> int:
-    con = connect(warehouse, read_only=True)
-    try:
-        n = 0
-        for sql in ("SELECT count(*) FROM raw.collection_entries WHERE list_contains(?, user_id)",
-                    "SELECT count(*) FROM raw.members WHERE list_contains(?, user_id)",
-                    "SELECT count(*) FROM raw.listing_crawls WHERE list_contains(?, key)",
-                    "SELECT count(*) FROM raw.crawl_frontier WHERE list_contains(?, key)",
-                    "SELECT count(*) FROM raw.posts WHERE list_contains(?, author_user_id)",
-                    "SELECT count(*) FROM marts.members WHERE list_contains(?, user_id)"):
-            n += con.execute(sql, [user_ids]).fetchone()[0]
-        return n
-    finally:
-        con.close()
-
-
 @pytest.mark.slow
 def test_nights_one_to_three_land_every_change_exactly(tmp_path: Path, site: Site) -> None:
     warehouse = tmp_path / "warehouse.duckdb"
     with SampleSiteServer(site) as srv:
         full = crawl_and_build(srv.base_url, warehouse)
         assert full.stats["bodoge/mode"] == "full" and full.stats["bodoge/complete"] is True
-        assert _collections_differ(warehouse, site) == 0
+        assert collections_differ(warehouse, site) == 0
         nights = {1: site}
         for k in (2, 3):
             nights[k] = night = site_on_night(site, k)
@@ -79,24 +43,24 @@ def test_nights_one_to_three_land_every_change_exactly(tmp_path: Path, site: Sit
             assert stats["bodoge/mode"] == "incremental"
             assert result.pages <= 0.10 * full.pages, (result.pages, full.pages)
             assert stats["bodoge/skipped/collections"] > 0.8 * U
-            assert _collections_differ(warehouse, night) == 0, f"night {k}"
+            assert collections_differ(warehouse, night) == 0, f"night {k}"
             truth = truth_frames(night)
-            members = set(_frame(warehouse, "SELECT user_id FROM marts.members")["user_id"])
+            members = set(frame(warehouse, "SELECT user_id FROM marts.members")["user_id"])
             assert set(truth["members"]["user_id"]) <= members
             private = truth["private_users"]["user_id"].to_list()
-            assert _trace_of(warehouse, private) == 0, f"night {k}: a private member left a trace"
-            games = set(_frame(warehouse, "SELECT game_id FROM marts.games")["game_id"])
+            assert trace_of(warehouse, private) == 0, f"night {k}: a private member left a trace"
+            games = set(frame(warehouse, "SELECT game_id FROM marts.games")["game_id"])
             assert set(truth["games"]["game_id"]) <= games
             gone = [night.games[i].game_id for i in night.gone_games]
             assert gone and not games & set(gone)
-            marked = _frame(warehouse, "SELECT key FROM raw.pages WHERE kind = 'game' AND http_status = 404")
+            marked = frame(warehouse, "SELECT key FROM raw.pages WHERE kind = 'game' AND http_status = 404")
             assert set(gone) <= set(marked["key"])
-            assert set(gone) <= set(_frame(warehouse, "SELECT game_id FROM raw.games")["game_id"]), "kept in raw"
+            assert set(gone) <= set(frame(warehouse, "SELECT game_id FROM raw.games")["game_id"]), "kept in raw"
         # Night 3 again with a one-day max age: every game and post page is revalidated (304 where unchanged).
         srv.faults.reset()
         again = crawl_and_build(srv.base_url, warehouse, max_age_days=1)
         assert again.stats["bodoge/pages/not_modified"] > 0.5 * G  # the rest changed (counters moved)
-        assert _collections_differ(warehouse, nights[3]) == 0
+        assert collections_differ(warehouse, nights[3]) == 0
 
 
 @pytest.mark.slow
@@ -113,7 +77,7 @@ def test_an_unchanged_site_crawled_twice_fetches_almost_nothing_the_second_time(
     # the listings that carry the signals, plus only the pages a cut or broken page left to retry
     assert len(others) <= 15, others
     assert second.pages <= listings + len(others) + 1 and second.pages < 0.08 * first.pages
-    assert _collections_differ(warehouse, site) == 0
+    assert collections_differ(warehouse, site) == 0
 
 
 @pytest.mark.slow
@@ -129,7 +93,7 @@ def test_a_night_cut_short_by_its_budget_leaves_a_frontier_the_next_night_fetche
             night2 = site_on_night(site, night)
             srv.site = night2
             short = crawl_and_build(srv.base_url, warehouse, max_pages=30)
-            queued = _frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
+            queued = frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
             assert short.stats["finish_reason"] == "closespider_pagecount"
             assert short.stats["bodoge/queue_left"] == queued.height
             if queued.height:
@@ -138,12 +102,12 @@ def test_a_night_cut_short_by_its_budget_leaves_a_frontier_the_next_night_fetche
         srv.requests.clear()
         rest = crawl_and_build(srv.base_url, warehouse)
         order = [target for _, target, _ in srv.requests if target != "/robots.txt"]
-        left = _frame(warehouse, "SELECT url FROM raw.crawl_frontier")
+        left = frame(warehouse, "SELECT url FROM raw.crawl_frontier")
     first = order[: queued.height + 16]  # the old frontier goes first (16 requests at a time)
     assert all(any(t.split("?")[0] == url for t in first) for url in queued["url"]), (queued, first)
     broken = {url for url, _ in permanent_faults(night2)}
     assert rest.stats["bodoge/queue_left"] == left.height and set(left["url"]) <= broken, left  # retried each night
-    assert _collections_differ(warehouse, night2) == 0
+    assert collections_differ(warehouse, night2) == 0
 
 
 @pytest.mark.slow
@@ -157,4 +121,4 @@ def test_a_server_without_validators_gets_the_same_exact_nights(tmp_path: Path, 
         result = crawl_and_build(srv.base_url, warehouse, max_age_days=1)
     assert result.stats.get("bodoge/pages/not_modified", 0) == 0
     assert result.stats["bodoge/pages/same_body"] > 0.5 * G  # unchanged bodies are not parsed again
-    assert _collections_differ(warehouse, night2) == 0
+    assert collections_differ(warehouse, night2) == 0

@@ -171,6 +171,7 @@ class SignalChecks:
         """Signal `name` lost tonight: re-read what was decided on its word (see module docstring)."""
         self.logger.warning("signal %s contradicted tonight: falling back to %s", name, STRATEGIES[name][1])
         if name in ("directory_updates", "private_marker", "directory_counts"):
+            self.crawler.stats.inc_value("bodoge/collections/rechecked", len(self.skipped))
             for uid, sig in sorted(self.skipped.items()):
                 expect = sig.count if self.trust("directory_counts") else None
                 self._rereads.extend(self._collection_read(uid, "recheck", expect, incremental=self.trust("sort_order"),

@@ -226,16 +226,17 @@ class IncrementalMixin(SignalChecks):
                 yield from self._collection_read(uid, "new" if known is None else "retry", None, incremental=False)
                 continue
             expect = sig.count if sig is not None and self.trust("directory_counts") else None
-            same = not marked and _row_unchanged(sig, known)
-            if same and all(self.trust(n) for n in ("directory_counts", "directory_updates", "private_marker")):
+            trusted = all(self.trust(n) for n in ("directory_counts", "directory_updates", "private_marker"))
+            if not marked and trusted and _row_unchanged(sig, known):
                 self._count("skipped/collections")
                 self.skipped[uid] = sig
                 yield ListingCrawl(listing="collection", key=uid, status="unchanged", n_entries=known.n_entries,
                                    n_pages=0)
                 continue
-            if same:
-                self._count("collections/page1_checks")  # looked unchanged, but a signal is not trusted
-            yield from self._collection_read(uid, "check" if same else "changed", expect,
+            changed = marked or _row_shows_change(sig, known)
+            if not changed:
+                self._count("collections/page1_checks")  # no change shown, but the signals cannot vouch
+            yield from self._collection_read(uid, "changed" if changed else "check", expect,
                                              incremental=not marked and self.trust("sort_order"))
 
     def incremental_page(self, response: Response, rows: list[Any], callback: Any) -> Iterator[Any]:
@@ -286,6 +287,14 @@ def _row_unchanged(sig: DirectorySignal | None, known: KnownMember) -> bool:
     """Whether a directory row shows the count and newest update the warehouse holds."""
     return (sig is not None and sig.count is not None and sig.count == known.n_entries
             and sig.updated_at == known.newest and (sig.updated_at is not None or sig.count == 0))
+
+
+def _row_shows_change(sig: DirectorySignal | None, known: KnownMember) -> bool:
+    """Whether a directory row shows a count or an update time other than the warehouse's."""
+    if sig is None:
+        return False
+    return (sig.count is not None and sig.count != known.n_entries) or \
+        (sig.updated_at is not None and sig.updated_at != known.newest)
 
 
 def _sha(response: Response) -> str:
