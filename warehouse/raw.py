@@ -15,8 +15,8 @@ Why this shape:
   private members too, and a crawl killed between the directory page and the login page
   must not leave their id and name behind: what is held dies with the process.
 - A post names its author only once the author's collection is known public (a complete
-  listing in an earlier run, or shown in this one); until then it is written without the
-  author, who is filled in when shown. Why: an incremental night revalidates posts whose
+  listing in an earlier run, or any outcome but private in this one); until then it is
+  written without the author, who is filled in then. Why: an incremental night revalidates posts whose
   author turned private nights ago and is no longer read, and must not bring the id back.
 """
 
@@ -255,10 +255,11 @@ class RawWriter:
             self.private_users.add(user)
             self._held_members.pop(user, None)
             self._author_pending.pop(user, None)
-        elif shows_collection(row):
-            self._shown.add(user)
+        else:  # any outcome but the login page: named as before (a later private one still purges)
             for post_id in self._author_pending.pop(user, ()):
                 self._author_release[post_id] = user
+        if shows_collection(row):
+            self._shown.add(user)
             held = self._held_members.pop(user, None)
             if held is not None:
                 self._append("member", held)
