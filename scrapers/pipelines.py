@@ -9,6 +9,7 @@ records `bodoge/failure` in the stats, which the subprocess reads the same way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from typing import Any
@@ -126,9 +127,8 @@ class WarehousePipeline:
             getattr(spider, "mode", "full") == "full" and getattr(spider, "complete_scope", False)
             and reason == "finished" and not self.failure)
         book = getattr(spider, "signal_book", None)
-        if book is not None:  # each signal's strategy tonight, in the run's stats and on the operator's screen
+        if book is not None:  # each signal's strategy tonight, in the run's stats (and on screen, below)
             stats.update(book.stats())
-            print(f"crawl: {book.line()}", file=sys.stderr, flush=True)
         if self.crawler.stats:
             self.crawler.stats.set_value("bodoge/complete", stats["bodoge/complete"])
             for key, value in (book.stats() if book is not None else {}).items():
@@ -147,6 +147,10 @@ class WarehousePipeline:
         finally:
             writer.con.close()
         log.info("warehouse: %s", dict(writer.written))
+        if book is not None:
+            # After the record is closed: a parent that died leaves stderr a broken pipe.
+            with contextlib.suppress(OSError):
+                print(f"crawl: {book.line()}", file=sys.stderr, flush=True)
 
     def _fail(self, message: str, *, close: bool = False) -> None:
         """Remember the first failure (in the stats too) and, if asked, stop the crawl."""

@@ -20,6 +20,13 @@ Rules (why each is exact, see also README "Incremental nights"):
   conditional requests (ETag / Last-Modified → 304) by the rolling refresh
   (`KnownState.due`); without validators the body's sha256 tells "unchanged". A 404
   marks the game gone.
+- **Signals checked.** Each rule above leans on a signal of the site (the directory's
+  count, update time and 非公開 marker, 更新順, the stated total, validators). Every night
+  measures them on the pages it reads and uses a rule only while its signal is trusted
+  (`scrapers.signals`); otherwise the slower exact way: page 1 of every known member
+  instead of skipping, a whole read instead of stopping at the first known card, the
+  directory's count instead of the total, the body's sha256 instead of a 304. A signal
+  contradicted mid-night takes back what was skipped on its word (`checks`).
 - **Frontier.** Every page the night decides to fetch is queued in the warehouse
   (`Queued`) and leaves the queue once read, so what a budget or a kill leaves is
   fetched first next night, oldest first.
