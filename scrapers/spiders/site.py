@@ -101,7 +101,6 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self.missing_games(response)
 
     def parse_game(self, response: Response) -> Iterator[Any]:
-        yield from self.fallbacks()
         if (yield from self._page(response, pages.game_item)) is None:
             return
         if "posts" in self.sections:
@@ -113,7 +112,6 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield from self._space_requests(response)
 
     def parse_post(self, response: Response) -> Iterator[Any]:
-        yield from self.fallbacks()
         if (yield from self._page(response, pages.post_item)) is None:
             return
         if "members" in self.sections and not self.incremental:
@@ -246,7 +244,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         """One page of its own (a game, a post): yields what the page state answers (a 304,
         a 404 gone, the same body as last time) or the quarantine row, else the parsed item
         and the page's visit; returns the item, or None when there are no links to follow."""
-        answered = self.page_answer(response)
+        answered = self.page_answer(response)  # measures the page's validators
+        yield from self.fallbacks()  # what a contradicted validator takes back tonight
         if answered is not None:
             yield answered
             return None
