@@ -32,8 +32,26 @@ def register_crawl(sub: Any) -> None:
     p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
     p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
     p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
+    p.add_argument("--probe", action="store_true",
+                   help="fetch a few dozen pages politely and print, per signal the crawl leans on, what the site "
+                        "showed and which strategy a night will use (writes nothing)")
     add_crawl_options(p, budget=False)
     p.set_defaults(handler=cmd_crawl)
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    """`bodoge crawl --probe`: exit 0 when probed, 1 with one line when the site cannot be (bad URL: 2)."""
+    from core.config import require_base_url
+    from scrapers.crawl import is_local, validate_base_url
+    from scrapers.probe import ProbeError, run_probe
+
+    base_url = validate_base_url(require_base_url(args.base_url))  # CrawlError: one line, exit 2
+    try:
+        run_probe(base_url, out=sys.stdout, local=is_local(base_url))
+    except ProbeError as exc:
+        print(f"bodoge: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
@@ -41,6 +59,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     from bodoge.interrupts import Interrupted, signals_raise
     from scrapers.crawl import run_crawl
 
+    if args.probe:
+        return cmd_probe(args)
     base_url = require_base_url(args.base_url)
     paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
     try:

@@ -64,6 +64,11 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
         crawl = _latest_crawl_stats(con)
         if crawl:
             print(f"  {crawl_line(crawl)}")
+            from scrapers.signals import strategy_line
+
+            strategies = strategy_line(crawl)  # which way tonight took for each site signal
+            if strategies:
+                print(f"  {strategies}")
         failed = [c for c in summary.checks if not c["passed"]]
         print(f"  checks: {len(summary.checks) - len(failed)}/{len(summary.checks)} passed"
               + "".join(f"\n    {c['severity']}: {c['name']} on {c['asset']}" for c in failed))

@@ -252,8 +252,9 @@ def _is_progress(line: str) -> bool:
 
 
 def _is_summary(line: str) -> bool:
-    """The closing `crawl: ... — done (reason)` line of scrapers.progress."""
-    return line.startswith("crawl:") and " — done (" in line
+    """The closing `crawl: ... — done (reason)` line of scrapers.progress, and the night's
+    `crawl: signals: …` line (each signal's state and strategy, scrapers.signals)."""
+    return line.startswith("crawl:") and (" — done (" in line or line.startswith("crawl: signals: "))
 
 
 def _child_env() -> dict[str, str]:

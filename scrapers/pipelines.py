@@ -9,7 +9,9 @@ records `bodoge/failure` in the stats, which the subprocess reads the same way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sys
 from typing import Any
 
 from scrapy import signals
@@ -124,21 +126,31 @@ class WarehousePipeline:
         stats["bodoge/complete"] = bool(
             getattr(spider, "mode", "full") == "full" and getattr(spider, "complete_scope", False)
             and reason == "finished" and not self.failure)
+        book = getattr(spider, "signal_book", None)
+        if book is not None:  # each signal's strategy tonight, in the run's stats (and on screen, below)
+            stats.update(book.stats())
         if self.crawler.stats:
             self.crawler.stats.set_value("bodoge/complete", stats["bodoge/complete"])
+            for key, value in (book.stats() if book is not None else {}).items():
+                self.crawler.stats.set_value(key, value)
         if not self.failure and reason != "shutdown":
             problem = crawl_problem(stats)
             if problem:
                 self._fail(problem)
                 stats[FAILURE_STAT] = problem
         try:
-            writer.finish_run(status=run_status(reason=reason, failure=self.failure), stats=stats)
+            writer.finish_run(status=run_status(reason=reason, failure=self.failure), stats=stats,
+                              signals=book.rows() if book is not None else None)
         except Exception as exc:
             if not self.failure:
                 self._fail(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}")
         finally:
             writer.con.close()
         log.info("warehouse: %s", dict(writer.written))
+        if book is not None:
+            # After the record is closed: a parent that died leaves stderr a broken pipe.
+            with contextlib.suppress(OSError):
+                print(f"crawl: {book.line()}", file=sys.stderr, flush=True)
 
     def _fail(self, message: str, *, close: bool = False) -> None:
         """Remember the first failure (in the stats too) and, if asked, stop the crawl."""

@@ -43,6 +43,22 @@ def finish_run(con: duckdb.DuckDBPyConnection, *, run_id: str, status: str, stat
     )
 
 
+def record_signals(con: duckdb.DuckDBPyConnection, *, run_id: str, rows: list[dict[str, Any]]) -> None:
+    """Write what the run measured of each site signal (`raw.crawl_signals`, see scrapers.signals).
+
+    The site is the run's own `base_url`; re-running a run id replaces its rows.
+    """
+    if not rows:
+        return
+    con.execute("DELETE FROM raw.crawl_signals WHERE run_id = ?", [run_id])
+    con.executemany(
+        "INSERT INTO raw.crawl_signals BY NAME SELECT ? AS run_id, (SELECT base_url FROM raw.crawl_runs "
+        "WHERE run_id = ?) AS base_url, ? AS signal, ? AS state, ? AS strategy, ? AS remembered, ? AS seen, "
+        "? AS missing, ? AS agree, ? AS contradict, ? AS example, ? AS finished_at",
+        [[run_id, run_id, r["signal"], r["state"], r["strategy"], r["remembered"], r["seen"], r["missing"],
+          r["agree"], r["contradict"], r["example"], _now()] for r in rows])
+
+
 def mark_interrupted(con: duckdb.DuckDBPyConnection, *, run_id: str) -> bool:
     """Close `run_id` as interrupted if its record still says running; True if it did.
 

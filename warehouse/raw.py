@@ -14,6 +14,10 @@ Why this shape:
   this run shows a real collection page; only then is it written. The directory lists
   private members too, and a crawl killed between the directory page and the login page
   must not leave their id and name behind: what is held dies with the process.
+- A post names its author only once the author's collection is known public (a complete
+  listing in an earlier run, or any outcome but private in this one); until then it is
+  written without the author, who is filled in then. Why: an incremental night revalidates posts whose
+  author turned private nights ago and is no longer read, and must not bring the id back.
 """
 
 from __future__ import annotations
@@ -154,15 +158,28 @@ class RawWriter:
         self._held_members: dict[str, dict[str, Any]] = {}
         self.written: dict[str, int] = defaultdict(int)
         ensure_raw_schema(con)
+        self._public = {r[0] for r in con.execute(
+            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' "
+            "AND (list_contains(?, status) OR (status = 'incomplete' AND n_pages > 1))",
+            [list(COMPLETE_LISTINGS)]).fetchall()}
+        self._author_pending: dict[str, set[str]] = defaultdict(set)  # author -> posts written without them
+        self._author_release: dict[str, str] = {}  # post_id -> author shown since: filled in at the next flush
 
     # -- runs -------------------------------------------------------------------------
     def start_run(self, *, base_url: str) -> None:
         """Record the run as running; other runs still `running` died, so they become interrupted."""
         crawl_runs.start_run(self.con, run_id=self.run_id, base_url=base_url)
 
-    def finish_run(self, *, status: str, stats: dict[str, Any]) -> None:
-        """Close the run record with its outcome and stats."""
-        crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
+    def finish_run(self, *, status: str, stats: dict[str, Any], signals: list[dict[str, Any]] | None = None) -> None:
+        """Close the run record with its outcome and stats, and what it measured of the site's signals."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
+            crawl_runs.record_signals(self.con, run_id=self.run_id, rows=signals or [])
+            self.con.execute("COMMIT")
+        except Exception:
+            self.con.execute("ROLLBACK")
+            raise
 
     @property
     def held_members(self) -> int:
@@ -180,6 +197,8 @@ class RawWriter:
             return
         if kind == "listing_crawl" and row["listing"] == "collection":
             self._collection_outcome(row)
+        if kind == "post":
+            row = self._post_author(row)
         self._append(kind, row)
 
     def flush(self) -> dict[str, int]:
@@ -204,6 +223,7 @@ class RawWriter:
                     if kind in _LAST:
                         self._leave_frontier(kind, frame)
                 counts[kind] = frame.height
+            self._release_authors()
             self._purge_private()
             self.con.execute("COMMIT")
         except Exception:
@@ -237,11 +257,36 @@ class RawWriter:
         if row["status"] == "private":
             self.private_users.add(user)
             self._held_members.pop(user, None)
-        elif shows_collection(row):
+            self._author_pending.pop(user, None)
+        else:  # any outcome but the login page: named as before (a later private one still purges)
+            for post_id in self._author_pending.pop(user, ()):
+                self._author_release[post_id] = user
+        if shows_collection(row):
             self._shown.add(user)
             held = self._held_members.pop(user, None)
             if held is not None:
                 self._append("member", held)
+
+    def _post_author(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The post as written now: without its author until the author is known public."""
+        author = row.get("author_user_id")
+        if not author or author in self._shown or author in self._public or author in self.private_users:
+            return row  # a private author is blanked by _scrub
+        self._author_pending[author].add(row["post_id"])
+        return {**row, "author_user_id": None}
+
+    def _release_authors(self) -> None:
+        """Name the authors shown public since their posts were written."""
+        if not self._author_release:
+            return
+        released = pl.DataFrame({"post_id": list(self._author_release), "author": list(self._author_release.values())})
+        self.con.register("released_authors", released.to_arrow())
+        try:
+            self.con.execute("UPDATE raw.posts SET author_user_id = r.author FROM released_authors r "
+                             "WHERE raw.posts.post_id = r.post_id")
+        finally:
+            self.con.unregister("released_authors")
+        self._author_release.clear()
 
     def _append(self, kind: str, row: dict[str, Any]) -> None:
         self._buffers[kind].append(row)

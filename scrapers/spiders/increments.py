@@ -20,6 +20,13 @@ Rules (why each is exact, see also README "Incremental nights"):
   conditional requests (ETag / Last-Modified → 304) by the rolling refresh
   (`KnownState.due`); without validators the body's sha256 tells "unchanged". A 404
   marks the game gone.
+- **Signals checked.** Each rule above leans on a signal of the site (the directory's
+  count, update time and 非公開 marker, 更新順, the stated total, validators). Every night
+  measures them on the pages it reads and uses a rule only while its signal is trusted
+  (`scrapers.signals`); otherwise the slower exact way: page 1 of every known member
+  instead of skipping, a whole read instead of stopping at the first known card, the
+  directory's count instead of the total, the body's sha256 instead of a 304. A signal
+  contradicted mid-night takes back what was skipped on its word (`checks`).
 - **Frontier.** Every page the night decides to fetch is queued in the warehouse
   (`Queued`) and leaves the queue once read, so what a budget or a kill leaves is
   fetched first next night, oldest first.
@@ -37,14 +44,16 @@ from scrapy.http import Response
 
 from scrapers import pages
 from scrapers.items import ListingCrawl, PageVisit, Queued
-from scrapers.known import KnownState
+from scrapers.known import KnownMember, KnownState
+from scrapers.pages import DirectorySignal
+from scrapers.spiders.checks import SignalChecks
 
 #: Scheduling priorities: the frontier left by earlier nights first, then the listings that
 #: carry the change signals, then what they discover, then the rolling refresh.
 PRIORITY_FRONTIER, PRIORITY_SIGNALS, PRIORITY_FOUND, PRIORITY_STALE = 100, 50, 20, 10
 
 
-class IncrementalMixin:
+class IncrementalMixin(SignalChecks):
     """Incremental planning for `SiteSpider`; `self.known` is None on a full crawl."""
 
     known: KnownState | None = None
@@ -59,6 +68,7 @@ class IncrementalMixin:
         self.mode = "incremental" if incremental else "full"
         self.crawler.stats.set_value("bodoge/mode", self.mode)
         self.logger.info("crawl mode: %s", self.mode)
+        self.open_signals(con, incremental=self.incremental)
 
     @property
     def incremental(self) -> bool:
@@ -99,9 +109,12 @@ class IncrementalMixin:
     def _conditional(self, url: str, kind: str, key: str, callback: Any, priority: int) -> scrapy.Request:
         """A request with the validators the page last gave (304 and 404 reach the callback).
 
-        Only an incremental night asks conditionally: a full crawl reads every page whole.
+        Only an incremental night asks conditionally (a full crawl reads every page whole),
+        and only while the validators are trusted (`scrapers.signals`): else the body's
+        sha256 tells an unchanged page.
         """
         state = self.known.pages.get((kind, key)) if self.known and self.incremental else None
+        state = state if self.trust("validators") else None
         headers = {}
         if state is not None and state.http_status != 404:
             if state.etag:
@@ -113,14 +126,18 @@ class IncrementalMixin:
                               meta={"handle_httpstatus_list": [304, 404], "page_kind": kind, "page_key": key})
 
     def _collection_read(self, user_id: str, reason: str, expect: int | None, *, incremental: bool,
-                         priority: int = PRIORITY_FOUND) -> Iterator[Any]:
+                         priority: int = PRIORITY_FOUND, reread: bool = False) -> Iterator[Any]:
+        """Page 1 of a collection, read to its first known card (`incremental`) or whole.
+
+        `reread`: the page may already have been fetched tonight (a fallback reads it again).
+        """
         path = f"/friends/{user_id}/boardgames"
         if self.incremental:
             yield Queued(page_kind="collection", key=user_id, url=path, reason=reason)
         request = self._collection_request(user_id)
         extra = {"listing_mode": "incremental" if incremental else "full", "listing_expect": expect,
                  "listing_new": 0}
-        yield request.replace(priority=priority, meta={**request.meta, **extra})
+        yield request.replace(priority=priority, meta={**request.meta, **extra}, dont_filter=reread)
 
     # -- pages ---------------------------------------------------------------------------
     def page_answer(self, response: Response) -> PageVisit | None:
@@ -128,7 +145,9 @@ class IncrementalMixin:
         kind, key = response.meta.get("page_kind"), response.meta.get("page_key")
         if kind is None:
             return None
-        state = self.known.pages.get((kind, key)) if self.known and self.incremental else None
+        stored = self.known.pages.get((kind, key)) if self.known else None
+        self.measure_page(response, stored, _sha(response))
+        state = stored if self.incremental else None
         if response.status == 304 and state is not None:
             self._count("pages/not_modified")
             return PageVisit(page_kind=kind, key=key, url=state.url, http_status=304, etag=state.etag,
@@ -184,8 +203,15 @@ class IncrementalMixin:
 
     # -- members -------------------------------------------------------------------------
     def plan_directory(self, response: Response) -> Iterator[Any]:
-        """One request (or none) per directory row; see the module docstring."""
+        """One request (or none) per directory row; see the module docstring.
+
+        A row is skipped as unchanged only while the count, the update time and the
+        非公開 marker are all trusted (`scrapers.signals`); a row that looks unchanged
+        otherwise gets page 1 read (the login page for a private member), and a 非公開
+        row is taken at its word only while the marker is trusted.
+        """
         signals = pages.directory_signals(response.selector, response.url)
+        self.measure_directory(response, signals)
         for url in pages.member_links(response.selector, response.url):
             uid = pages.member_id(url)
             if not uid:
@@ -195,7 +221,8 @@ class IncrementalMixin:
                 yield self._collection_request(uid)
                 continue
             known = self.known.members.get(uid)
-            if sig is not None and sig.private:
+            marked = sig is not None and sig.private
+            if marked and self.trust("private_marker"):
                 if self.known.knows_member(uid):
                     yield from self._collection_read(uid, "private", None, incremental=False,
                                                      priority=PRIORITY_SIGNALS)
@@ -204,13 +231,20 @@ class IncrementalMixin:
                 continue
             if known is None or not known.complete:
                 yield from self._collection_read(uid, "new" if known is None else "retry", None, incremental=False)
-            elif sig is not None and sig.count == known.n_entries and sig.count is not None \
-                    and sig.updated_at == known.newest and (sig.updated_at is not None or sig.count == 0):
+                continue
+            expect = sig.count if sig is not None and self.trust("directory_counts") else None
+            trusted = all(self.trust(n) for n in ("directory_counts", "directory_updates", "private_marker"))
+            if not marked and trusted and _row_unchanged(sig, known):
                 self._count("skipped/collections")
+                self.skipped[uid] = sig
                 yield ListingCrawl(listing="collection", key=uid, status="unchanged", n_entries=known.n_entries,
                                    n_pages=0)
-            else:
-                yield from self._collection_read(uid, "changed", sig.count if sig else None, incremental=True)
+                continue
+            changed = marked or _row_shows_change(sig, known)
+            if not changed:
+                self._count("collections/page1_checks")  # no change shown, but the signals cannot vouch
+            yield from self._collection_read(uid, "changed" if changed else "check", expect,
+                                             incremental=not marked and self.trust("sort_order"))
 
     def incremental_page(self, response: Response, rows: list[Any], callback: Any) -> Iterator[Any]:
         """A collection page in incremental mode: new cards up to the first known one."""
@@ -219,21 +253,26 @@ class IncrementalMixin:
         if "listing_known" not in meta:
             meta["listing_known"] = self.known.entries(key)
         known_cards: dict[str, str | None] = meta["listing_known"]
+        # Stop at the first known card only on a page in 更新順 while the order is trusted.
+        may_stop = self.trust("sort_order") and meta.get("check_page_ordered", False)
         fresh = []
         stopped = False
         for row in rows:
-            if row.game_id in known_cards and known_cards[row.game_id] == row.updated_at:
+            if may_stop and row.game_id in known_cards and known_cards[row.game_id] == row.updated_at:
                 stopped = True
                 break
             fresh.append(row)
         n_new = meta["listing_new"] + sum(1 for r in fresh if r.game_id not in known_cards)
-        total = pages.collection_total(response.selector) if page == 1 else meta.get("listing_total")
-        total = total if total is not None else meta.get("listing_expect")
+        stated = meta.get("check_stated") if self.trust("listing_totals") else None
+        total = stated if stated is not None else meta.get("listing_expect")
         known = self.known.members[key]
         if stopped and total is not None and total == known.n_entries + n_new:
+            self.measure_stop(key, stated, meta)
             yield from fresh
-            self._count("collections/updated")
-            yield ListingCrawl(listing="collection", key=key, status="updated", n_entries=total, n_pages=page)
+            unchanged = n_new == 0 and not fresh
+            self._count("collections/confirmed_unchanged" if unchanged else "collections/updated")
+            yield ListingCrawl(listing="collection", key=key, status="unchanged" if unchanged else "updated",
+                               n_entries=total, n_pages=page)
             return
         # Whole from here: all of this page's cards, and every later page (the outcome may delete).
         yield from rows
@@ -249,6 +288,20 @@ class IncrementalMixin:
 
     def _absolute(self, url: str) -> str:
         return url if "://" in url else f"{self.base_url}{url}"
+
+
+def _row_unchanged(sig: DirectorySignal | None, known: KnownMember) -> bool:
+    """Whether a directory row shows the count and newest update the warehouse holds."""
+    return (sig is not None and sig.count is not None and sig.count == known.n_entries
+            and sig.updated_at == known.newest and (sig.updated_at is not None or sig.count == 0))
+
+
+def _row_shows_change(sig: DirectorySignal | None, known: KnownMember) -> bool:
+    """Whether a directory row shows a count or an update time other than the warehouse's."""
+    if sig is None:
+        return False
+    return (sig.count is not None and sig.count != known.n_entries) or \
+        (sig.updated_at is not None and sig.updated_at != known.newest)
 
 
 def _sha(response: Response) -> str:

@@ -146,12 +146,14 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             if signal.count is not None:
                 self.directory_counts[uid] = signal.count
         yield from self.plan_directory(response)
+        yield from self.fallbacks()
         members = [r.user_id for r in rows if not isinstance(r, Quarantined)]
         for request in self._walk_next(response, self.parse_directory, "member directory", members):
             yield request.replace(priority=PRIORITY_SIGNALS)
 
     def parse_collection(self, response: Response) -> Iterator[Any]:
         yield from self._listing_page(response, pages.collection_items, self.parse_collection)
+        yield from self.fallbacks()
 
     # -- cafes ------------------------------------------------------------------------
     def parse_space_index(self, response: Response) -> Iterator[Any]:
@@ -172,9 +174,14 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             yield ListingCrawl(listing=listing, key=key, status="incomplete", n_entries=seen, n_pages=page)
             return
         self.ok_urls.add(response.url)
-        if listing == "collection" and pages.is_login_page(response.selector):
-            yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
-            return
+        if listing == "collection":
+            login = pages.is_login_page(response.selector)
+            if page == 1:
+                self.measure_first_page(response, key, login=login)
+            if login:
+                yield ListingCrawl(listing=listing, key=key, status="private", n_entries=0, n_pages=page)
+                return
+            meta["check_page_ordered"] = self.measure_cards(response, rows)
         meta.setdefault(LISTING_KEYS, set()).update(row.game_id for row in rows)  # read, in either mode
         if meta.get("listing_mode") == "incremental":
             yield from self.incremental_page(response, rows, callback)
@@ -230,12 +237,14 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             if request is not None:
                 yield request
 
-    def _listing_request(self, url: str, listing: str, key: str, callback: Any, page: int = 1, seen: int = 0) -> scrapy.Request:
+    def _listing_request(self, url: str, listing: str, key: str, callback: Any, page: int = 1, seen: int = 0,
+                         carry: dict[str, Any] | None = None) -> scrapy.Request:
+        """A listing page; `carry` holds what the signal checks keep across its pages (`check_*`)."""
         return scrapy.Request(
             url,
             callback,
             errback=self.on_error,
-            meta={"listing": listing, "listing_key": key, "listing_page": page, "listing_seen": seen},
+            meta={**(carry or {}), "listing": listing, "listing_key": key, "listing_page": page, "listing_seen": seen},
         )
 
     def _listing_next(self, response: Response, listing: str, key: str, page: int, seen: int, callback: Any) -> Iterator[Any]:
@@ -250,7 +259,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         empty_page = pages.is_empty_listing(response.selector)
         next_url = None if empty_page else pages.next_page_url(response.selector, response.url)
         if next_url:
-            request = self._listing_request(next_url, listing, key, callback, page + 1, seen)
+            carry = {k: v for k, v in response.meta.items() if k.startswith("check_") and k != "check_page_ordered"}
+            request = self._listing_request(next_url, listing, key, callback, page + 1, seen, carry)
             yield request.replace(meta={**request.meta, LISTING_STATED: stated, LISTING_KEYS: keys})
             return
         expect = response.meta.get("listing_expect")
@@ -260,6 +270,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
             status = "incomplete"
         else:
             status = "public" if seen else "empty"
+            if listing == "collection":
+                self.measure_whole(key, seen, response.meta)
         yield ListingCrawl(listing=listing, key=key, status=status, n_entries=seen, n_pages=page)
 
     def _walk_next(self, response: Response, callback: Any, what: str, keys: list[str]) -> list[scrapy.Request]:
@@ -293,7 +305,8 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         """One page of its own (a game, a post): yields what the page state answers (a 304,
         a 404 gone, the same body as last time) or the quarantine row, else the parsed item
         and the page's visit; returns the item, or None when there are no links to follow."""
-        answered = self.page_answer(response)
+        answered = self.page_answer(response)  # measures the page's validators
+        yield from self.fallbacks()  # what a contradicted validator takes back tonight
         if answered is not None:
             yield answered
             return None

@@ -6,7 +6,8 @@
 -- @column kind: What the page is: game, post or collection.
 -- @column key: The page's id: a game_id, post_id or user_id, by kind.
 -- @column url: The page's path on the site (e.g. /games/<slug>).
--- @column reason: Why it is due: new, changed, stale (older than --max-age-days) or retry.
+-- @column reason: Why it is due: new, changed, check (a site signal not trusted: page 1 read),
+--   recheck (a signal lost mid-night), private, stale (older than --max-age-days), unlisted or retry.
 -- @column run_id: The crawl run that queued it.
 -- @column fetched_at: When it was first queued (UTC; kept when it is queued again).
 CREATE TABLE IF NOT EXISTS raw.crawl_frontier (
