@@ -149,6 +149,38 @@ def die_with_parent(*, parent_pid: int, signum: int = signal.SIGTERM) -> bool:
     return True
 
 
+def become_subreaper() -> bool:
+    """Make this process the one its orphaned descendants are re-parented to (Linux only).
+
+    Why: a process whose parent dies is normally handed to init, out of reach; a subreaper
+    gets it instead, so it can still find (by parent pid) and stop everything it started,
+    grandchildren in process groups of their own included. Returns False where unavailable.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def descendants(pid: int) -> set[int]:
+    """The live (not zombie) processes below `pid`, at any depth, read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _proc_stat(int(entry.name))
+        if len(fields) > 1 and fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 def orphaned(parent_pid: int | None) -> bool:
     """True once the parent this process was started by has died (it has been re-parented).
 
