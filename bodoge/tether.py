@@ -36,14 +36,15 @@ POLL_SECONDS = 0.1
 
 
 class _Stop:
-    """The first stop signal received; later ones (the kernel repeats the parent-death
-    signal once per exiting thread of the parent, and this process signals its own group)
-    change nothing."""
+    """The first stop signal received before the stop began; later ones (the kernel repeats
+    the parent-death signal once per exiting thread of the parent, and this process
+    signals its own group) change nothing."""
 
     signum: int | None = None
+    began = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is None:
+        if self.signum is None and not self.began:
             self.signum = signum
 
 
@@ -82,12 +83,13 @@ def run_until_stopped(child: int, stop: _Stop, *, grace: float) -> int:
     while True:
         status = _reap(child, status)
         if stopping_since is None and (stop.signum is not None or status is not None):
+            stop.began = True
             _signal_group(stop.signum or signal.SIGTERM)
             stopping_since = time.monotonic()
         if stopping_since is not None:
             left = descendants(os.getpid())
             if not left and status is not None:
-                return status
+                return _reap(child, status)  # the zombies of the last ones to end, too
             if time.monotonic() - stopping_since > grace:
                 for pid in left:
                     _kill(pid, signal.SIGKILL)

@@ -48,7 +48,7 @@ def children(pid: int) -> set[int]:
 
 
 def process_tree(pid: int) -> dict[int, tuple[str, str]]:
-    """Every live process below `pid`: {pid: (kernel start time, command line)}."""
+    """Every live process below `pid`: {pid: (kernel start time, command line's start)}."""
     found: dict[int, tuple[str, str]] = {}
     todo = [pid]
     while todo:
@@ -59,7 +59,7 @@ def process_tree(pid: int) -> dict[int, tuple[str, str]]:
         for child in below:
             try:
                 start = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[-1].split()[19]
-                cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:100]
             except OSError:
                 continue
             found[child] = (start, cmdline)
