@@ -7,6 +7,8 @@ instance that holds it (DATA_DIR/dagster_home). This command sets the same setti
 both — with whatever they started (code servers, a running night) — on Ctrl-C or
 SIGTERM, exiting 130 or 143. If either child dies, the other is stopped too and the
 command fails in one line, so a service manager (deploy/bodoge.service) restarts both.
+Each child runs under `bodoge.tether`, so a `bodoge serve` killed with SIGKILL (no handler
+runs) still takes its whole tree with it.
 
 Runs the daemon launches take the nightly lock themselves (pipelines/run_guard.py), so
 they never overlap a `bodoge run` on the same data directory.
@@ -35,10 +37,12 @@ STOP_SECONDS = 30.0
 
 
 def commands(*, host: str, port: int) -> dict[str, list[str]]:
-    """The two processes: the daemon (schedules, sensors, run queue) and the web UI."""
+    """The two processes: the daemon (schedules, sensors, run queue) and the web UI, each
+    tethered to this process (`bodoge.tether`: they and all they start die with it)."""
+    tether = [sys.executable, "-m", "bodoge.tether", "--parent-pid", str(os.getpid()), "--"]
     return {
-        "daemon": [sys.executable, "-m", "dagster._daemon", "run", *CODE],
-        "webserver": [sys.executable, "-m", "dagster_webserver", *CODE, "-h", host, "-p", str(port)],
+        "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *CODE],
+        "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *CODE, "-h", host, "-p", str(port)],
     }
 
 
@@ -157,9 +161,13 @@ def died(processes: dict[str, subprocess.Popen]) -> str | None:
 
 
 def stop_all(processes: dict[str, subprocess.Popen], *, signum: int = signal.SIGTERM) -> None:
-    """Signal each child's whole process group, wait, then SIGKILL what is left: no orphans."""
+    """Signal each child (its tether passes the one signal on to its group, then sweeps);
+    a tether already gone has its group signalled here. Wait, then SIGKILL what is left."""
     for proc in processes.values():
-        _signal_group(proc, signum)
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        else:
+            _signal_group(proc, signum)
     deadline = time.monotonic() + STOP_SECONDS
     for proc in processes.values():
         try:

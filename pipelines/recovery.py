@@ -2,10 +2,13 @@
 
 Why: a run killed mid-step stays STARTED in the Dagster instance for ever and keeps the
 `warehouse_writer` pool slot it had claimed, so every later run waits for a slot that is
-never freed. Each run that `bodoge run` starts carries the tag `bodoge/pid`; before a new
-run starts (under the data directory's run lock, so no live run of ours can be missed),
-every unfinished run whose process is gone is marked failed and its slots are freed.
-Runs launched by the daemon (no pid tag) are left to Dagster's own run monitoring.
+never freed. Every run of the nightly job carries the tag `bodoge/pid` naming its process
+(`core.procs.identity`: pid, start time and boot id, so a pid reused after a container
+restart is not taken for the dead run's process); before a new run starts (under the data
+directory's run lock, so no live run of ours can be missed), every unfinished run whose
+process is gone is marked failed and its slots are freed. A tag written before identities
+holds a bare pid: its process counts as the run's only if it started before the run did.
+Runs without the tag are left to Dagster's own run monitoring.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 
 import dagster as dg
 from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES  # no public twin
+
+from core.procs import identity_pid, owner_alive
 
 PID_TAG = "bodoge/pid"
 
@@ -28,18 +33,28 @@ class Recovered:
     what: str
 
 
-def recover_dead_runs(instance: dg.DagsterInstance, *, is_alive: Callable[[int], bool]) -> list[Recovered]:
-    """Mark unfinished runs of dead `bodoge run` workers failed and free every orphaned pool slot."""
+def recover_dead_runs(
+    instance: dg.DagsterInstance, *, is_alive: Callable[..., bool] = owner_alive
+) -> list[Recovered]:
+    """Mark unfinished runs of dead nightly processes failed and free every orphaned pool slot.
+
+    `is_alive(tag, written_at=…)` decides (`core.procs.owner_alive`); a bare-pid tag is
+    taken as written when the run started (the process tags its run before or right
+    after that, and was started before it).
+    """
     recovered: list[Recovered] = []
-    for run in instance.get_runs(dg.RunsFilter(statuses=NOT_FINISHED_STATUSES)):
-        pid_text = run.tags.get(PID_TAG)
-        if pid_text is None or not pid_text.isdigit() or is_alive(int(pid_text)):
+    for record in instance.get_run_records(dg.RunsFilter(statuses=NOT_FINISHED_STATUSES)):
+        run = record.dagster_run
+        owner = run.tags.get(PID_TAG)
+        pid = identity_pid(owner) if owner is not None else None
+        written_at = record.start_time or record.create_timestamp.timestamp()
+        if pid is None or is_alive(owner, written_at=written_at):
             continue
         instance.report_run_failed(
-            run, message=f"interrupted: the process of this run (pid {pid_text}) died; marked failed by the next run"
+            run, message=f"interrupted: the process of this run (pid {pid}) died; marked failed by the next run"
         )
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-        recovered.append(Recovered(run_id=run.run_id, pid=int(pid_text), what="marked failed, slots freed"))
+        recovered.append(Recovered(run_id=run.run_id, pid=pid, what="marked failed, slots freed"))
     storage = instance.event_log_storage
     for run_id in storage.get_concurrency_run_ids():
         run = instance.get_run_by_id(run_id)

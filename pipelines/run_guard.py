@@ -5,7 +5,7 @@ hands it to its worker; runs the daemon launches under `bodoge serve` (the 03:00
 schedule, a run submitted in the UI) have no supervisor. The `nightly_lock` resource
 (pipelines/defs/resources.py) calls `guarded_run` when such a run starts, so it waits for
 a running night, marks runs of dead processes failed and frees their slots exactly as
-`bodoge run` does, tags itself with its pid (so the next run can recover it if it dies),
+`bodoge run` does, tags itself with its process's identity (so the next run can recover it if it dies),
 and hands the lock on to the crawler through the environment.
 """
 
@@ -21,7 +21,7 @@ import dagster as dg
 
 from pipelines.recovery import PID_TAG, Recovered, recover_dead_runs
 from scrapers import runlock
-from core.procs import process_alive
+from core.procs import identity
 
 
 def say_progress(message: str) -> None:
@@ -33,7 +33,7 @@ def recover(instance: dg.DagsterInstance, warehouse: str, *, say: Callable[[str]
     """Mark dead runs failed, free their slots, record them INTERRUPTED in marts.pipeline_runs."""
     from pipelines.run_log import log_run_safely
 
-    recovered = recover_dead_runs(instance, is_alive=process_alive)
+    recovered = recover_dead_runs(instance)
     for item in recovered:
         say(f"run {item.run_id} (pid {item.pid}) was dead: {item.what}")
         if item.pid is not None:
@@ -54,7 +54,7 @@ def guarded_run(
     os.environ[runlock.LOCK_FD_ENV] = str(lock.fd)  # the crawler subprocess inherits the lock
     try:
         if run_id:
-            instance.add_run_tags(run_id, {PID_TAG: str(os.getpid())})
+            instance.add_run_tags(run_id, {PID_TAG: identity()})
         recover(instance, warehouse, say=say)
         yield
     finally:

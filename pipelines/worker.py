@@ -21,7 +21,7 @@ from typing import Any
 
 import dagster as dg
 
-from core.procs import die_with_parent
+from core.procs import die_with_parent, identity
 
 from pipelines.recovery import PID_TAG
 from pipelines.run_guard import recover
@@ -71,7 +71,7 @@ def run(result_path: Path) -> int:
             result = job.execute_in_process(
                 instance=instance,
                 raise_on_error=False,
-                tags={PID_TAG: str(os.getpid())},
+                tags={PID_TAG: identity()},
                 run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
             )
         except KeyboardInterrupt:

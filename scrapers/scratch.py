@@ -3,9 +3,11 @@
 Why not `tempfile.TemporaryDirectory` in /tmp: a crawl killed with SIGKILL (or a machine
 that lost power) never runs its cleanup, and its directory stays behind in /tmp forever,
 with nothing to say whose it was. Here every crawl's directory is
-`<tmp_root>/crawl-<run_id>` with an `owner` file naming the process that made it (pid and
-start time, so a recycled pid is not mistaken for the owner); the next crawl removes every
-`crawl-*` directory whose owner is gone.
+`<tmp_root>/crawl-<run_id>` with an `owner` file naming the process that made it
+(`core.procs.identity`: pid, start time and boot id, so a recycled pid is not mistaken for
+the owner); the next crawl removes every `crawl-*` directory whose owner is gone. Owner
+files of older crawls (a pid, or a pid and start time) are still read: a bare pid counts
+only if its process started before the file was written.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.procs import process_alive, process_start_time
+from core.procs import identity, owner_alive
 
 log = logging.getLogger("bodoge.crawl")
 
@@ -26,15 +28,13 @@ OWNER_FILE = "owner"
 
 
 def _owner_alive(directory: Path) -> bool:
-    if directory.name.startswith("."):  # still being made: its maker's pid ends the name
-        pid_text = directory.name.rsplit(".", 1)[-1]
-        return pid_text.isdigit() and process_alive(int(pid_text))
     try:
-        parts = (directory / OWNER_FILE).read_text(encoding="utf-8").split()
-        pid = int(parts[0])
-    except (OSError, ValueError, IndexError):
+        if directory.name.startswith("."):  # still being made: its maker's pid ends the name
+            return owner_alive(directory.name.rsplit(".", 1)[-1], written_at=directory.stat().st_mtime)
+        owner = directory / OWNER_FILE
+        return owner_alive(owner.read_text(encoding="utf-8"), written_at=owner.stat().st_mtime)
+    except OSError:
         return False  # no readable owner: a directory made by no live crawl
-    return process_alive(pid, start_time=parts[1] if len(parts) > 1 else None)
 
 
 def remove_stale(root: Path) -> list[Path]:
@@ -66,8 +66,7 @@ def scratch_dir(root: Path, *, run_id: str) -> Iterator[Path]:
     final = root / f"{PREFIX}{run_id}"
     building = root / f".{PREFIX}{run_id}.{os.getpid()}"
     building.mkdir()
-    pid = os.getpid()
-    (building / OWNER_FILE).write_text(f"{pid} {process_start_time(pid) or ''}".strip() + "\n", encoding="utf-8")
+    (building / OWNER_FILE).write_text(identity() + "\n", encoding="utf-8")
     building.rename(final)
     try:
         yield final

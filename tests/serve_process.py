@@ -47,6 +47,39 @@ def children(pid: int) -> set[int]:
     return found
 
 
+def process_tree(pid: int) -> dict[int, tuple[str, str]]:
+    """Every live process below `pid`: {pid: (kernel start time, command line's start)}."""
+    found: dict[int, tuple[str, str]] = {}
+    todo = [pid]
+    while todo:
+        try:
+            below = children(todo.pop())
+        except OSError:
+            continue
+        for child in below:
+            try:
+                start = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[-1].split()[19]
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:100]
+            except OSError:
+                continue
+            found[child] = (start, cmdline)
+            todo.append(child)
+    return found
+
+
+def still_running(tree: dict[int, tuple[str, str]]) -> dict[int, str]:
+    """Those processes of `tree` still alive (same pid and start time, not a zombie)."""
+    left = {}
+    for pid, (start, cmdline) in tree.items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and fields[19] == start:
+            left[pid] = cmdline
+    return left
+
+
 def logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,20 +130,24 @@ def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]
     assert not groups_alive(pgids), "bodoge serve left processes behind"
 
 
-def submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
+def submit(client: Any) -> str:
     """A nightly submitted to the instance's run queue (the daemon dequeues and launches it)."""
     from dagster_graphql import DagsterGraphQLClientError
 
     deadline = time.monotonic() + 120
     while True:  # the web UI answers before it has loaded the code location
         try:
-            run_id = client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
-                                                 repository_name="__repository__")
-            break
+            return client.submit_job_execution("nightly", repository_location_name="pipelines.definitions",
+                                               repository_name="__repository__")
         except DagsterGraphQLClientError as exc:
             if "NotFound" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(2)
+
+
+def submit_and_wait(client: Any, timeout: float = 400) -> tuple[str, str]:
+    """A nightly submitted and waited for; (run id, its final status)."""
+    run_id = submit(client)
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:

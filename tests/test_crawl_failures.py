@@ -260,7 +260,7 @@ def test_a_live_crawls_scratch_dir_is_not_swept(tmp_path) -> None:
                                   capture_output=True, text=True, check=True)
         (dead / "owner").write_text(finished.stdout, encoding="utf-8")
         assert remove_stale(tmp_path) == [dead]
-        assert live.is_dir() and (live / "owner").read_text(encoding="utf-8").split()[0] == str(os.getpid())
+        assert live.is_dir() and (live / "owner").read_text(encoding="utf-8").split(":")[0] == str(os.getpid())
     assert not live.exists()
 
 

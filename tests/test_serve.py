@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.procs import boot_id
 from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
 from tests.serve_process import logged, serving, submit_and_wait
@@ -31,7 +32,8 @@ def test_serve_launches_a_nightly_through_the_daemon_and_stops_on_sigterm(tmp_pa
             reader.close()
         with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
             tags = instance.get_run_by_id(run_id).tags
-        assert tags.get(PID_TAG, "").isdigit()  # the run took the nightly lock (run_guard tags it)
+        pid, start, boot = tags.get(PID_TAG, "::").split(":")  # the run took the nightly lock (run_guard
+        assert pid.isdigit() and start.isdigit() and boot == boot_id()  # tags it with its process's identity)
 
 
 @pytest.mark.parametrize("args, expected", [

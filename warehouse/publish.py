@@ -199,11 +199,15 @@ def _fresh_tmp(target: Path) -> Path:
     Why: a night killed while publishing leaves its half-written copy; the next publish
     removes it (a live process's copy is left alone).
     """
-    from core.procs import process_alive
+    from core.procs import owner_alive
 
     for litter in target.parent.glob(f".{target.name}.*.tmp"):
         pid = litter.name.removeprefix(f".{target.name}.").removesuffix(".tmp")
-        if pid.isdigit() and (int(pid) == os.getpid() or not process_alive(int(pid))):
+        try:  # a pid alone: its process counts only if it started before the file was last written
+            written_at = litter.stat().st_mtime
+        except OSError:
+            continue
+        if pid.isdigit() and (int(pid) == os.getpid() or not owner_alive(pid, written_at=written_at)):
             _remove(litter)
     return target.with_name(f".{target.name}.{os.getpid()}.tmp")
 
