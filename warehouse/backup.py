@@ -267,12 +267,16 @@ def prune(backups: Path, *, daily: int = DAILY, weekly: int = WEEKLY) -> list[st
 
 def sweep_partial(backups: Path) -> list[str]:
     """Remove `.tmp-*` folders of backups whose process died before finishing."""
-    from core.procs import process_alive
+    from core.procs import owner_alive
 
     swept = []
     for folder in backups.glob(".tmp-*"):
         pid = folder.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and (int(pid) == os.getpid() or not process_alive(int(pid))):
+        try:  # a pid alone: its process counts only if it started before the folder was made
+            written_at = folder.stat().st_mtime
+        except OSError:
+            continue
+        if pid.isdigit() and (int(pid) == os.getpid() or not owner_alive(pid, written_at=written_at)):
             shutil.rmtree(folder, ignore_errors=True)
             swept.append(folder.name)
     return swept
