@@ -30,8 +30,9 @@ from urllib.parse import unquote, urlsplit
 PG_URL_ENV = "BODOGE_DAGSTER_PG_URL"
 MARKER = "# Written by bodoge (pipelines/instance.py): rewritten to match BODOGE_DAGSTER_PG_URL."
 CONNECT_TIMEOUT_SECONDS = 10
-# What SQLAlchemy 2.1 (under dagster-postgres) reads; bare postgresql:// means psycopg 3.
-DRIVERS = ("postgresql", "postgresql+psycopg", "postgresql+psycopg2")
+# What dagster-postgres can use: psycopg2 (SQLAlchemy is held below 2.1, where a bare
+# postgresql:// would mean psycopg 3, whose NOTIFY dagster-postgres 0.29 cannot send).
+DRIVERS = ("postgresql", "postgresql+psycopg2")
 
 # One writer at a time on the warehouse, whoever starts the run; the daemon's run
 # monitoring fails runs whose worker died (bodoge run recovers its own, see worker).
