@@ -36,12 +36,20 @@ DRIVERS = ("postgresql", "postgresql+psycopg2")
 
 # One writer at a time on the warehouse, whoever starts the run; the daemon's run
 # monitoring fails runs whose worker died (bodoge run recovers its own, see worker).
+# op_granularity_run_buffer: the daemon launches one queued run even while a dead run
+# still holds the warehouse_writer slot. Without it the queue waits for that slot for
+# ever, and only a launched run can recover the dead one (pipelines/run_guard.py).
 _COMMON = (
+    "concurrency:\n  pools:\n    default_limit: 1\n    op_granularity_run_buffer: 1\n"
+    "run_monitoring:\n  enabled: true\n"
+    "telemetry:\n  enabled: false\n"
+)
+# What bodoge wrote before this module: no marker, still bodoge's own (rewritten).
+LEGACY = (
     "concurrency:\n  pools:\n    default_limit: 1\n"
     "run_monitoring:\n  enabled: true\n"
     "telemetry:\n  enabled: false\n"
 )
-LEGACY = _COMMON  # what bodoge wrote before PostgreSQL: no marker, still bodoge's own
 _POSTGRES = f"storage:\n  postgres:\n    postgres_url:\n      env: {PG_URL_ENV}\n"
 
 
@@ -140,7 +148,8 @@ def describe(instance: Any) -> str:
     url = getattr(storage, "postgres_url", None)
     if url:
         return f"on PostgreSQL ({safe_url(url)})"
-    return f"on {type(storage).__name__.removesuffix('RunStorage') or 'its own storage'} ({instance.root_directory})"
+    name = type(storage).__name__.removesuffix("RunStorage")
+    return f"on {'SQLite' if name == 'Sqlite' else name or 'its own storage'} ({instance.root_directory})"
 
 
 def _ours(text: str) -> bool:

@@ -15,6 +15,8 @@ import pytest
 
 from pipelines.instance import PG_URL_ENV
 from tests.nightly_process import NightlyProcess, wait_until_gone
+from samplesite.generator import generate_site
+from samplesite.server import SampleSiteServer
 from tests.postgres_server import PASSWORD, Server, postgres_server
 
 CLAIMED = "SELECT run_id FROM concurrency_slots WHERE run_id IS NOT NULL"
@@ -24,6 +26,13 @@ CLAIMED = "SELECT run_id FROM concurrency_slots WHERE run_id IS NOT NULL"
 def pg():
     with postgres_server() as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def small_site_url():
+    """A site small enough for two nights in well under three minutes (the storage is the point)."""
+    with SampleSiteServer(generate_site(n_games=30, n_users=40, seed=11, faults=False)) as server:
+        yield server.base_url
 
 
 def kill_a_night_holding_the_slot(pg: Server, db: str, data: Path, base_url: str) -> str:
@@ -67,4 +76,4 @@ def assert_recovered(pg: Server, db: str, data: Path, dead: str, succeeded: str)
             assert PASSWORD.encode() not in path.read_bytes(), f"the password is in {path}"
 
 
-__all__ = ["pg", "postgres_server", "kill_a_night_holding_the_slot", "assert_recovered"]
+__all__ = ["pg", "small_site_url", "kill_a_night_holding_the_slot", "assert_recovered"]

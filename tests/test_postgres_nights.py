@@ -13,16 +13,15 @@ import pytest
 
 from pipelines.instance import PG_URL_ENV
 from tests.nightly_process import NightlyProcess, one_error_line
-from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
-from tests.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg  # noqa: F401
+from tests.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg, small_site_url  # noqa: F401
 
 
 @pytest.mark.slow
-def test_a_night_killed_holding_the_slot_is_recovered_by_the_next_run(tmp_path: Path, site_url: str, pg) -> None:  # noqa: F811
+def test_a_night_killed_holding_the_slot_is_recovered_by_the_next_run(tmp_path: Path, small_site_url: str, pg) -> None:  # noqa: F811
     db = "nights"
     pg.create_database(db)
-    dead = kill_a_night_holding_the_slot(pg, db, tmp_path, site_url)
-    final = NightlyProcess(tmp_path, site_url, env={PG_URL_ENV: pg.url(db)})
+    dead = kill_a_night_holding_the_slot(pg, db, tmp_path, small_site_url)
+    final = NightlyProcess(tmp_path, small_site_url, env={PG_URL_ENV: pg.url(db)})
     code, lines = final.finish(timeout=300)
     assert code == 0, "\n".join(lines)
     one_error_line(lines)  # no traceback reached the terminal
