@@ -74,20 +74,17 @@ class JobSummary:
 
 
 def dagster_home(paths: Paths) -> Path:
-    """The Dagster instance folder for this data directory (shared with `bodoge serve`)."""
-    home = paths.dagster_home
-    home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists():
-        # One writer at a time on the warehouse, whoever starts the run; the daemon's run
-        # monitoring fails runs whose worker died (bodoge run recovers its own, see worker).
-        config.write_text(
-            "concurrency:\n  pools:\n    default_limit: 1\n"
-            "run_monitoring:\n  enabled: true\n"
-            "telemetry:\n  enabled: false\n",
-            encoding="utf-8",
-        )
-    return home
+    """The Dagster instance folder for this data directory (shared with `bodoge serve`).
+
+    Its dagster.yaml (concurrency pools, run monitoring, SQLite or PostgreSQL storage) is
+    decided in pipelines.instance; a move from SQLite to PostgreSQL is said here, once.
+    """
+    from pipelines.instance import configure
+
+    storage = configure(paths.dagster_home)
+    if storage.switched:
+        print(f"bodoge: Dagster instance {storage}", file=sys.stderr, flush=True)
+    return paths.dagster_home
 
 
 def night_environment(paths: Paths, base_url: str | None) -> dict[str, str]:

@@ -50,16 +50,22 @@ def prepare(paths: Paths, *, base_url: str | None, alert_url: str | None) -> tup
     """The log path, and the variables both children (and the runs they launch) read on top
     of this process's environment (which may carry BODOGE_PUSH_URL etc. from a unit file)."""
     env = night_environment(paths, base_url)
-    create_storage(Path(env["DAGSTER_HOME"]))
+    storage = create_storage(Path(env["DAGSTER_HOME"]))
     if alert_url:
         env["BODOGE_ALERT_URL"] = alert_url
     logs = paths.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    return logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log", env
+    log_path = logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log"
+    line = f"serve: Dagster instance {storage}"  # which storage, never its password (pipelines.instance)
+    print(line, file=sys.stderr, flush=True)
+    with open(log_path, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+    return log_path, env
 
 
-def create_storage(home: Path) -> None:
-    """Create the instance's SQLite storage (runs, events, schedules) before the children start.
+def create_storage(home: Path) -> str:
+    """Create the instance's storage (runs, events, schedules; SQLite or PostgreSQL) before the
+    children start; returns which storage it is, without a password.
 
     Why: on a fresh data directory the daemon and the web UI's code server would create it
     at the same moment, both stamping its migration table; the table then has two heads
@@ -69,8 +75,11 @@ def create_storage(home: Path) -> None:
     """
     import dagster as dg
 
+    from pipelines.instance import describe
+
     with dg.DagsterInstance.from_config(str(home)) as instance:
         instance.get_runs(limit=1)
+        return describe(instance)
 
 
 def start(

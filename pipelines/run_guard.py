@@ -19,6 +19,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.instance import describe
 from pipelines.recovery import PID_TAG, Recovered, recover_dead_runs
 from scrapers import runlock
 from core.procs import identity
@@ -55,6 +56,7 @@ def guarded_run(
     try:
         if run_id:
             instance.add_run_tags(run_id, {PID_TAG: identity()})
+        say(f"Dagster instance {describe(instance)}")
         recover(instance, warehouse, say=say)
         yield
     finally:

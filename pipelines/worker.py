@@ -24,7 +24,8 @@ import dagster as dg
 from core.procs import die_with_parent, identity
 
 from pipelines.recovery import PID_TAG
-from pipelines.run_guard import recover
+from pipelines.instance import describe
+from pipelines.run_guard import recover, say_progress
 from pipelines.run_log import log_run_safely
 
 
@@ -65,6 +66,7 @@ def run(result_path: Path) -> int:
     warehouse = os.environ["BODOGE_WAREHOUSE"]
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
+        say_progress(f"Dagster instance {describe(instance)}")
         recovered = recover(instance, warehouse)
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
