@@ -29,8 +29,10 @@ def say_progress(message: str) -> None:
     print(f"nightly: {message}", file=sys.stderr, flush=True)
 
 
-def recover(instance: dg.DagsterInstance, warehouse: str, *, say: Callable[[str], None] = say_progress) -> list[Recovered]:
-    """Mark dead runs failed, free their slots, record them INTERRUPTED in marts.pipeline_runs."""
+def recover(instance: dg.DagsterInstance, warehouse: str, *, data_dir: Path | None = None,
+            say: Callable[[str], None] = say_progress) -> list[Recovered]:
+    """Mark dead runs failed, free their slots, record them INTERRUPTED in marts.pipeline_runs;
+    with `data_dir`, finish what a killed night left half done there (`repair_data_dir`)."""
     from pipelines.run_log import log_run_safely
 
     recovered = recover_dead_runs(instance, is_alive=process_alive)
@@ -38,7 +40,18 @@ def recover(instance: dg.DagsterInstance, warehouse: str, *, say: Callable[[str]
         say(f"run {item.run_id} (pid {item.pid}) was dead: {item.what}")
         if item.pid is not None:
             log_run_safely(instance, item.run_id, warehouse, status="INTERRUPTED")
+    if data_dir is not None:
+        repair_data_dir(Path(data_dir), warehouse, say=say)
     return recovered
+
+
+def repair_data_dir(data_dir: Path, warehouse: str, *, say: Callable[[str], None] = say_progress) -> None:
+    """Before a night starts: exports/LATEST is set to the published night's bundle
+    (warehouse.release), whatever step the previous night died at."""
+    from warehouse.release import repair_release
+
+    for line in repair_release(data_dir):
+        say(line)
 
 
 @contextmanager
@@ -55,7 +68,7 @@ def guarded_run(
     try:
         if run_id:
             instance.add_run_tags(run_id, {PID_TAG: str(os.getpid())})
-        recover(instance, warehouse, say=say)
+        recover(instance, warehouse, data_dir=Path(data_dir), say=say)
         yield
     finally:
         os.environ.pop(runlock.LOCK_FD_ENV, None)

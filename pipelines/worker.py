@@ -65,7 +65,7 @@ def run(result_path: Path) -> int:
     warehouse = os.environ["BODOGE_WAREHOUSE"]
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
-        recovered = recover(instance, warehouse)
+        recovered = recover(instance, warehouse, data_dir=Path(os.environ["BODOGE_DATA_DIR"]))
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
             result = job.execute_in_process(

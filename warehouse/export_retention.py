@@ -13,7 +13,8 @@ Why each rule:
   are private by now; the next export (or prune) removes it.
 
 Run `prune_bundles` whenever the warehouse's view of who is public may have changed: at
-the end of an export, and right after a crawl (so a night that fails later still scrubs).
+the night's release (`warehouse.release`, once LATEST names the new bundle), and right
+after a crawl (so a night that fails later still scrubs).
 It assumes one exporter at a time (the nightly run is the only writer).
 """
 
