@@ -164,6 +164,15 @@ def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]
     return _cut(data_dir, sorted(public_users(con)), keep=True)
 
 
+def cut_members(data_dir: Path, users: list[str] | set[str]) -> list[str]:
+    """Cut these members (found private) out of the published night; returns those it held.
+
+    Checked read-only first: the copy (seconds at the real size) is made only when one of
+    them is in the file.
+    """
+    return _cut(data_dir, sorted(users), keep=False) if users else []
+
+
 def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
     """Copy, cut and swap in the published night under the lock: members outside `users`
     (keep=True) or inside it (keep=False) lose their rows, and posts their author."""
@@ -224,7 +233,14 @@ def member_columns(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]
 
 
 def require_published(data_dir: Path) -> Path:
-    """The published night's file; a one-line WarehouseError when no night was published yet."""
+    """The published night's file; a one-line WarehouseError when no night was published yet.
+
+    Every reader comes through here, so members a crawl found private but could not cut
+    out before it was killed (`warehouse.erasure`'s journal) are cut first.
+    """
+    from warehouse.erasure import cut_pending
+
+    cut_pending(Path(data_dir))
     path = published_path(data_dir)
     if not path.is_file():
         raise WarehouseError(
