@@ -21,6 +21,7 @@ from typing import Any
 
 import dagster as dg
 
+from core.config import resolve_paths
 from core.procs import die_with_parent
 
 from pipelines.recovery import PID_TAG
@@ -65,7 +66,7 @@ def run(result_path: Path) -> int:
     warehouse = os.environ["BODOGE_WAREHOUSE"]
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
-        recovered = recover(instance, warehouse, data_dir=Path(os.environ["BODOGE_DATA_DIR"]))
+        recovered = recover(instance, warehouse, data_dir=resolve_paths().data_dir)
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
             result = job.execute_in_process(
