@@ -75,6 +75,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 max_age_days=args.max_age_days,
                 http_cache_dir=paths.http_cache if args.http_cache else None,
                 tmp_dir=paths.tmp,
+                data_dir=paths.data_dir,
             )
     except Interrupted as stop:
         print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)

@@ -30,8 +30,10 @@ def say_progress(message: str) -> None:
     print(f"nightly: {message}", file=sys.stderr, flush=True)
 
 
-def recover(instance: dg.DagsterInstance, warehouse: str, *, say: Callable[[str], None] = say_progress) -> list[Recovered]:
-    """Mark dead runs failed, free their slots, record them INTERRUPTED in marts.pipeline_runs."""
+def recover(instance: dg.DagsterInstance, warehouse: str, *, data_dir: Path | None = None,
+            say: Callable[[str], None] = say_progress) -> list[Recovered]:
+    """Mark dead runs failed, free their slots, record them INTERRUPTED in marts.pipeline_runs;
+    with `data_dir`, finish what a killed night left half done there (`repair_data_dir`)."""
     from pipelines.run_log import log_run_safely
 
     recovered = recover_dead_runs(instance)
@@ -39,7 +41,24 @@ def recover(instance: dg.DagsterInstance, warehouse: str, *, say: Callable[[str]
         say(f"run {item.run_id} (pid {item.pid}) was dead: {item.what}")
         if item.pid is not None:
             log_run_safely(instance, item.run_id, warehouse, status="INTERRUPTED")
+    if data_dir is not None:
+        repair_data_dir(Path(data_dir), warehouse, say=say)
     return recovered
+
+
+def repair_data_dir(data_dir: Path, warehouse: str, *, say: Callable[[str], None] = say_progress) -> None:
+    """Before a night starts: members a killed crawl found private are purged and cut everywhere
+    (warehouse.erasure), and exports/LATEST is set to the published night's bundle
+    (warehouse.release), whatever step the previous night died at."""
+    from warehouse.erasure import settle_pending
+    from warehouse.release import repair_release
+
+    settled = settle_pending(data_dir, warehouse)
+    if settled:
+        say(f"{len(settled)} member(s) a killed crawl found private: cut from the warehouse, "
+            "the published night and every export bundle")
+    for line in repair_release(data_dir):
+        say(line)
 
 
 @contextmanager
@@ -57,7 +76,7 @@ def guarded_run(
         if run_id:
             instance.add_run_tags(run_id, {PID_TAG: identity()})
         say(f"Dagster instance {describe(instance)}")
-        recover(instance, warehouse, say=say)
+        recover(instance, warehouse, data_dir=Path(data_dir), say=say)
         yield
     finally:
         os.environ.pop(runlock.LOCK_FD_ENV, None)

@@ -21,6 +21,7 @@ from typing import Any
 
 import dagster as dg
 
+from core.config import resolve_paths
 from core.procs import die_with_parent, identity
 
 from pipelines.recovery import PID_TAG
@@ -67,7 +68,7 @@ def run(result_path: Path) -> int:
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
         say_progress(f"Dagster instance {describe(instance)}")
-        recovered = recover(instance, warehouse)
+        recovered = recover(instance, warehouse, data_dir=resolve_paths().data_dir)
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
             result = job.execute_in_process(

@@ -119,8 +119,10 @@ def crawl_settings(
     http_cache_dir: str | Path | None = None,
     max_pages: int | None = None,
     crawl_delay: float | None = None,
+    data_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Scrapy settings for one crawl: the politeness policy plus where items go."""
+    """Scrapy settings for one crawl: the politeness policy plus where items go (and, with
+    `data_dir`, whose published night and exports lose a member found private at once)."""
     values = {k: v for k, v in vars(default_settings).items() if k.isupper() and k != "LOCAL_OVERRIDES"}
     if is_local(base_url):
         values.update(default_settings.LOCAL_OVERRIDES)
@@ -134,6 +136,8 @@ def crawl_settings(
         values["CLOSESPIDER_PAGECOUNT"] = int(max_pages)
     values["BODOGE_WAREHOUSE"] = str(warehouse)
     values["BODOGE_RUN_ID"] = run_id
+    if data_dir:
+        values["BODOGE_DATA_DIR"] = str(data_dir)
     return values
 
 
@@ -163,6 +167,7 @@ def run_crawl(
     stop_timeout: float = STOP_TIMEOUT_SECONDS,
     full: bool = False,
     max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+    data_dir: str | Path | None = None,
 ) -> CrawlResult:
     """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
 
@@ -170,7 +175,9 @@ def run_crawl(
     not be opened or written, no page answered 2xx, nothing was written, the child died
     of a signal. The child never outlives this call: if the wait is interrupted (Ctrl-C,
     SystemExit, any exception) it is stopped first, then the interruption goes on.
-    Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse).
+    Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse). `data_dir`
+    (default: the warehouse's folder) holds the published night and the exports a member
+    found private is cut from during the crawl.
     """
     base_url = validate_base_url(base_url)
     sections = validate_sections(sections)
@@ -203,6 +210,7 @@ def run_crawl(
         if full:
             cmd += ["--full"]
         cmd += ["--max-age-days", repr(float(max_age_days))]
+        cmd += ["--data-dir", str(Path(data_dir) if data_dir is not None else Path(warehouse).resolve().parent)]
         code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
@@ -302,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true")
     parser.add_argument("--max-age-days", type=float, default=DEFAULT_MAX_AGE_DAYS)
     parser.add_argument("--stats-file", required=True)
+    parser.add_argument("--data-dir", help="the published night and exports to cut private members from")
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
     args = parser.parse_args(argv)
     if args.parent_pid:
@@ -324,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         http_cache_dir=args.http_cache_dir,
         max_pages=args.max_pages,
         crawl_delay=delay,
+        data_dir=args.data_dir,
     )
     process = _CrawlerProcess(settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
     process.parent_pid = args.parent_pid

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from scrapy import signals
@@ -23,6 +24,7 @@ from scrapers.items import item_fields
 from scrapers.outcome import FAILURE_STAT, crawl_problem, first_line, run_status
 from warehouse.db import WarehouseError, connect
 from warehouse.crawl_runs import crawl_state
+from warehouse.erasure import Eraser
 from warehouse.raw import RawWriter
 
 log = logging.getLogger("bodoge.crawl")
@@ -31,12 +33,16 @@ class WarehousePipeline:
     """Hands every item to a RawWriter bound to this crawl's run id.
 
     Configured by the settings `BODOGE_WAREHOUSE` and `BODOGE_RUN_ID`; without a warehouse
-    it switches itself off (NotConfigured), e.g. for a dry `scrapy crawl`.
+    it switches itself off (NotConfigured), e.g. for a dry `scrapy crawl`. With
+    `BODOGE_DATA_DIR`, a member found private is also cut at once from the published night
+    and the export bundles there (`warehouse.erasure`), whatever happens to the crawl after.
     """
 
-    def __init__(self, crawler: Crawler, *, warehouse: str, run_id: str, batch_size: int) -> None:
+    def __init__(self, crawler: Crawler, *, warehouse: str, run_id: str, batch_size: int,
+                 data_dir: str | None = None) -> None:
         self.crawler = crawler
         self.warehouse = warehouse
+        self.data_dir = data_dir
         self.run_id = run_id
         self.batch_size = batch_size
         self.writer: RawWriter | None = None
@@ -53,6 +59,7 @@ class WarehousePipeline:
             warehouse=warehouse,
             run_id=settings.get("BODOGE_RUN_ID") or "adhoc",
             batch_size=settings.getint("BODOGE_BATCH_SIZE", 2000),
+            data_dir=settings.get("BODOGE_DATA_DIR") or None,
         )
         # The run's status is written once the close reason is known: Scrapy tells the
         # pipelines to close before it records `finish_reason`, but passes the reason here.
@@ -68,7 +75,8 @@ class WarehousePipeline:
         except Exception as exc:  # duckdb raises several kinds; the operator needs one line
             raise WarehouseError(f"cannot open warehouse {self.warehouse}: {first_line(exc)}") from exc
         try:
-            writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size)
+            eraser = Eraser(Path(self.data_dir)) if self.data_dir else None
+            writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size, eraser=eraser)
             writer.start_run(base_url=getattr(self.crawler.spider, "base_url", ""))
         except Exception as exc:
             con.close()

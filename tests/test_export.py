@@ -15,6 +15,7 @@ from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.push import PushError, push_bundle
+from warehouse.release import release_night
 
 
 def make_warehouse(path: Path, run_id: str) -> None:
@@ -39,6 +40,8 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
         make_warehouse(wh, run)
         con = connect(wh)
         bundle = export_bundle(con, exports)
+        assert latest_bundle(exports) == (exports / "run-1" if run == "run-2" else None)  # LATEST waits
+        release_night(con, tmp_path, run_id=f"night-{run}", bundle_run_id=bundle.run_id)
         con.close()
         assert latest_bundle(exports) == bundle.path == exports / run
     assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-1", "run-2"]  # no temp folders left

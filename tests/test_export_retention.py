@@ -15,6 +15,7 @@ from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.export_retention import prune_bundles
 from warehouse.raw import RawWriter
+from warehouse.release import release_night
 
 REASON = "「ヒミツの森」が好きなあなたに"
 
@@ -51,10 +52,13 @@ def crawl(wh: Path, run_id: str, outcomes: dict[str, str]) -> None:
 
 
 def export(wh: Path, exports: Path, run_id: str, users: list[str], **kwargs) -> Path:
+    """A night's end: its bundle, then its release (published night and LATEST, then the prune)."""
     write_marts(wh, run_id, users)
     con = connect(wh)
     try:
-        return export_bundle(con, exports, **kwargs).path
+        bundle = export_bundle(con, exports, **kwargs)
+        release_night(con, exports.parent, run_id=f"night-{run_id}", bundle_run_id=bundle.run_id, **kwargs)
+        return bundle.path
     finally:
         con.close()
 

@@ -3,14 +3,16 @@
 `exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
 owned-but-unplayed games, ranked; from marts.next_to_play), `similar_games.jsonl` and
 `manifest.json` (sha256 of every file). The bundle is written in a hidden temporary
-folder, fsynced, renamed into place, and only then does `exports/LATEST` (replaced
-atomically with os.replace) name it. Re-exporting the same run id rewrites that
-bundle the same way. Only what the site already shows publicly goes out: members'
-ids from public collections and game ids, never other members' data.
+folder, fsynced and renamed into place. LATEST is not moved here: `warehouse.release`
+moves it right after published.duckdb, so the site and the readers of the published
+night see the same night. Re-exporting the same run id rewrites that bundle the same
+way. Only what the site already shows publicly goes out: members' ids from public
+collections and game ids, never other members' data.
 
-Litter a killed export left is swept first; once LATEST names the new bundle, old
-bundles are pruned (at most BODOGE_KEEP_EXPORTS kept, members no longer public cut
-from every one): see `warehouse.export_retention`.
+Litter a killed export left is swept first, and the new bundle is cut down to the
+members public now; once LATEST names it, old bundles are pruned (at most
+BODOGE_KEEP_EXPORTS kept, members no longer public cut from every one): see
+`warehouse.export_retention`.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ import duckdb
 import polars as pl
 
 from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, sync_file, write_synced
-from warehouse.export_retention import keep_exports, prune_bundles, remove_litter
+from warehouse.export_retention import keep_exports, remove_litter, scrub_bundles
 
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "similar_games.jsonl")
-__all__ = ["Bundle", "ExportError", "export_bundle", "latest_bundle", "verify_bundle"]
+__all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,21 +44,17 @@ class Bundle:
 
 
 def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> Bundle:
-    """Write the bundle of the latest recommendation run, point LATEST at it, then prune old ones.
+    """Write the bundle of the latest recommendation run (not yet named by LATEST).
 
-    `keep` (default: env BODOGE_KEEP_EXPORTS, else 7) is read before anything is written,
-    so a bad value fails the export cleanly instead of after the bundle went out.
+    `keep` (default: env BODOGE_KEEP_EXPORTS, else 7) is only checked here, before anything
+    is written, so a bad value fails the export cleanly; the release prunes with it.
     """
-    keep = keep_exports() if keep is None else keep
+    if keep is None:
+        keep_exports()
     recs = con.sql(
         "SELECT user_id, rank, game_id, score, reason, model, run_id FROM marts.recommendations ORDER BY user_id, rank"
     ).pl()
-    if recs.height == 0:
-        raise ExportError("marts.recommendations is empty: nothing to export")
-    run_ids = recs["run_id"].unique().to_list()
-    if len(run_ids) != 1:
-        raise ExportError(f"marts.recommendations mixes runs {sorted(run_ids)}")
-    run_id, model = run_ids[0], recs["model"][0]
+    run_id, model = _one_run(recs), recs["model"][0]
     similar = con.sql("SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank").pl()
     shelf = _next_to_play(con, run_id)
 
@@ -94,12 +92,23 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         drop_dir(final)
     os.replace(staging, final)
     fsync_dir(exports_dir)
-    write_synced(exports_dir / "LATEST.tmp", (run_id + "\n").encode("utf-8"))
-    os.replace(exports_dir / "LATEST.tmp", exports_dir / "LATEST")
-    fsync_dir(exports_dir)
-    prune_bundles(con, exports_dir, keep=keep)
-    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))  # as pruned
+    scrub_bundles(con, exports_dir)  # members found private since the marts were built
+    manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))  # as scrubbed
     return Bundle(run_id=run_id, path=final, manifest=manifest)
+
+
+def bundle_run_id(con: duckdb.DuckDBPyConnection) -> str:
+    """The run id of the bundle the warehouse's recommendations export to (its folder name)."""
+    return _one_run(con.sql("SELECT DISTINCT run_id FROM marts.recommendations").pl())
+
+
+def _one_run(recs: pl.DataFrame) -> str:
+    if recs.height == 0:
+        raise ExportError("marts.recommendations is empty: nothing to export")
+    run_ids = recs["run_id"].unique().to_list()
+    if len(run_ids) != 1:
+        raise ExportError(f"marts.recommendations mixes runs {sorted(run_ids)}")
+    return run_ids[0]
 
 
 def _next_to_play(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:

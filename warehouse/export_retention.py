@@ -9,11 +9,14 @@ Why each rule:
   the other way round: a bundle keeps only the lines of members the warehouse knows as
   public *now*; anyone else (turned private, deleted) is cut from every per-user file,
   and the manifest's counts and sha256s are rewritten so the bundle still verifies.
+  A running crawl cuts the members it finds private at once (`cut_members_from_bundles`,
+  through `warehouse.erasure`, whose journal holds their ids only until that cut is done).
 - A process killed while exporting leaves `exports/.tmp-*`, possibly holding members who
   are private by now; the next export (or prune) removes it.
 
 Run `prune_bundles` whenever the warehouse's view of who is public may have changed: at
-the end of an export, and right after a crawl (so a night that fails later still scrubs).
+the night's release (`warehouse.release`, once LATEST names the new bundle), and right
+after a crawl (so a night that fails later still scrubs).
 It assumes one exporter at a time (the nightly run is the only writer).
 """
 
@@ -23,7 +26,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -163,13 +166,40 @@ def scrub_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> list[str
     return scrubbed
 
 
-def _scrub_bundle(bundle: Path, public: set[str]) -> bool:
-    """Rewrite one bundle's per-user files down to `public`; the manifest last. True if changed."""
+def cut_members_from_bundles(exports_dir: Path, users: set[str]) -> list[str]:
+    """Cut these members (found private by a running crawl) from every bundle; returns those rewritten.
+
+    Why beside `scrub_bundles`: the crawl knows whom it found private before the warehouse
+    can say who is public, and must not wait for the end of the crawl. A file that does
+    not hold any of their ids as a JSON string is left unread.
+    """
+    if not users or not exports_dir.is_dir():
+        return []
+    needles = [json.dumps(str(u)).encode("utf-8") for u in users]
+    rewritten = []
+    for bundle in sorted(_bundles(exports_dir)):
+        try:
+            changed = _scrub_bundle(bundle, lambda user: user not in users, needles=needles)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ExportError(f"export bundle {bundle} is unreadable: {exc}") from exc
+        if changed:
+            rewritten.append(bundle.name)
+    if rewritten:
+        log.info("exports: removed members found private from %d bundle(s)", len(rewritten))
+    return rewritten
+
+
+def _scrub_bundle(bundle: Path, public: set[str] | Callable[[str], bool], *, needles: list[bytes] | None = None) -> bool:
+    """Rewrite one bundle's per-user files down to `public` (a set, or a test of an id);
+    the manifest last. True if changed. With `needles`, a file holding none of them is skipped."""
+    keeps = public if callable(public) else public.__contains__
     manifest = json.loads((bundle / MANIFEST).read_text(encoding="utf-8"))
     rewritten: dict[str, tuple[bytes, int, int]] = {}
     for name in manifest["files"]:
         data = (bundle / name).read_bytes()
-        kept, n_items, dropped = _public_lines(data, public)
+        if needles is not None and not any(n in data for n in needles):
+            continue
+        kept, n_items, dropped = _public_lines(data, keeps)
         if dropped:
             rewritten[name] = (b"".join(kept), len(kept), n_items)
     if not rewritten:
@@ -188,7 +218,7 @@ def _scrub_bundle(bundle: Path, public: set[str]) -> bool:
     return True
 
 
-def _public_lines(data: bytes, public: set[str]) -> tuple[list[bytes], int, int]:
+def _public_lines(data: bytes, keeps: Callable[[str], bool]) -> tuple[list[bytes], int, int]:
     """The lines to keep (byte for byte), their items, and how many were dropped.
 
     A line with a `user_id` is per-user and stays only for a public member; any other line
@@ -199,7 +229,7 @@ def _public_lines(data: bytes, public: set[str]) -> tuple[list[bytes], int, int]
         if not line.strip():
             continue
         obj = json.loads(line)
-        if isinstance(obj, dict) and "user_id" in obj and str(obj["user_id"]) not in public:
+        if isinstance(obj, dict) and "user_id" in obj and not keeps(str(obj["user_id"])):
             dropped += 1
             continue
         kept.append(line if line.endswith(b"\n") else line + b"\n")

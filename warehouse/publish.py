@@ -11,14 +11,23 @@ night never gets here, so readers keep the previous night. A reader that still h
 old file open keeps reading the old inode until it closes.
 
 `marts.publication` (one row, `snapshot/publication.sql`) in the snapshot says which night
-it is and how old its pages are: the overview and `bodoge run` show it.
+it is, which export bundle goes with it (`export_run_id`: `warehouse.release` moves
+published.duckdb and exports/LATEST together) and how old its pages are.
+
+Every replacement of published.duckdb (a publish, a cut of members found private) holds
+`published_lock`: a cut copies the current file, and without the lock a night published
+during that copy would be replaced by the older, cut copy.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
+import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +40,7 @@ from warehouse.db import SQL_DIR, WarehouseError, connect
 log = logging.getLogger("bodoge.publish")
 
 PUBLISHED_NAME = "published.duckdb"
+LOCK_NAME = ".publish.lock"
 # Raw tables readers need besides the marts: the overview's crawl history and post count,
 # the quality page's quarantine.
 RAW_FOR_READERS = ("crawl_runs", "quarantine", "posts")
@@ -69,6 +79,18 @@ def publish_snapshot(
     either the previous night or this one. The file is left read-only (mode 0444).
     """
     started = time.perf_counter()
+    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=export_run_id)
+    return swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
+
+
+def write_snapshot(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None
+) -> Path:
+    """The next published night, written whole into this process's temporary file; returns it.
+
+    Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
+    and exports/LATEST one right after the other.
+    """
     target = published_path(data_dir)
     tmp = _fresh_tmp(target)
     tables = _reader_tables(con)
@@ -92,18 +114,41 @@ def publish_snapshot(
             )
         finally:
             con.execute(f"USE {_quote_ident(home)}")
-    finally:
+    except BaseException:
         con.execute("DETACH DATABASE IF EXISTS published_tmp")
+        _remove(tmp)
+        raise
+    con.execute("DETACH DATABASE IF EXISTS published_tmp")
+    return tmp
+
+
+def swap_snapshot(tmp: Path, data_dir: Path, *, run_id: str, started: float | None = None) -> Publication:
+    """Replace published.duckdb with `tmp` (from `write_snapshot`), read-only, under the lock."""
+    target = published_path(data_dir)
     try:
         os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
+        with published_lock(data_dir):
+            os.replace(tmp, target)
     except BaseException:
         _remove(tmp)
         raise
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - (started if started is not None else time.perf_counter())
     size = target.stat().st_size
-    log.info("published night %s: %d tables, %.1f MB in %.1fs -> %s", run_id, len(tables) + 1, size / 1e6, seconds, target)
-    return Publication(path=target, run_id=run_id, tables=len(tables) + 1, bytes=size, seconds=seconds)
+    tables = _count_tables(target)
+    log.info("published night %s: %d tables, %.1f MB in %.1fs -> %s", run_id, tables, size / 1e6, seconds, target)
+    return Publication(path=target, run_id=run_id, tables=tables, bytes=size, seconds=seconds)
+
+
+@contextmanager
+def published_lock(data_dir: Path) -> Iterator[None]:
+    """Hold DATA_DIR/.publish.lock (a kernel flock: it dies with its holder) while replacing the file."""
+    lock = Path(data_dir) / LOCK_NAME
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
@@ -114,50 +159,88 @@ def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]
     them until the next successful night. The snapshot is copied, scrubbed and swapped in
     whole, like a publish, so readers never see it half-scrubbed.
     """
-    import shutil
-
     from warehouse.export_retention import public_users
 
+    return _cut(data_dir, sorted(public_users(con)), keep=True)
+
+
+def cut_members(data_dir: Path, users: list[str] | set[str]) -> list[str]:
+    """Cut these members (found private) out of the published night; returns those it held.
+
+    Checked read-only first: the copy (seconds at the real size) is made only when one of
+    them is in the file.
+    """
+    return _cut(data_dir, sorted(users), keep=False) if users else []
+
+
+def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
+    """Copy, cut and swap in the published night under the lock: members outside `users`
+    (keep=True) or inside it (keep=False) lose their rows, and posts their author."""
     target = published_path(data_dir)
-    if not target.is_file():
-        return []
-    public = sorted(public_users(con))
-    tmp = _fresh_tmp(target)
-    shutil.copyfile(target, tmp)
-    os.chmod(tmp, 0o644)
-    snap = duckdb.connect(str(tmp))
-    try:
-        snap.execute("CREATE TEMP TABLE public_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [public])
-        columns = snap.execute(
-            "SELECT schema_name, table_name, column_name FROM duckdb_columns() "
-            "WHERE database_name = current_database() AND column_name IN ('user_id', 'author_user_id')"
-        ).fetchall()
-        gone: set[str] = set()
-        for schema, table, column in columns:
-            rows = snap.execute(f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL "
-                                f"AND {column} NOT IN (SELECT user_id FROM public_now)").fetchall()
-            if not rows:
-                continue
-            gone |= {r[0] for r in rows}
-            where = f"{column} NOT IN (SELECT user_id FROM public_now)"
-            if column == "user_id":
-                snap.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
-            else:  # their posts stay, without the author (as in raw.posts)
-                snap.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
-        snap.execute("CHECKPOINT")
-    finally:
+    with published_lock(data_dir):
+        if not target.is_file():
+            return []
+        reader = duckdb.connect(str(target), read_only=True)
+        try:
+            gone = _members_to_cut(reader, users, keep=keep)
+        finally:
+            reader.close()
+        if not gone:
+            return []
+        tmp = _fresh_tmp(target)
+        shutil.copyfile(target, tmp)
+        os.chmod(tmp, 0o644)
+        snap = duckdb.connect(str(tmp))
+        try:
+            snap.execute("CREATE TEMP TABLE cut_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [sorted(gone)])
+            for schema, table, column in member_columns(snap):
+                where = f"{column} IN (SELECT user_id FROM cut_now)"
+                if column == "user_id":
+                    snap.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
+                else:  # their posts stay, without the author (as in raw.posts)
+                    snap.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+            snap.execute("CHECKPOINT")
+        except BaseException:
+            snap.close()
+            _remove(tmp)
+            raise
         snap.close()
-    if not gone:
-        _remove(tmp)
-        return []
-    os.chmod(tmp, 0o444)
-    os.replace(tmp, target)
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
     log.info("published night: %d member(s) no longer public cut out", len(gone))
     return sorted(gone)
 
 
+def _members_to_cut(con: duckdb.DuckDBPyConnection, users: list[str], *, keep: bool) -> set[str]:
+    """Member ids in the file that are outside `users` (keep) or inside it (not keep)."""
+    con.execute("CREATE TEMP TABLE listed AS SELECT unnest(?::VARCHAR[]) AS user_id", [users])
+    op = "NOT IN" if keep else "IN"
+    gone: set[str] = set()
+    for schema, table, column in member_columns(con):
+        rows = con.execute(f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL "
+                           f"AND {column} {op} (SELECT user_id FROM listed)").fetchall()
+        gone |= {r[0] for r in rows}
+    return gone
+
+
+def member_columns(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+    """Every (schema, table, column) of the open file that names a member (user_id, author_user_id)."""
+    return con.execute(
+        "SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND column_name IN ('user_id', 'author_user_id') "
+        "ORDER BY ALL"
+    ).fetchall()
+
+
 def require_published(data_dir: Path) -> Path:
-    """The published night's file; a one-line WarehouseError when no night was published yet."""
+    """The published night's file; a one-line WarehouseError when no night was published yet.
+
+    Every reader comes through here, so members a crawl found private but could not cut
+    out before it was killed (`warehouse.erasure`'s journal) are cut first.
+    """
+    from warehouse.erasure import cut_pending
+
+    cut_pending(Path(data_dir))
     path = published_path(data_dir)
     if not path.is_file():
         raise WarehouseError(
@@ -180,6 +263,15 @@ def publication(con: duckdb.DuckDBPyConnection) -> dict | None:
         return None
     rows = cursor.fetchall()
     return dict(zip([d[0] for d in cursor.description], rows[0])) if rows else None
+
+
+def _count_tables(path: Path) -> int:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return int(con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()")
+                   .fetchall()[0][0])
+    finally:
+        con.close()
 
 
 def _reader_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:

@@ -10,6 +10,9 @@ Why this shape:
   error mid-crawl never loses data.
 - A private member leaves no trace: their entries, directory row and listing record are
   deleted and their posts lose the author id, in this batch and for the rest of the run.
+  With an `eraser` (`warehouse.erasure.Eraser`, the crawl's), the member is journalled the
+  moment their login page is read, the batch is committed at once when the published
+  night shows them, and the published night and export bundles are cut after the commit.
 - A directory row (`member`) is held in memory until that member's collection outcome in
   this run shows a real collection page; only then is it written. The directory lists
   private members too, and a crawl killed between the directory page and the login page
@@ -147,8 +150,11 @@ def frame_for(kind: str, rows: list[dict[str, Any]], *, run_id: str, fetched_at:
 class RawWriter:
     """Buffers items by kind and writes them to the raw tables in transactional batches."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, *, run_id: str, batch_size: int = 2000) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, run_id: str, batch_size: int = 2000,
+                 eraser: Any = None) -> None:
         self.con = con
+        self.eraser = eraser
+        self._urgent = False  # a member the published night shows was found private: commit now
         self.run_id = run_id
         self.batch_size = batch_size
         self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -200,6 +206,8 @@ class RawWriter:
         if kind == "post":
             row = self._post_author(row)
         self._append(kind, row)
+        if self._urgent:
+            self.flush()
 
     def flush(self) -> dict[str, int]:
         """Write everything buffered in one transaction; returns rows written per kind."""
@@ -233,6 +241,9 @@ class RawWriter:
             self.written[kind] += n
         self._buffers.clear()
         self._buffered = 0
+        self._urgent = False
+        if self.eraser is not None:
+            self.eraser.committed()  # raw has lost them: now the published night and the bundles
         return counts
 
     def clear_quarantine(self, urls: set[str]) -> int:
@@ -258,6 +269,8 @@ class RawWriter:
             self.private_users.add(user)
             self._held_members.pop(user, None)
             self._author_pending.pop(user, None)
+            if self.eraser is not None and self.eraser.learned(user):
+                self._urgent = True
         else:  # any outcome but the login page: named as before (a later private one still purges)
             for post_id in self._author_pending.pop(user, ()):
                 self._author_release[post_id] = user
@@ -358,27 +371,32 @@ class RawWriter:
                 self.con.unregister("done")
 
     def _purge_private(self) -> None:
-        if not self.private_users:
-            return
-        private = pl.DataFrame({"user_id": sorted(self.private_users)})
-        self.con.register("private_users", private.to_arrow())
-        try:
-            self.con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
-            self.con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
-            self.con.execute(
-                "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
-                "AND key IN (SELECT user_id FROM private_users)"
-            )
-            self.con.execute(
-                "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
-                "AND key IN (SELECT user_id FROM private_users)"
-            )
-            self.con.execute(
-                "UPDATE raw.posts SET author_user_id = NULL "
-                "WHERE author_user_id IN (SELECT user_id FROM private_users)"
-            )
-        finally:
-            self.con.unregister("private_users")
+        purge_members(self.con, self.private_users)
+
+
+def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
+    """Delete every raw row of these (private) members; their posts lose the author id."""
+    if not users:
+        return
+    private = pl.DataFrame({"user_id": sorted(users)}, schema={"user_id": pl.String})
+    con.register("private_users", private.to_arrow())
+    try:
+        con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
+        con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
+        con.execute(
+            "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
+            "AND key IN (SELECT user_id FROM private_users)"
+        )
+        con.execute(
+            "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
+            "AND key IN (SELECT user_id FROM private_users)"
+        )
+        con.execute(
+            "UPDATE raw.posts SET author_user_id = NULL "
+            "WHERE author_user_id IN (SELECT user_id FROM private_users)"
+        )
+    finally:
+        con.unregister("private_users")
 
 
 def _now() -> datetime:

@@ -1,12 +1,13 @@
-"""The export for the site: a checksummed bundle, LATEST swapped atomically (delivery: `delivery.py`)."""
+"""The export for the site: a checksummed bundle, then the night's release: published.duckdb
+and exports/LATEST replaced one right after the other (warehouse/release.py). Delivery to the
+site's endpoint comes after the release (`delivery.py`)."""
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import SiteSettings
-from warehouse.export import export_bundle
-from warehouse.export_retention import latest_name
-from warehouse.publish import publish_snapshot
+from warehouse.export import bundle_run_id, export_bundle
+from warehouse.release import release_night
 
 
 @dg.asset(
@@ -16,7 +17,7 @@ from warehouse.publish import publish_snapshot
     kinds={"json"},
 )
 def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
-    """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json; then LATEST.
+    """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json (LATEST moves at release).
 
     Delivery to the site's endpoint comes after the night is published (`export/delivery`),
     so a down endpoint never stops the night.
@@ -35,15 +36,16 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
     pool="warehouse_writer",
 )
 def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
-    """DATA_DIR/published.duckdb: the read-only copy of the marts that readers open.
+    """DATA_DIR/published.duckdb: the read-only copy of the marts that readers open, and exports/LATEST.
 
-    The night's last step, after the export: a night that fails anywhere publishes
-    nothing, and `bodoge collection/cafes/recommend`, the dashboard and analysts keep the
-    previous night. Swapped in whole with os.replace (warehouse/publish.py).
+    After the export: a night that fails before it publishes nothing, and `bodoge
+    collection/cafes/recommend`, the dashboard, analysts and the site keep the previous
+    night. The published night is swapped in whole, then LATEST names the night's bundle at
+    once; old bundles are pruned after (warehouse/release.py). Delivery and the backup follow.
     """
     with duckdb.get_connection() as con:
-        result = publish_snapshot(con, site.paths.data_dir, run_id=context.run_id,
-                                  export_run_id=latest_name(site.paths.exports))
+        result = release_night(con, site.paths.data_dir, run_id=context.run.run_id, bundle_run_id=bundle_run_id(con),
+                               keep=site.bundles_to_keep())
     context.log.info(f"published {result.path}: {result.bytes / 1e6:.1f} MB in {result.seconds:.1f}s")
     return dg.MaterializeResult(
         metadata={"path": str(result.path), "tables": result.tables, "bytes": result.bytes,

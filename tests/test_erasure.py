@@ -1,0 +1,117 @@
+"""The erasure journal: a member found private leaves the published night and the bundles at once,
+and a crawl that dies before the cut is finished by the next reader and the next night.
+
+The crawl-sized version (a real `bodoge run` killed with kill -9 right after the login page)
+is tests/test_private_killed_crawl.py; these check each party on a small warehouse.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.warehouse_fixtures import build_small_warehouse, create_marts
+from warehouse.db import connect
+from warehouse.erasure import Eraser, journal_path, note, pending, settle_pending
+from warehouse.export import export_bundle
+from warehouse.publish import published_path
+from warehouse.raw import RawWriter
+from warehouse.release import release_night
+
+BODOGE = [sys.executable, "-m", "bodoge.cli"]
+MEMBER = "17406"  # the small warehouse's public member, with a collection
+
+
+def _rows_of(path: Path, user: str) -> dict[str, int]:
+    """Rows naming `user` in each member column of a DuckDB file (only the non-zero ones)."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        found = {}
+        for s, t, c in con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+                                   "WHERE column_name IN ('user_id', 'author_user_id')").fetchall():
+            n = con.execute(f"SELECT count(*) FROM {s}.{t} WHERE {c} = ?", [user]).fetchone()[0]
+            if n:
+                found[f"{s}.{t}"] = n
+        return found
+    finally:
+        con.close()
+
+
+@pytest.fixture()
+def night(tmp_path: Path) -> Path:
+    """A data dir with a published night and a released bundle in which MEMBER has recommendations."""
+    import polars as pl
+
+    wh = tmp_path / "warehouse.duckdb"
+    build_small_warehouse(wh)
+    create_marts(wh, {
+        "recommendations": pl.DataFrame({"user_id": [MEMBER, "500"], "rank": [1, 1], "game_id": ["khora", "khora"],
+                                         "score": [0.9, 0.8], "model": ["ease"] * 2, "run_id": ["run-1"] * 2,
+                                         "reason": ["人気のゲーム"] * 2}),
+        "similar_games": pl.DataFrame({"game_id": ["khora"], "rank": [1], "similar_game_id": ["propolis"],
+                                       "score": [0.5], "run_id": ["run-1"]}),
+    })
+    con = connect(wh)
+    try:
+        export_bundle(con, tmp_path / "exports")
+        release_night(con, tmp_path, run_id="night-1", bundle_run_id="run-1")
+    finally:
+        con.close()
+    assert _rows_of(published_path(tmp_path), MEMBER)
+    return tmp_path
+
+
+def _bundle_holds(data: Path, user: str) -> bool:
+    lines = (data / "exports" / "run-1" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()
+    return any(json.loads(line)["user_id"] == user for line in lines)
+
+
+def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_its_batch(night: Path) -> None:
+    con = connect(night / "warehouse.duckdb")
+    try:
+        writer = RawWriter(con, run_id="r2", batch_size=10_000, eraser=Eraser(night))
+        writer.add("listing_crawl", {"listing": "collection", "key": MEMBER, "status": "private",
+                                     "n_entries": 0, "n_pages": 1})
+        # No flush asked for, the batch far from full: the login page alone cut them everywhere.
+        assert con.execute("SELECT count(*) FROM raw.members WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
+        assert _rows_of(published_path(night), MEMBER) == {}
+        assert not _bundle_holds(night, MEMBER) and _bundle_holds(night, "500")
+        assert not journal_path(night).exists()  # done: their id is written nowhere any more
+        # A private member the published night never showed costs no commit and no copy.
+        writer.add("listing_crawl", {"listing": "collection", "key": "999", "status": "private",
+                                     "n_entries": 0, "n_pages": 1})
+        assert pending(night) == {"999"} and writer._buffered == 1
+        writer.flush()
+        assert pending(night) == set()
+    finally:
+        con.close()
+
+
+def test_a_reader_cuts_members_a_killed_crawl_journalled_but_could_not_cut(night: Path) -> None:
+    note(night, [MEMBER])  # what the crawl writes the moment it reads the login page, then kill -9
+    done = subprocess.run([*BODOGE, "collection", MEMBER, "--data-dir", str(night)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "unknown user" in done.stderr, done.stderr
+    assert _rows_of(published_path(night), MEMBER) == {}
+    assert pending(night) == {MEMBER}  # raw still holds them: the next night settles the journal
+
+
+def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every_bundle(night: Path) -> None:
+    note(night, [MEMBER])
+    assert settle_pending(night, night / "warehouse.duckdb") == {MEMBER}
+    con = connect(night / "warehouse.duckdb")
+    try:
+        for table in ("raw.members", "raw.collection_entries"):
+            assert con.execute(f"SELECT count(*) FROM {table} WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
+    finally:
+        con.close()
+    assert _rows_of(published_path(night), MEMBER) == {}
+    assert not _bundle_holds(night, MEMBER)
+    assert not journal_path(night).exists() and settle_pending(night, night / "warehouse.duckdb") == set()

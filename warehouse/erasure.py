@@ -1,0 +1,186 @@
+"""Members a crawl finds private leave what readers and the site see at once, even if the crawl dies.
+
+Why: the crawl writer purges a private member from raw at its next batch commit, but the
+published night (`published.duckdb`) and the export bundles used to be cut only after the
+crawl had finished; a crawl killed in between left the member's name, collection and
+recommendations readable until a later crawl finished. Now:
+
+1. The moment the crawl learns a member is private, their id is appended to the
+   journal `DATA_DIR/erasures.pending` and fsynced (`Eraser.learned`), before the writer
+   goes on. A kill -9 can come at any instant after this; the journal survives it.
+2. At the writer's next commit (made at once when the member is in the published night),
+   raw has lost them; the published night and every export bundle are cut
+   (`cut_everywhere`), then their ids leave the journal (`Eraser.committed`).
+3. If the crawl died between 1 and 2: every reader opens the published night through
+   `warehouse.publish.require_published`, which cuts what the journal names first
+   (`cut_pending`), so no reader sees them; the next nightly run, at start-up, purges
+   them from raw, cuts the night and the bundles and empties the journal (`settle_pending`).
+
+The journal is the only place a private member's id is written, and only for as long as
+their cut is pending: it is emptied as soon as every cut is done (CONTRACT: a private
+collection leaves no trace).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import duckdb
+
+log = logging.getLogger("bodoge.privacy")
+
+JOURNAL_NAME = "erasures.pending"
+
+
+def journal_path(data_dir: Path) -> Path:
+    """DATA_DIR/erasures.pending: one member id a line, for as long as their cut is pending."""
+    return Path(data_dir) / JOURNAL_NAME
+
+
+def note(data_dir: Path, users: list[str] | set[str]) -> None:
+    """Append `users` to the journal and fsync it (and the folder, when the file is new)."""
+    if not users:
+        return
+    path = journal_path(data_dir)
+    new = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, "".join(f"{u}\n" for u in sorted(users)).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if new:
+        _fsync_dir(path.parent)
+
+
+def pending(data_dir: Path) -> set[str]:
+    """Member ids whose cut is still pending (empty without a journal)."""
+    try:
+        text = journal_path(data_dir).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def settle(data_dir: Path, users: set[str]) -> None:
+    """Drop `users` from the journal (replaced atomically; removed once empty)."""
+    path = journal_path(data_dir)
+    left = pending(data_dir) - set(users)
+    if not left:
+        path.unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, "".join(f"{u}\n" for u in sorted(left)).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def cut_everywhere(data_dir: Path, users: set[str]) -> tuple[list[str], list[str]]:
+    """Cut `users` from the published night and every export bundle; (members cut, bundles rewritten)."""
+    from warehouse.export_retention import cut_members_from_bundles
+    from warehouse.publish import cut_members
+
+    cut = cut_members(data_dir, users)
+    bundles = cut_members_from_bundles(Path(data_dir) / "exports", users)
+    return cut, bundles
+
+
+def cut_pending(data_dir: Path) -> list[str]:
+    """A reader's part: cut the members the journal names out of the published night.
+
+    The journal stays: raw still holds them until a warehouse writer purges it
+    (`settle_pending`), and the bundles are the night's to rewrite.
+    """
+    users = pending(data_dir)
+    if not users:
+        return []
+    from warehouse.publish import cut_members
+
+    return cut_members(data_dir, users)
+
+
+def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
+    """The next night's part, at start-up: purge the journal's members from raw, cut the
+    published night and the bundles, empty the journal; returns who was settled."""
+    users = pending(data_dir)
+    if not users:
+        return set()
+    from warehouse.raw import ensure_raw_schema, purge_members
+
+    con = duckdb.connect(str(warehouse))
+    try:
+        ensure_raw_schema(con)
+        purge_members(con, users)
+    finally:
+        con.close()
+    cut_everywhere(data_dir, users)
+    settle(data_dir, users)
+    log.warning("privacy: %d member(s) a killed crawl found private were cut everywhere", len(users))
+    return users
+
+
+class Eraser:
+    """The crawl writer's side: journal a private member at once, cut them after the commit.
+
+    `learned` returns True when the member is in the published night now (read once, when
+    the crawl starts), so the writer commits at once instead of at its next full batch:
+    their rows leave what readers see within the page that showed the login page.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir)
+        self.published = _published_members(self.data_dir)
+        self._learned: set[str] = set()
+
+    def learned(self, user: str) -> bool:
+        """Journal `user` (durably, before anything else); whether a commit is urgent."""
+        note(self.data_dir, [user])
+        self._learned.add(user)
+        return user in self.published
+
+    def committed(self) -> None:
+        """Raw no longer holds the members learned so far: cut them everywhere, then forget them."""
+        if not self._learned:
+            return
+        users, self._learned = self._learned, set()
+        shown = users & self.published
+        if shown:
+            cut, bundles = cut_everywhere(self.data_dir, shown)
+            self.published -= shown
+            log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",
+                     len(cut), len(bundles))
+        settle(self.data_dir, users)
+
+
+def _published_members(data_dir: Path) -> set[str]:
+    """Every member id the published night names (empty before the first night)."""
+    from warehouse.publish import member_columns, published_path
+
+    path = published_path(data_dir)
+    if not path.is_file():
+        return set()
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        users: set[str] = set()
+        for schema, table, column in member_columns(con):
+            users |= {r[0] for r in con.execute(
+                f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
+        return users
+    finally:
+        con.close()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,144 @@
+"""Releasing a night: published.duckdb and exports/LATEST move together, last.
+
+Why: readers of the published night and the site (which follows LATEST) must see the
+same night. LATEST used to move when the export was written, before the published night;
+a full disk or a kill at publish left LATEST on a night that says nothing was published.
+Now the night's end is, in order:
+
+1. the bundle `exports/<run_id>/` is written whole (`warehouse.export`; LATEST unmoved),
+2. the next published night is written whole to a temporary file, its `marts.publication`
+   naming that bundle (`export_run_id`),
+3. published.duckdb is replaced (os.replace), then at once LATEST (os.replace),
+4. old bundles are pruned.
+
+A crash before 3 leaves both on the previous night, and the unreleased bundle is removed
+by the next run; a crash between the two replaces leaves the published night ahead of
+LATEST, and the next run, at start-up, points LATEST at the bundle the published night
+names (`repair_release`). Readers thus see the two disagree only for the instant between
+two os.replace calls, or from such a crash to the next run.
+
+Test hook (the only one): with `BODOGE_TEST_PAUSE_AT` set to `publish` (2 done), `latest`
+(published.duckdb replaced, LATEST not yet) or `prune` (both moved), the process creates
+`DATA_DIR/paused-at-<step>`, prints `nightly: paused at <step>` and waits until that file
+is removed, so a test can kill -9 a real `bodoge run` exactly between two steps.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+from warehouse.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
+from warehouse.export_retention import latest_name, prune_bundles
+from warehouse.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
+
+log = logging.getLogger("bodoge.export")
+
+PAUSE_ENV = "BODOGE_TEST_PAUSE_AT"
+
+
+def release_night(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, bundle_run_id: str, keep: int | None = None
+) -> Publication:
+    """Publish `con`'s marts and point LATEST at `exports/<bundle_run_id>`, one right after the other."""
+    data_dir = Path(data_dir)
+    exports = data_dir / "exports"
+    if not (exports / bundle_run_id / MANIFEST).is_file():
+        raise ExportError(f"export bundle {exports / bundle_run_id} is missing: nothing was released")
+    started = time.perf_counter()
+    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id)
+    pause_point("publish", data_dir)
+    published = swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
+    pause_point("latest", data_dir)
+    point_latest(exports, bundle_run_id)
+    pause_point("prune", data_dir)
+    prune_bundles(con, exports, keep=keep)
+    return published
+
+
+def point_latest(exports_dir: Path, run_id: str) -> None:
+    """Replace exports/LATEST atomically (temp file, fsync, os.replace, fsync of the folder)."""
+    write_synced(exports_dir / "LATEST.tmp", (run_id + "\n").encode("utf-8"))
+    os.replace(exports_dir / "LATEST.tmp", exports_dir / "LATEST")
+    fsync_dir(exports_dir)
+
+
+def repair_release(data_dir: Path) -> list[str]:
+    """At a night's start-up: make LATEST name the bundle the published night goes with, and
+    remove bundles no night released; returns one line per repair (none when all agree).
+
+    A published night that names no bundle (`bodoge build`, or a night published before
+    bundles were recorded) claims nothing, and LATEST is left as it is.
+    """
+    data_dir = Path(data_dir)
+    exports = data_dir / "exports"
+    if not exports.is_dir():
+        return []
+    said: list[str] = []
+    latest = latest_name(exports)
+    named = _published_bundle(data_dir)
+    if named and named != latest:
+        if (exports / named / MANIFEST).is_file():
+            point_latest(exports, named)
+            said.append(f"exports/LATEST named {latest or 'nothing'} but the published night goes with "
+                        f"{named}: LATEST now names {named}")
+            latest = named
+        else:
+            said.append(f"the published night goes with bundle {named}, which is gone: LATEST left on {latest}")
+    for bundle in _unreleased(exports, latest):
+        drop_dir(bundle)
+        said.append(f"removed export bundle {bundle.name}: its night was never released")
+    for line in said:
+        log.warning("exports: %s", line)
+    return said
+
+
+def pause_point(step: str, data_dir: Path) -> None:
+    """The test hook (module docstring): wait at `step` while DATA_DIR/paused-at-<step> exists."""
+    if os.environ.get(PAUSE_ENV) != step:
+        return
+    flag = Path(data_dir) / f"paused-at-{step}"
+    flag.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    print(f"nightly: paused at {step} ({PAUSE_ENV}); remove {flag} to go on", file=sys.stderr, flush=True)
+    while flag.exists():
+        time.sleep(0.05)
+
+
+def _published_bundle(data_dir: Path) -> str | None:
+    """The bundle the published night names in marts.publication, or None."""
+    path = published_path(data_dir)
+    if not path.is_file():
+        return None
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        row = publication(con)
+    finally:
+        con.close()
+    return (row or {}).get("export_run_id") or None
+
+
+def _unreleased(exports: Path, latest: str | None) -> list[Path]:
+    """Complete bundles written after the one LATEST names (all of them before any LATEST).
+
+    Ordered by (created_at, name), as retention orders them: run ids start with their UTC
+    time, so within one second of created_at the name still says which came later.
+    """
+    released = (_created(exports / latest), latest) if latest and (exports / latest / MANIFEST).is_file() else ("", "")
+    return sorted(
+        p for p in exports.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).is_file() and p.name != latest
+        and (_created(p), p.name) > released
+    )
+
+
+def _created(bundle: Path) -> str:
+    try:
+        return str(json.loads((bundle / MANIFEST).read_text(encoding="utf-8")).get("created_at", ""))
+    except (OSError, ValueError):
+        return ""
