@@ -103,10 +103,8 @@ def test_a_copy_made_by_create_table_as_is_described_by_apply_comments(tmp_path:
         con.close()
 
 
-@pytest.mark.xfail(strict=True, reason="warehouse/publish.py does not call apply_comments(con, database=…) yet")
 def test_the_published_night_carries_the_descriptions(tmp_path: Path) -> None:
-    """CONTRACT.md: the descriptions are also in the published night. Strict: once the
-    publish step applies them this passes, and the marker must go."""
+    """CONTRACT.md: the descriptions are also in the published night."""
     con = _night(tmp_path / "warehouse.duckdb")
     try:
         publish_snapshot(con, tmp_path, run_id="night-1")

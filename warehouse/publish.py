@@ -89,8 +89,11 @@ def write_snapshot(
     """The next published night, written whole into this process's temporary file; returns it.
 
     Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
-    and exports/LATEST one right after the other.
+    and exports/LATEST one right after the other. Every table and column carries its
+    description (`warehouse.comments`), as in the warehouse: analysts hold this file.
     """
+    from warehouse.comments import apply_comments
+
     target = published_path(data_dir)
     tmp = _fresh_tmp(target)
     tables = _reader_tables(con)
@@ -114,6 +117,7 @@ def write_snapshot(
             )
         finally:
             con.execute(f"USE {_quote_ident(home)}")
+        apply_comments(con, database="published_tmp")  # CREATE TABLE … AS keeps no comments
     except BaseException:
         con.execute("DETACH DATABASE IF EXISTS published_tmp")
         _remove(tmp)

@@ -11,7 +11,8 @@ from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import crawl_floor
 from warehouse.crawl_runs import stale_pages
 from warehouse.db import scalar
-from warehouse.export_retention import prune_bundles
+from warehouse.backup import scrub_backups
+from warehouse.export_retention import prune_bundles, public_users
 from warehouse.publish import scrub_published
 from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
@@ -71,6 +72,9 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
         # night fails later on.
         pruned = prune_bundles(con, site.paths.exports, keep=site.bundles_to_keep())
         scrub_published(con, site.paths.data_dir)  # and from the night readers see
+        scrubbed = scrub_backups(site.backups, public_users(con))  # and from the kept backups
+        if scrubbed:
+            context.log.info(f"backups: members no longer public cut from {len(scrubbed)}")
         if pruned.scrubbed or pruned.deleted:
             context.log.info(f"export bundles: {len(pruned.scrubbed)} scrubbed, {len(pruned.deleted)} deleted by age")
         for name in RAW_TABLES:
