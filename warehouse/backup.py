@@ -40,7 +40,8 @@ from typing import Any
 
 import duckdb
 
-from warehouse.db import WarehouseError, verify_intact
+from warehouse.bundle_io import fsync_dir
+from warehouse.db import WarehouseError, first_line, verify_intact
 from warehouse.export_retention import public_users
 
 log = logging.getLogger("bodoge.backup")
@@ -125,11 +126,11 @@ def make_backup(con: duckdb.DuckDBPyConnection, warehouse: Path, backups: Path, 
         if final.exists():  # two backups in one second: the later one wins
             shutil.rmtree(final)
         os.replace(tmp, final)
-        _fsync_dir(backups)
+        fsync_dir(backups)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, (OSError, duckdb.Error)):
-            raise BackupError(f"backup into {backups} failed: {_first_line(exc)}") from exc
+            raise BackupError(f"backup into {backups} failed: {first_line(exc)}") from exc
         raise
     backup = read_manifest(final)
     removed = prune(backups)
@@ -218,7 +219,7 @@ def read_manifest(folder: Path) -> Backup:
                       tables={str(k): int(v) for k, v in data["tables"].items()},
                       seconds=float(data.get("seconds", 0)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BackupError(f"{folder} is not a backup (no readable {MANIFEST}: {_first_line(exc)})") from exc
+        raise BackupError(f"{folder} is not a backup (no readable {MANIFEST}: {first_line(exc)})") from exc
 
 
 def list_backups(backups: Path) -> list[Backup]:
@@ -305,7 +306,7 @@ def _open_and_count(path: Path, *, scan: bool = False) -> dict[str, int]:
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise BackupError(f"{path} does not open: {_first_line(exc)}") from exc
+        raise BackupError(f"{path} does not open: {first_line(exc)}") from exc
     try:
         verify_intact(con, path)
         counts = table_counts(con)
@@ -314,7 +315,7 @@ def _open_and_count(path: Path, *, scan: bool = False) -> dict[str, int]:
                 read_every_row(con, table)
         return counts
     except duckdb.Error as exc:
-        raise BackupError(f"{path} is damaged: {_first_line(exc)}") from exc
+        raise BackupError(f"{path} is damaged: {first_line(exc)}") from exc
     finally:
         con.close()
 
@@ -324,16 +325,3 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
         json.dump(data, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.flush()
         os.fsync(f.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__

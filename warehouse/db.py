@@ -34,7 +34,7 @@ def connect(path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConn
         path.parent.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(str(path), read_only=read_only)
     except (duckdb.Error, OSError) as exc:
-        raise WarehouseError(f"cannot open warehouse {path}: {_first_line(exc)}") from exc
+        raise WarehouseError(f"cannot open warehouse {path}: {first_line(exc)}") from exc
     return con
 
 
@@ -62,7 +62,8 @@ def verify_intact(con: duckdb.DuckDBPyConnection, path: Path | str) -> None:
         )
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """An exception's first line (its type where it has no message): for one-line errors."""
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
 

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.bundle_io import fsync_dir
+
 log = logging.getLogger("bodoge.privacy")
 
 JOURNAL_NAME = "erasures.pending"
@@ -52,7 +54,7 @@ def note(data_dir: Path, users: list[str] | set[str]) -> None:
     finally:
         os.close(fd)
     if new:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def pending(data_dir: Path) -> set[str]:
@@ -70,7 +72,7 @@ def settle(data_dir: Path, users: set[str]) -> None:
     left = pending(data_dir) - set(users)
     if not left:
         path.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         return
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -80,7 +82,7 @@ def settle(data_dir: Path, users: set[str]) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def cut_everywhere(data_dir: Path, users: set[str]) -> tuple[list[str], list[str]]:
@@ -176,11 +178,3 @@ def _published_members(data_dir: Path) -> set[str]:
         return users
     finally:
         con.close()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

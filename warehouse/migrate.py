@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import SQL_DIR, WarehouseError
+from warehouse.db import SQL_DIR, WarehouseError, first_line
 from warehouse.raw import ensure_raw_schema, raw_sql_files
 
 log = logging.getLogger("bodoge.migrate")
@@ -149,7 +149,7 @@ def _apply(con: duckdb.DuckDBPyConnection, steps: list[Step]) -> tuple[str, str]
             con.execute(step.sql)
         except duckdb.Error as exc:
             con.execute("ROLLBACK")
-            return step.name, _first_line(exc)
+            return step.name, first_line(exc)
     _record(con, [s for s in steps if s.version is not None])
     con.execute("COMMIT")
     con.execute("CHECKPOINT")
@@ -160,8 +160,3 @@ def _record(con: duckdb.DuckDBPyConnection, steps: list[Step]) -> None:
     ensure_raw_schema(con)
     for step in steps:
         con.execute("INSERT OR IGNORE INTO raw.schema_migrations VALUES (?, ?, now())", [step.version, step.name])
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__

@@ -32,7 +32,7 @@ from warehouse.backup import (
     read_every_row,
     verify_backup,
 )
-from warehouse.db import WarehouseError, verify_intact
+from warehouse.db import WarehouseError, first_line, verify_intact
 
 
 class RestoreError(WarehouseError):
@@ -62,7 +62,7 @@ def warehouse_problem(path: Path) -> str | None:
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        return f"it does not open ({_first_line(exc)})"
+        return f"it does not open ({first_line(exc)})"
     try:
         verify_intact(con, path)
         tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() "
@@ -74,7 +74,7 @@ def warehouse_problem(path: Path) -> str | None:
     except WarehouseError as exc:
         return str(exc).split(": ", 1)[-1]
     except duckdb.Error as exc:
-        return f"it cannot be read ({_first_line(exc)})"
+        return f"it cannot be read ({first_line(exc)})"
     finally:
         con.close()
     return None
@@ -156,12 +156,7 @@ def put_back(backup: Backup, warehouse: Path) -> list[Path]:
                 kept.append(aside)
         os.replace(tmp, warehouse)
     except OSError as exc:
-        raise RestoreError(f"restore of {backup.name} into {warehouse} failed: {_first_line(exc)}") from exc
+        raise RestoreError(f"restore of {backup.name} into {warehouse} failed: {first_line(exc)}") from exc
     finally:
         tmp.unlink(missing_ok=True)
     return kept
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
