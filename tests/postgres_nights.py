@@ -40,6 +40,8 @@ def kill_a_night_holding_the_slot(pg: Server, db: str, data: Path, base_url: str
     slot in PostgreSQL, kill -9 its whole process group. Returns the dead run's id."""
     run = NightlyProcess(data, base_url, env={PG_URL_ENV: pg.url(db)})
     run.wait_for(lambda ln: ln.startswith("nightly: Dagster instance on PostgreSQL"))
+    # The schema step holds the slot only for an instant; the crawl holds it for seconds.
+    run.wait_for(lambda ln: "done warehouse__schema" in ln)
     deadline = time.monotonic() + 120
     claimed: list[tuple] = []
     while not claimed and time.monotonic() < deadline and run.proc.poll() is None:

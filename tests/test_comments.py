@@ -131,8 +131,8 @@ def test_a_description_of_a_column_the_table_has_not_is_stale(caplog: pytest.Log
         assert validate(con, docs) == ["games.sql: @column n_owners is not a column of marts.games (stale)"]
         assert validate(con) == []  # the project's own descriptions match a night's tables
         con.execute("ALTER TABLE marts.games DROP COLUMN source")  # a table older than its file
-        with caplog.at_level(logging.WARNING, logger="bodoge.warehouse"):
-            apply_comments(con)  # a night warns, never fails, over a description
+        with caplog.at_level(logging.DEBUG, logger="bodoge.warehouse"):
+            apply_comments(con)  # a night never fails over a description (a debug line says it)
         assert "source" in caplog.text
     finally:
         con.close()

@@ -29,7 +29,7 @@ from tests.test_export import make_warehouse
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect
 from warehouse.export import export_bundle
-from warehouse.publish import publish_snapshot
+from warehouse.release import release_night
 
 
 class _Only503(BaseHTTPRequestHandler):
@@ -89,15 +89,15 @@ def published(tmp_path: Path) -> Path:
     """A data directory that already holds a published night and an export bundle (LATEST)."""
     data = tmp_path / "data"
     data.mkdir()
-    con = connect(build_small_warehouse(tmp_path / "night-0.duckdb"))
-    try:
-        publish_snapshot(con, data, run_id="night-0")
-    finally:
-        con.close()
     make_warehouse(tmp_path / "bundle_source.duckdb", "night-0")
     con = connect(tmp_path / "bundle_source.duckdb")
     try:
-        export_bundle(con, data / "exports")
+        bundle = export_bundle(con, data / "exports")
+    finally:
+        con.close()
+    con = connect(build_small_warehouse(tmp_path / "night-0.duckdb"))
+    try:  # the night's end: published.duckdb, then LATEST
+        release_night(con, data, run_id="night-0", bundle_run_id=bundle.run_id)
     finally:
         con.close()
     return data

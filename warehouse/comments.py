@@ -28,7 +28,7 @@ The format, in `--` comment lines anywhere in a file of `warehouse/sql/{raw,stag
 
 A described column the table does not have is stale: `validate` reports it, and the
 dictionary generator and the tests fail on it. Applying comments to a live warehouse
-skips it with a warning instead: a night is never failed over a description.
+skips it (debug log) instead: a night is never failed over a description.
 """
 
 from __future__ import annotations
@@ -262,8 +262,9 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
     Call it after a table is (re)created: `CREATE OR REPLACE` and `CREATE TABLE … AS`
     into another database (the published night) start without comments. A comment that
     already says the same is left alone, so calling it after every write costs a catalogue
-    read. A described column the table lacks is skipped with a warning (`validate` and
-    the tests fail on it; a night does not).
+    read. A described column the table lacks is skipped (logged at debug level: a table
+    made by hand or by an older version may lack one; `validate` and the tests fail on a
+    description the SQL's own table does not have).
     """
     docs = table_docs()
     db = database or con.execute("SELECT current_database()").fetchall()[0][0]
@@ -293,7 +294,7 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
                 changed += 1
         stale = [c for c in doc.columns if c not in columns[table]]
         if stale:
-            log.warning("%s describes columns %s has not: %s", doc.path.name, table, ", ".join(stale))
+            log.debug("%s describes columns %s has not: %s", doc.path.name, table, ", ".join(stale))
     return changed
 
 
