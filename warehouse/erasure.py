@@ -47,12 +47,7 @@ def note(data_dir: Path, users: list[str] | set[str]) -> None:
         return
     path = journal_path(data_dir)
     new = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, "".join(f"{u}\n" for u in sorted(users)).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _write_ids(path, users, os.O_APPEND)
     if new:
         fsync_dir(path.parent)
 
@@ -75,14 +70,19 @@ def settle(data_dir: Path, users: set[str]) -> None:
         fsync_dir(path.parent)
         return
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    _write_ids(tmp, left, os.O_TRUNC)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def _write_ids(path: Path, users: set[str] | list[str], mode: int) -> None:
+    """Write one id a line (appended or truncating, per `mode`), owner-only, and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode, 0o600)
     try:
-        os.write(fd, "".join(f"{u}\n" for u in sorted(left)).encode("utf-8"))
+        os.write(fd, "".join(f"{u}\n" for u in sorted(users)).encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 def cut_everywhere(data_dir: Path, users: set[str]) -> tuple[list[str], list[str]]:

@@ -16,23 +16,22 @@ _AUTHOR_HREFS = "//*[contains(@class, 'posts-author')]/descendant-or-self::a/@hr
 
 def next_page_url(selector: Selector, url: str) -> str | None:
     """The next page of a listing (`rel="next"`, else the 次へ link), absolute; None on the last."""
-    root = selector.root
-    rel_next = xpath(
-        root,
-        "//a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href | //link[@rel='next']/@href",
-    )
-    hrefs = chain(rel_next, _lazy(root, "//a[starts-with(normalize-space(.), '次へ')]/@href"))
-    return next(filter(None, (absolute(url, h) for h in hrefs)), None)
+    return _page_link(selector, url, rel="next", label="次へ")
 
 
 def prev_page_url(selector: Selector, url: str) -> str | None:
     """The previous page of a listing (`rel="prev"`, else the 前へ link), absolute; None on page 1."""
+    return _page_link(selector, url, rel="prev", label="前へ")
+
+
+def _page_link(selector: Selector, url: str, *, rel: str, label: str) -> str | None:
+    """The first `rel` link (an `<a>` or `<link>`), else the first `<a>` whose text starts with `label`."""
     root = selector.root
-    rel_prev = xpath(
+    by_rel = xpath(
         root,
-        "//a[contains(concat(' ', normalize-space(@rel), ' '), ' prev ')]/@href | //link[@rel='prev']/@href",
+        f"//a[contains(concat(' ', normalize-space(@rel), ' '), ' {rel} ')]/@href | //link[@rel='{rel}']/@href",
     )
-    hrefs = chain(rel_prev, _lazy(root, "//a[starts-with(normalize-space(.), '前へ')]/@href"))
+    hrefs = chain(by_rel, _lazy(root, f"//a[starts-with(normalize-space(.), '{label}')]/@href"))
     return next(filter(None, (absolute(url, h) for h in hrefs)), None)
 
 
