@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
+from sklearn.preprocessing import normalize
 
 HEAD_SHARE = 0.10
 """The head: this share of the catalogue's games, the most popular ones."""
@@ -74,8 +75,7 @@ def intra_list_diversity(lists: pl.DataFrame, game_ids: pl.Series, vectors: sp.c
     top = _top(lists, k)
     if top.height == 0:
         return 0.0
-    norms = np.sqrt(np.asarray(vectors.multiply(vectors).sum(axis=1)).ravel())
-    unit = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ sp.csr_matrix(vectors, dtype=np.float64)
+    unit = normalize(sp.csr_matrix(vectors, dtype=np.float64))  # a zero row stays zero
     index = game_ids.to_frame().with_row_index("row")
     # Per list, the pairs' cosines sum to (‖Σ u_i‖² − Σ ‖u_i‖²) / 2 over its known unit
     # rows: one sparse product for every list at once instead of a Gram matrix per list

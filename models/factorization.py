@@ -11,6 +11,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.preprocessing import normalize
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
@@ -66,10 +67,8 @@ class _Factorization(Recommender):
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """Cosine similarity of game factors (implicit's ``similar_items`` does the same)."""
-        norms = np.linalg.norm(self.item_factors_, axis=1)
-        norms[norms == 0] = 1e-10
-        chosen = self.item_factors_[item_idx] / norms[item_idx, None]
-        return (chosen @ self.item_factors_.T) / norms[None, :]
+        unit = normalize(self.item_factors_)  # a zero vector stays zero: similar to nothing
+        return unit[item_idx] @ unit.T
 
 
 @hyperparameters

@@ -39,9 +39,17 @@ DRIVERS = ("postgresql", "postgresql+psycopg2")
 # op_granularity_run_buffer: the daemon launches one queued run even while a dead run
 # still holds the warehouse_writer slot. Without it the queue waits for that slot for
 # ever, and only a launched run can recover the dead one (pipelines/run_guard.py).
+# free_slots_after_run_end_seconds: a run that ended (failed, canceled) without releasing
+# its slot gives it back a minute later instead of at the next night's recovery.
+# max_runtime_seconds: a run alive but hung past 4 days is failed and its slot freed; a
+# legitimate run never takes that long (the first full crawl is about 71 hours).
+MAX_RUNTIME_SECONDS = 4 * 24 * 3600
+FREE_SLOTS_AFTER_SECONDS = 60
 _COMMON = (
     "concurrency:\n  pools:\n    default_limit: 1\n    op_granularity_run_buffer: 1\n"
     "run_monitoring:\n  enabled: true\n"
+    f"  free_slots_after_run_end_seconds: {FREE_SLOTS_AFTER_SECONDS}\n"
+    f"  max_runtime_seconds: {MAX_RUNTIME_SECONDS}\n"
     "telemetry:\n  enabled: false\n"
 )
 # What bodoge wrote before this module: no marker, still bodoge's own (rewritten).

@@ -17,11 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES  # no public twin
 
 from core.procs import identity_pid, owner_alive
 
 PID_TAG = "bodoge/pid"
+# Every status a run can be in before it ends (Dagster's public enum; its own list of these
+# is private). SUSPENDED is one: a suspended run still holds its pool slot.
+NOT_FINISHED = [
+    dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.SUSPENDED, dg.DagsterRunStatus.CANCELING,
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +48,7 @@ def recover_dead_runs(
     after that, and was started before it).
     """
     recovered: list[Recovered] = []
-    for record in instance.get_run_records(dg.RunsFilter(statuses=NOT_FINISHED_STATUSES)):
+    for record in instance.get_run_records(dg.RunsFilter(statuses=NOT_FINISHED)):
         run = record.dagster_run
         owner = run.tags.get(PID_TAG)
         pid = identity_pid(owner) if owner is not None else None

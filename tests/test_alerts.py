@@ -166,6 +166,6 @@ def test_the_daemons_alert_names_the_failed_step_and_its_root_cause() -> None:
 
     with dg.DagsterInstance.ephemeral() as instance:
         result = night.execute_in_process(instance=instance, raise_on_error=False)
-        step, cause = failed_step(instance, result.run_id, fallback="failed")
+        step, cause = failed_step(result.get_step_failure_events(), fallback="failed")
     assert step == "crawl_site"
     assert cause == "connection refused"

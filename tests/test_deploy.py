@@ -192,6 +192,7 @@ def test_the_compose_instance_loads_in_dagster_with_everything_in_postgres(tmp_p
         assert type(instance.run_launcher).__name__ == "DefaultRunLauncher"
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         assert instance.global_op_concurrency_default_limit == 1
-        assert instance.run_monitoring_enabled
+        assert instance.run_monitoring_enabled and instance.run_monitoring_max_runtime_seconds == 345600
+        assert instance.run_monitoring_settings["free_slots_after_run_end_seconds"] == 60
     tables = {t for (t,) in pg.query("compose", "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert {"runs", "event_logs", "concurrency_limits", "concurrency_slots", "jobs"} <= tables

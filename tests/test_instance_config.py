@@ -38,6 +38,12 @@ def test_sqlite_is_the_default_and_an_old_bodoge_file_is_recognised_as_bodoges(t
     legacy.write_text(LEGACY, encoding="utf-8")  # what bodoge wrote before this module
     assert configure(legacy.parent, {}).owner == "bodoge"
     assert legacy.read_text(encoding="utf-8").startswith(MARKER)
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:  # what the daemon reads
+        assert instance.run_monitoring_enabled
+        assert instance.run_monitoring_max_runtime_seconds == 4 * 24 * 3600
+        assert instance.run_monitoring_settings["free_slots_after_run_end_seconds"] == 60
 
 
 def test_a_sqlite_instance_switches_to_postgres_said_once_and_the_password_never_lands_on_disk(tmp_path: Path, pg) -> None:

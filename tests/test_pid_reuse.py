@@ -163,3 +163,13 @@ def test_a_publish_copy_named_by_a_reused_pid_is_swept(tmp_path: Path, stranger:
     os.utime(litter, (past, past))
     _fresh_tmp(target)
     assert not litter.exists()
+
+
+def test_recovery_looks_at_every_status_dagster_counts_as_unfinished() -> None:
+    """Recovery names the unfinished statuses from Dagster's public enum; if Dagster adds one,
+    this fails rather than leaving a run of that status holding its slot for ever."""
+    from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES  # the private list, pinned here only
+
+    from pipelines.recovery import NOT_FINISHED
+
+    assert set(NOT_FINISHED) == set(NOT_FINISHED_STATUSES)

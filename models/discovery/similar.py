@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
+from sklearn.preprocessing import normalize
 
 from models.base import top_n, topk_frame
 from models.discovery.model import DiscoveryModel
@@ -27,10 +28,8 @@ def _cf_similarity(state: DiscoveryModel, cols: np.ndarray, cosine: list[sp.csr_
         except NotImplementedError:
             pass
     if not cosine:
-        columns = sp.csr_matrix(state.interactions.matrix.T, dtype=np.float32)
-        norms = np.sqrt(np.asarray(columns.multiply(columns).sum(axis=1)).ravel())
-        columns = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)).astype(np.float32) @ columns
-        cosine.append(sp.csr_matrix(columns))
+        # Unit rows (a game nobody has stays a zero row, similar to nothing).
+        cosine.append(normalize(sp.csr_matrix(state.interactions.matrix.T, dtype=np.float32)))
     block = cosine[0][cols] @ cosine[0].T
     return np.asarray(block.toarray(), dtype=np.float32)
 

@@ -8,6 +8,7 @@ every run into marts.pipeline_runs and alert on failures and stale nights.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -76,7 +77,7 @@ def nightly_failed(
     run_id = context.dagster_run.run_id
     log_run_safely(context.instance, run_id, duckdb.database)
     if alerts.alert_url:
-        step, cause = failed_step(context.instance, run_id, fallback=context.failure_event.message or "failed")
+        step, cause = failed_step(context.get_step_failure_events(), fallback=context.failure_event.message or "failed")
         logs = Path(context.instance.root_directory) / "storage" / run_id
         alerting.night_failed(site.paths.data_dir, alerts.alert_url, run_id=run_id, step=step, cause=cause,
                               log_path=logs, base_url=site.base_url or None)
@@ -99,12 +100,15 @@ def nightly_freshness(context: dg.SensorEvaluationContext, site: SiteSettings, a
     return dg.SkipReason("; ".join(said + [f"{key} sent" for key in deliveries]))
 
 
-def failed_step(instance: dg.DagsterInstance, run_id: str, *, fallback: str) -> tuple[str | None, str]:
-    """(step, one-line root cause) of a failed run's first failed step."""
+def failed_step(failures: Sequence[dg.DagsterEvent], *, fallback: str) -> tuple[str | None, str]:
+    """(step, one-line root cause) of a failed run's first failed step.
+
+    `failures` is what Dagster's public `get_step_failure_events()` gives (the sensor's
+    context, or an execution result's); a run that failed outside any step has none.
+    """
     from pipelines.worker import root_cause
 
-    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
-        event = entry.dagster_event
-        error = getattr(event.event_specific_data, "error", None) if event else None
-        return (event.step_key if event else None), (root_cause(error) if error else fallback)
+    for event in failures:
+        error = getattr(event.event_specific_data, "error", None)
+        return event.step_key, (root_cause(error) if error else fallback)
     return None, fallback.splitlines()[0] if fallback else "failed"
