@@ -1,4 +1,4 @@
-"""Downloader middlewares: retries that back off instead of hammering a struggling server."""
+"""Downloader middlewares: retries (of answers and of connection errors) that back off instead of hammering a struggling server."""
 
 from __future__ import annotations
 
@@ -49,6 +49,25 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if self.crawler.stats:
             self.crawler.stats.inc_value("bodoge/backoff_seconds", delay)
         log.info("retrying %s after HTTP %s in %.1fs", request.url, response.status, delay)
+        await asyncio.sleep(delay)
+        return retry
+
+    async def process_exception(self, request: Request, exception: Exception) -> Request | None:  # type: ignore[override]
+        """A refused or reset connection, a timeout: retried after the same backoff as a 503.
+
+        Why: a server that drops connections is as overloaded as one answering 503, and
+        Scrapy's own retry would try again at once.
+        """
+        if request.meta.get("dont_retry", False) or not isinstance(exception, self.exceptions_to_retry):
+            return None
+        attempt = request.meta.get("retry_times", 0)
+        retry = self._retry(request, exception)
+        if retry is None:
+            return None
+        delay = backoff_delay(attempt, base=self.base, cap=self.cap)
+        if self.crawler.stats:
+            self.crawler.stats.inc_value("bodoge/backoff_seconds", delay)
+        log.info("retrying %s after %s in %.1fs", request.url, type(exception).__name__, delay)
         await asyncio.sleep(delay)
         return retry
 
