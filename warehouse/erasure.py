@@ -115,7 +115,8 @@ def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
     users = pending(data_dir)
     if not users:
         return set()
-    from warehouse.raw import ensure_raw_schema, purge_members
+    from warehouse.privacy import purge_members
+    from warehouse.raw import ensure_raw_schema
 
     con = duckdb.connect(str(warehouse))
     try:

@@ -3,7 +3,7 @@
 Why one place for every copy: a private collection leaves no trace anywhere, and the
 copies the pipeline keeps (the verified backups of up to four weeks, the published
 night) were made while a member was still public. Each copy is cut the way the crawl
-cuts the warehouse itself (`warehouse.raw.RawWriter._purge_private`): their rows go,
+cuts the warehouse itself (`purge_members`, below): their rows go,
 their posts stay without the author, their listing and frontier rows go, in every schema
 the copy has.
 
@@ -16,6 +16,7 @@ told, and decides.
 from __future__ import annotations
 
 import duckdb
+import polars as pl
 
 #: A copy loses at most this share of its members in one cut (and at least `MIN_GUARD` may go).
 MAX_SHARE, MIN_GUARD = 0.05, 50
@@ -81,3 +82,28 @@ def erase_members_not_in(con: duckdb.DuckDBPyConnection, public: set[str] | list
         return gone
     finally:
         con.execute("DROP TABLE IF EXISTS public_now")
+
+
+def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
+    """Delete every raw row of these (private) members; their posts lose the author id."""
+    if not users:
+        return
+    private = pl.DataFrame({"user_id": sorted(users)}, schema={"user_id": pl.String})
+    con.register("private_users", private.to_arrow())
+    try:
+        con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
+        con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
+        con.execute(
+            "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
+            "AND key IN (SELECT user_id FROM private_users)"
+        )
+        con.execute(
+            "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
+            "AND key IN (SELECT user_id FROM private_users)"
+        )
+        con.execute(
+            "UPDATE raw.posts SET author_user_id = NULL "
+            "WHERE author_user_id IN (SELECT user_id FROM private_users)"
+        )
+    finally:
+        con.unregister("private_users")

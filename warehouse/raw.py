@@ -37,6 +37,7 @@ import polars as pl
 
 from warehouse import crawl_runs
 from warehouse.db import run_sql_file, scalar, sql_files
+from warehouse.privacy import purge_members
 
 log = logging.getLogger("bodoge.warehouse")
 
@@ -372,31 +373,6 @@ class RawWriter:
 
     def _purge_private(self) -> None:
         purge_members(self.con, self.private_users)
-
-
-def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
-    """Delete every raw row of these (private) members; their posts lose the author id."""
-    if not users:
-        return
-    private = pl.DataFrame({"user_id": sorted(users)}, schema={"user_id": pl.String})
-    con.register("private_users", private.to_arrow())
-    try:
-        con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
-        con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
-        con.execute(
-            "DELETE FROM raw.listing_crawls WHERE listing = 'collection' "
-            "AND key IN (SELECT user_id FROM private_users)"
-        )
-        con.execute(
-            "DELETE FROM raw.crawl_frontier WHERE kind = 'collection' "
-            "AND key IN (SELECT user_id FROM private_users)"
-        )
-        con.execute(
-            "UPDATE raw.posts SET author_user_id = NULL "
-            "WHERE author_user_id IN (SELECT user_id FROM private_users)"
-        )
-    finally:
-        con.unregister("private_users")
 
 
 def _now() -> datetime:
