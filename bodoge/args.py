@@ -82,7 +82,7 @@ def reader_path(args: argparse.Namespace) -> Any:
     (warehouse.publish), so they never block the night nor see half of one.
     """
     from core.config import resolve_paths
-    from warehouse.publish import require_published
+    from warehouse.readers import require_published
 
     if getattr(args, "warehouse", None):
         return resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).warehouse

@@ -49,7 +49,8 @@ def freshness_line(published: dict | None, now: datetime | None = None) -> str:
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
     from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
-    from warehouse.publish import open_published, publication
+    from warehouse.publish import publication
+    from warehouse.readers import open_published
     from warehouse.views import cafes_for, collection, recommendations_for
 
     con = open_published(paths.data_dir)  # what readers see now, not the file the night wrote

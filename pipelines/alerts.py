@@ -96,7 +96,8 @@ def night_failed(
 def published_at(data_dir: Path) -> tuple[str | None, datetime | None]:
     """(run id, time) of the published night, or (None, None) when nothing was published."""
     from warehouse.db import WarehouseError
-    from warehouse.publish import open_published, publication
+    from warehouse.publish import publication
+    from warehouse.readers import open_published
 
     try:
         con = open_published(data_dir)

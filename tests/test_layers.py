@@ -1,4 +1,5 @@
-"""The layers only point down: no import cycle between the project's top-level packages.
+"""The layers only point down: no import cycle between the project's top-level packages,
+nor between any two modules, inside a package or across packages.
 
 Every module of every package is parsed (ast, nothing imported), including imports made
 inside functions, since a lazy import is still a dependency. `core` is the bottom layer and
@@ -13,6 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("core", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
+#: Every folder of modules whose imports must not go round in a circle.
+MODULE_ROOTS = (*PACKAGES, "benchmarks")
 
 
 def package_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
@@ -82,6 +85,67 @@ def test_the_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:
     graph = package_imports(tmp_path)
     assert find_cycle(graph) in (["scrapers", "warehouse", "scrapers"], ["warehouse", "scrapers", "warehouse"])
     assert find_cycle({"a": {"b": 1}, "b": {}}) is None
+
+
+def module_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
+    """{module: {module it imports: {line numbers}}}, the project's modules only.
+
+    A name is resolved to the longest module it names (`from a.b import c` is the module
+    `a.b.c` when that is a file, else `a.b`); relative imports are resolved against the
+    importing module's package. A package's `__init__` is the package's own name.
+    """
+    modules: dict[str, Path] = {}
+    for folder in MODULE_ROOTS:
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, set[str]]] = {name: {} for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            for target in targets:
+                found = resolve(target)
+                if found and found != name:
+                    graph[name].setdefault(found, set()).add(str(node.lineno))
+    return graph
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Inside a package too: a circle of lazy imports works until someone moves one of them."""
+    graph = module_imports()
+    cycle = find_cycle(graph)
+    if cycle:
+        where = "; ".join(f"{a} → {b} (line {', '.join(sorted(graph[a][b]))})"
+                          for a, b in zip(cycle, cycle[1:], strict=False))
+        raise AssertionError(f"import cycle {' → '.join(cycle)}: {where}")
+
+
+def test_the_module_walker_finds_a_planted_cycle_inside_a_package(tmp_path: Path) -> None:
+    for folder in MODULE_ROOTS:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "models" / "a.py").write_text("def f():\n    from . import b\n", encoding="utf-8")
+    (tmp_path / "models" / "b.py").write_text("from models.a import f\n", encoding="utf-8")
+    (tmp_path / "models" / "c.py").write_text("from models import a\n", encoding="utf-8")
+    graph = module_imports(tmp_path)
+    assert find_cycle(graph) in (["models.a", "models.b", "models.a"], ["models.b", "models.a", "models.b"])
+    assert graph["models.c"] == {"models.a": {"1"}}
 
 
 def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:

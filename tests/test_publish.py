@@ -12,7 +12,8 @@ import pytest
 
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import WarehouseError, connect
-from warehouse.publish import open_published, page_ages, publication, publish_snapshot, published_path
+from warehouse.publish import page_ages, publication, publish_snapshot, published_path
+from warehouse.readers import open_published
 
 
 @pytest.fixture()

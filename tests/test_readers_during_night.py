@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module fixtures
-from warehouse.publish import open_published, publication
+from warehouse.publish import publication
+from warehouse.readers import open_published
 
 pytestmark = pytest.mark.slow
 

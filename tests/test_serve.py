@@ -13,7 +13,8 @@ from core.procs import boot_id
 from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
 from tests.serve_process import logged, serving, submit_and_wait
-from warehouse.publish import open_published, publication
+from warehouse.publish import publication
+from warehouse.readers import open_published
 
 
 @pytest.mark.slow

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import SQL_DIR
+from warehouse.ddl import SQL_DIR
 
 log = logging.getLogger("bodoge.warehouse")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import duckdb
 
-SQL_DIR = Path(__file__).resolve().parent / "sql"
-"""The warehouse contract: `raw/`, `staging/`, `marts/` and `checks/`, one SQL file per table or check."""
+from warehouse.ddl import SQL_DIR, run_sql_file, sql_files  # noqa: F401 - where readers of db expect them
+
 # A DuckDB file starts with a main header and two database headers of 4 KiB each.
 DUCKDB_HEADER_BYTES = 3 * 4096
 
@@ -68,15 +68,6 @@ def first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def sql_files(folder: str) -> list[Path]:
-    """The SQL files of one layer (`raw`, `staging`, `marts`, ...) in name order."""
-    return sorted((SQL_DIR / folder).glob("*.sql"))
-
-
-def run_sql_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Execute one SQL file (it may hold several statements)."""
-    con.execute(path.read_text(encoding="utf-8"))
-
 
 def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """Create `marts.<name>` from its DDL file (`sql/marts/<name>.sql`) unless it exists.
@@ -86,7 +77,7 @@ def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     Its descriptions are (re)applied too: a table made by an older version, or re-made
     by an upgrade, gets them here, and a comment already right costs one catalogue read.
     """
-    from warehouse.comments import apply_comments  # comments reads SQL_DIR from here
+    from warehouse.comments import apply_comments  # comments sits above db (it reads warehouse.ddl)
 
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")

@@ -12,7 +12,7 @@ recommendations readable until a later crawl finished. Now:
    raw has lost them; the published night and every export bundle are cut
    (`cut_everywhere`), then their ids leave the journal (`Eraser.committed`).
 3. If the crawl died between 1 and 2: every reader opens the published night through
-   `warehouse.publish.require_published`, which cuts what the journal names first
+   `warehouse.readers.require_published`, which cuts what the journal names first
    (`cut_pending`), so no reader sees them; the next nightly run, at start-up, purges
    them from raw, cuts the night and the bundles and empties the journal (`settle_pending`).
 

@@ -236,29 +236,6 @@ def member_columns(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]
     ).fetchall()
 
 
-def require_published(data_dir: Path) -> Path:
-    """The published night's file; a one-line WarehouseError when no night was published yet.
-
-    Every reader comes through here, so members a crawl found private but could not cut
-    out before it was killed (`warehouse.erasure`'s journal) are cut first.
-    """
-    from warehouse.erasure import cut_pending
-
-    cut_pending(Path(data_dir))
-    path = published_path(data_dir)
-    if not path.is_file():
-        raise WarehouseError(
-            f"no night has been published in {Path(data_dir)} yet "
-            "(run `bodoge run`, `bodoge demo` or `bodoge build` first)"
-        )
-    return path
-
-
-def open_published(data_dir: Path) -> duckdb.DuckDBPyConnection:
-    """The published night, read-only (see `require_published`)."""
-    return connect(require_published(data_dir), read_only=True)
-
-
 def publication(con: duckdb.DuckDBPyConnection) -> dict | None:
     """The snapshot's publication row (run_id, published_at, page ages), or None (not a snapshot)."""
     try:

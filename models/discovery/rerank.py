@@ -11,28 +11,17 @@
   first ``k`` slots ``score`` is the MMR gain (greedy gains never rise); below them the
   blended score, capped by the score above, so a list's scores never rise.
 
-``tradeoff_curve`` measures both on a time split (what members marked next): NDCG@10,
-long-tail share and intra-list diversity for a grid of settings. The README shows the
-curve and which setting the nightly uses.
+``benchmarks/diversity_tradeoff.py`` measures both on a time split (what members marked
+next): NDCG@10, long-tail share and intra-list diversity for a grid of settings. The
+README shows the curve and which setting the nightly uses.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import replace
-from typing import Any
-
 import numpy as np
-import polars as pl
 import scipy.sparse as sp
 
-from models.base import single_threaded_blas
-from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.discovery.attribution import gather_flat
-from models.discovery.members import Members
-from models.metrics import ndcg_at_k
-
-log = logging.getLogger("bodoge.models")
 
 MMR_K = 10
 """Slots MMR fills (what a member sees first)."""
@@ -76,73 +65,3 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
         new_values[user, : picked.size] = gains[user, : picked.size]
     # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
     return new_ids, np.minimum.accumulate(new_values, axis=1)
-
-
-def tradeoff_curve(
-    collections: pl.DataFrame,
-    games: pl.DataFrame,
-    *,
-    settings: list[tuple[float, float]],
-    posts: pl.DataFrame | None = None,
-    champion: str = "ease",
-    params: dict[str, Any] | None = None,
-    weighting: str = "graded",
-    k: int = 10,
-    max_users: int = 1500,
-    seed: int = 0,
-) -> list[dict[str, float]]:
-    """For each ``(tail, diversity)``: NDCG@k, long-tail share, intra-list diversity and mean
-    popularity rank of the discovery lists on a time split (latest 20 % of each member);
-    the first point is the champion's own lists (``"tail": None``), the reference.
-
-    Every list ranks the games a member had not marked at all before, as ``bodoge
-    evaluate`` does (the nightly's lists may also bring back 興味あり games, which a
-    time split can never count as hits: they are left out here so the comparison is fair)."""
-    from models.discovery.run import ChampionFit, fit_on_earlier
-
-    fit = ChampionFit(champion=champion, params=params or {}, weighting=weighting, seed=seed)
-    state, train, test = fit_on_earlier(collections, games, posts, fit)
-    relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
-    users = relevant.get_column("user_id").unique().sort()
-    if users.len() > max_users:
-        users = users.sample(max_users, seed=seed).sort()
-    popularity = popularity_ranks(train)
-    curve = [_champion_point(state, train, users, relevant, popularity, k)]
-    base = state.blend
-    for tail, diversity in settings:
-        state.blend = replace(base, tail=tail, diversity=diversity)
-        with single_threaded_blas():
-            ranked, _ = state.rank(train, users.to_list(), k, candidates=_unmarked)
-        point = {
-            "tail": tail, "diversity": diversity,
-            "ndcg": ndcg_at_k(ranked, relevant, k),
-            "long_tail_share": long_tail_share(ranked, popularity, k),
-            "intra_list_diversity": intra_list_diversity(ranked, state.game_ids, state.content.features, k),
-            "mean_popularity_rank": mean_popularity_rank(ranked, popularity, k),
-        }
-        log.info("trade-off: %s", point)
-        curve.append(point)
-    state.blend = base
-    return curve
-
-
-def _champion_point(state, train: pl.DataFrame, users: pl.Series, relevant: pl.DataFrame,
-                    popularity: pl.DataFrame, k: int) -> dict[str, Any]:
-    """The champion alone on the same members: what the blend and re-rankings are measured against."""
-    from models.base import topk_frame
-
-    rows = state.interactions.user_rows(users)
-    with single_threaded_blas():
-        ids, values = state.model.recommend(rows, k, exclude=state.interactions.matrix[rows])
-    lists = topk_frame(users, ids, values, state.interactions.game_ids)
-    return {
-        "tail": None, "diversity": None, "ndcg": ndcg_at_k(lists, relevant, k),
-        "long_tail_share": long_tail_share(lists, popularity, k),
-        "intra_list_diversity": intra_list_diversity(lists, state.game_ids, state.content.features, k),
-        "mean_popularity_rank": mean_popularity_rank(lists, popularity, k),
-    }
-
-
-def _unmarked(members: Members) -> np.ndarray:
-    """Games without any earlier entry of the member (known or 興味あり)."""
-    return ~((members.known + members.watch).toarray() > 0)

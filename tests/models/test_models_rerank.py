@@ -23,7 +23,7 @@ def test_mmr_prefers_a_dissimilar_game() -> None:
 
 
 def test_tradeoff_curve_moves_the_way_each_knob_says() -> None:
-    from models.discovery.rerank import tradeoff_curve
+    from benchmarks.diversity_tradeoff import tradeoff_curve
     from samplesite.generator import generate_site
     from samplesite.truth import truth_frames
 
