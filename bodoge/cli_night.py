@@ -42,7 +42,7 @@ def register_crawl(sub: Any) -> None:
 def cmd_probe(args: argparse.Namespace) -> int:
     """`bodoge crawl --probe`: exit 0 when probed, 1 with one line when the site cannot be (bad URL: 2)."""
     from core.config import require_base_url
-    from scrapers.crawl import is_local, validate_base_url
+    from scrapers.crawl_setup import is_local, validate_base_url
     from scrapers.probe import ProbeError, run_probe
 
     base_url = validate_base_url(require_base_url(args.base_url))  # CrawlError: one line, exit 2
@@ -211,7 +211,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bodoge.interrupts import Interrupted, signals_raise
     from bodoge.serve import died, prepare, start, stop_all, wait_until_ready
     from pipelines.alerts import check_alert_url
-    from scrapers.crawl import validate_base_url
+    from scrapers.crawl_setup import validate_base_url
 
     base_url = validate_base_url(require_base_url(args.base_url))  # its format now; the site is asked nightly
     paths = resolve_paths(data_dir=args.data_dir)

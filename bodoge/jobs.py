@@ -109,7 +109,7 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
     must alert, and the schedule's runs meet it the same way), and a down endpoint only
     delays delivery. A typo'd flag is neither: it is said at once and nothing runs.
     """
-    from scrapers.crawl import CrawlError, validate_base_url
+    from scrapers.crawl_setup import CrawlError, validate_base_url
     from warehouse.crawl_floor import floor_from_env
     from warehouse.delivery import retry_seconds
     from warehouse.export_retention import keep_exports

@@ -1,7 +1,7 @@
 """Scrapy settings, written as the crawler's politeness policy.
 
 We are guests on a community site run by a small company. The crawler says who it is,
-obeys robots.txt (including its Crawl-delay, applied by `scrapers.crawl`), lets
+obeys robots.txt (including its Crawl-delay, applied by `scrapers.crawl_setup`), lets
 AutoThrottle slow down when the server does, retries 429 and 5xx answers with
 exponential backoff (honouring Retry-After), and never leaves the host it was given.
 `LOCAL_OVERRIDES` relaxes only the pace, for the sample site on 127.0.0.1.

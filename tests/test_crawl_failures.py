@@ -161,7 +161,7 @@ def test_run_crawl_raises_one_line_for_a_locked_warehouse(served, lock_holder) -
 
 
 def _child_of(pid: int, timeout: float = 30) -> int:
-    """The crawl subprocess of a `bodoge crawl` (`python -m scrapers.crawl`), not any
+    """The crawl subprocess of a `bodoge crawl` (`python -m scrapers.crawl_child`), not any
     short-lived helper the parent may start first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

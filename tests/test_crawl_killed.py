@@ -30,7 +30,7 @@ N_USERS = 150
 # that the kill lands between the directory and the collections.
 DRIVER = """
 import sys
-import scrapers.crawl as crawl
+import scrapers.crawl_child as crawl
 base = crawl.crawl_settings
 crawl.crawl_settings = lambda **kw: {**base(**kw), "BODOGE_BATCH_SIZE": 1, "BODOGE_PROGRESS_SECONDS": 0.2,
                                      "CONCURRENT_REQUESTS": 1, "DOWNLOAD_DELAY": 0.15}
