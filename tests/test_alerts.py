@@ -169,3 +169,16 @@ def test_the_daemons_alert_names_the_failed_step_and_its_root_cause() -> None:
         step, cause = failed_step(result.get_step_failure_events(), fallback="failed")
     assert step == "crawl_site"
     assert cause == "connection refused"
+
+
+def test_the_ui_calls_a_night_late_when_the_alert_does() -> None:
+    """published_night's freshness policy fails at the alert's 26 hours (one number), warns an hour before."""
+    import dagster as dg
+
+    from pipelines.alerts import FRESHNESS
+    from pipelines.definitions import defs
+
+    key = dg.AssetKey(["export", "published_night"])
+    policy = defs().resolve_assets_def(key).specs_by_key[key].freshness_policy
+    assert policy.fail_window.to_timedelta() == FRESHNESS
+    assert policy.warn_window.to_timedelta() == FRESHNESS - timedelta(hours=1)

@@ -2,9 +2,12 @@
 and exports/LATEST replaced one right after the other (warehouse/release.py). Delivery to the
 site's endpoint comes after the release (`delivery.py`)."""
 
+from datetime import timedelta
+
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.alerts import FRESHNESS
 from pipelines.defs.resources import SiteSettings
 from warehouse.export import bundle_run_id, export_bundle
 from warehouse.release import release_night
@@ -34,6 +37,8 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
     group_name="export",
     kinds={"duckdb"},
     pool="warehouse_writer",
+    # The UI marks a late night as the alerts do: a night is published about every 24 hours.
+    freshness_policy=dg.FreshnessPolicy.time_window(fail_window=FRESHNESS, warn_window=FRESHNESS - timedelta(hours=1)),
 )
 def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
     """DATA_DIR/published.duckdb: the read-only copy of the marts that readers open, and exports/LATEST.
