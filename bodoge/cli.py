@@ -16,6 +16,7 @@ from typing import Any, Callable
 from bodoge.args import add_data_dir, open_warehouse
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
+from bodoge.sql_shell import register_sql
 from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
@@ -327,7 +328,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 _COMMANDS: list[Callable[[Any], None]] = [
     register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
-    _register_recommend, _register_collection, _register_cafes, _register_dashboard, _register_site,
+    _register_recommend, _register_collection, _register_cafes, _register_dashboard, register_sql, _register_site,
     register_backup, register_restore,
 ]
 

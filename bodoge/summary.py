@@ -91,7 +91,8 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
     if summary.log_path:
         print(f"Run log:    {summary.log_path}")
     print(f"Warehouse:  {paths.warehouse}  (the night writes it)")
-    print(f"Published:  {paths.data_dir / 'published.duckdb'}  (readers: duckdb -readonly, the dashboard)")
+    print(f"Published:  {paths.data_dir / 'published.duckdb'}  "
+          f"(analysts: uv run bodoge sql --data-dir {paths.data_dir}, docs/analysts.md; the dashboard)")
     print(f"Exports:    {paths.exports}  (LATEST names the newest complete bundle)")
     print(f"Dagster UI: uv run bodoge serve --data-dir {paths.data_dir} --base-url URL  (and the 03:00 JST schedule)")
     print(f"Dashboard:  uv run bodoge dashboard --data-dir {paths.data_dir}")
