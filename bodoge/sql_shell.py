@@ -77,13 +77,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def night_path(args: argparse.Namespace) -> Path:
-    """`--db PATH`, else the published night (as every reader: `warehouse.publish.require_published`).
+    """`--db PATH`, else the published night (as every reader: `warehouse.readers.require_published`).
 
     The warehouse the night writes is refused by name: a reader holding it open makes the
     next night fail, and the published night holds every mart of it.
     """
     from core.config import resolve_paths
-    from warehouse.publish import require_published
+    from warehouse.readers import require_published
 
     paths = resolve_paths(data_dir=args.data_dir)
     if args.db is None:
