@@ -9,14 +9,25 @@ pages of exactly its shape, and crawls are compared with the generator's ground 
     frames = truth_frames(site)
 """
 
-from samplesite.faults import permanent_faults, transient_fault
-from samplesite.generator import generate_site
-from samplesite.model import REFERENCE_NOW, Site
-from samplesite.pages.layout import Response
-from samplesite.render import render
-from samplesite.server import SampleSiteServer, serve_forever
-from samplesite.truth import truth_frames, write_truth
-from samplesite.urls import iter_urls
+from importlib import import_module
+from typing import Any
+
+# Loaded when first used (PEP 562), so a command that only needs one small module of the
+# sample site (`bodoge --help` lists the variants) does not import Polars and NumPy.
+_HOME = {
+    "permanent_faults": "samplesite.faults", "transient_fault": "samplesite.faults",
+    "generate_site": "samplesite.generator", "REFERENCE_NOW": "samplesite.model", "Site": "samplesite.model",
+    "Response": "samplesite.pages.layout", "render": "samplesite.render",
+    "SampleSiteServer": "samplesite.server", "serve_forever": "samplesite.server",
+    "truth_frames": "samplesite.truth", "write_truth": "samplesite.truth", "iter_urls": "samplesite.urls",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'samplesite' has no attribute {name!r}")
+    return getattr(import_module(_HOME[name]), name)
+
 
 __all__ = [
     "REFERENCE_NOW",

@@ -24,8 +24,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from samplesite.model import Site
+from typing import TYPE_CHECKING
+
 from samplesite.pages.layout import Response
+
+if TYPE_CHECKING:
+    from samplesite.model import Site
 
 NO_PAGINATION_ONE_PAGE = "no-pagination-one-page"
 NO_DIRECTORY_UPDATES = "no-directory-updates"
