@@ -99,3 +99,13 @@ def open_warehouse(args: argparse.Namespace) -> Iterator[Any]:
         yield con
     finally:
         con.close()
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its message, or its type where it has none."""
+    text = str(exc).strip().splitlines()
+    known = type(exc).__module__.split(".")[0] in {"scrapers", "warehouse", "models", "samplesite", "bodoge", "pipelines"}
+    message = text[0] if text else type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"no such file: {exc.filename}"
+    return message if known or isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {message}"

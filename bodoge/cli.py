@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from bodoge.args import add_data_dir, open_warehouse
+from bodoge.args import add_data_dir, one_line, open_warehouse
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.sql_shell import register_sql
@@ -42,16 +42,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"bodoge: error: {one_line(exc)}", file=sys.stderr)
         return 2
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: its message, or its type where it has none."""
-    text = str(exc).strip().splitlines()
-    known = type(exc).__module__.split(".")[0] in {"scrapers", "warehouse", "models", "samplesite", "bodoge", "pipelines"}
-    message = text[0] if text else type(exc).__name__
-    if isinstance(exc, FileNotFoundError) and exc.filename:
-        return f"no such file: {exc.filename}"
-    return message if known or isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {message}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -245,7 +245,7 @@ def _first_sentence(text: str) -> str:
 
 def interactive(con: Any, fmt: str, banner: str) -> int:
     """The prompt: statements end at `;`, `.commands` on a line of their own; errors do not end it."""
-    from bodoge.cli import one_line
+    from bodoge.args import one_line
 
     save_history = _start_history()
     print(banner)

@@ -12,12 +12,16 @@ pages of exactly its shape, and crawls are compared with the generator's ground 
 from importlib import import_module
 from typing import Any
 
+# `render` is also the name of its module: once `samplesite.render` is imported, the
+# package attribute is that module, so the function is bound here, eagerly.
+from samplesite.render import render
+
 # Loaded when first used (PEP 562), so a command that only needs one small module of the
 # sample site (`bodoge --help` lists the variants) does not import Polars and NumPy.
 _HOME = {
     "permanent_faults": "samplesite.faults", "transient_fault": "samplesite.faults",
     "generate_site": "samplesite.generator", "REFERENCE_NOW": "samplesite.model", "Site": "samplesite.model",
-    "Response": "samplesite.pages.layout", "render": "samplesite.render",
+    "Response": "samplesite.pages.layout",
     "SampleSiteServer": "samplesite.server", "serve_forever": "samplesite.server",
     "truth_frames": "samplesite.truth", "write_truth": "samplesite.truth", "iter_urls": "samplesite.urls",
 }
