@@ -5,11 +5,11 @@ owned-but-unplayed games, ranked; from marts.next_to_play), `similar_games.jsonl
 `manifest.json` (sha256 of every file), each JSONL file's JSON Schema in `schemas/` and
 their `schema_version` (`warehouse.export_schemas`). Every item carries its `rank`. The
 bundle is written in a hidden temporary folder, fsynced, every line validated against
-its schema (a bad line fails the export: nothing is published) and renamed into place. LATEST is not moved here: `warehouse.release`
-moves it right after published.duckdb, so the site and the readers of the published
-night see the same night. Re-exporting the same run id rewrites that bundle the same
-way. Only what the site already shows publicly goes out: members' ids from public
-collections and game ids, never other members' data.
+its schema (a bad line fails the export: nothing is published) and renamed into place.
+LATEST is not moved here: `warehouse.release` moves it right after published.duckdb, so
+the site and the readers of the published night see the same night. Re-exporting the
+same run id rewrites that bundle the same way. Only what the site already shows publicly
+goes out: members' ids from public collections and game ids, never other members' data.
 
 Litter a killed export left is swept first, and the new bundle is cut down to the
 members public now; once LATEST names it, old bundles are pruned (at most
