@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -13,7 +15,8 @@ import pytest
 from core.http import Retry
 from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
-from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
+from warehouse.export import FILES, ExportError, export_bundle, latest_bundle, verify_bundle
+from warehouse.export_schemas import SCHEMA_VERSION
 from warehouse.push import PushError, push_bundle
 from warehouse.release import release_night
 
@@ -51,14 +54,20 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
                                   "next_to_play_users": 1, "next_to_play": 2}
     shelf = (exports / "run-2" / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in shelf] == [{"user_id": "1", "items": [
-        {"game_id": "p", "score": 0.6, "reason": "「プロポリス」が好きなあなたに"},
-        {"game_id": "r", "score": 0.2, "reason": "人気のゲーム"}]}]
+        {"rank": 1, "game_id": "p", "score": 0.6, "reason": "「プロポリス」が好きなあなたに"},
+        {"rank": 2, "game_id": "r", "score": 0.2, "reason": "人気のゲーム"}]}]
     lines = [json.loads(x) for x in (exports / "run-2" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines[0] == {"user_id": "1", "items": [
-        {"game_id": "a", "score": 0.9, "reason": "プロポリスが好きなあなたに"},
-        {"game_id": "b", "score": 0.5, "reason": "プロポリスが好きなあなたに"}]}
+        {"rank": 1, "game_id": "a", "score": 0.9, "reason": "プロポリスが好きなあなたに"},
+        {"rank": 2, "game_id": "b", "score": 0.5, "reason": "プロポリスが好きなあなたに"}]}
     similar = (exports / "run-2" / "similar_games.jsonl").read_text(encoding="utf-8").splitlines()
-    assert json.loads(similar[0]) == {"game_id": "a", "items": [{"game_id": "b", "score": 0.8}, {"game_id": "c", "score": 0.1}]}
+    assert json.loads(similar[0]) == {"game_id": "a", "items": [{"rank": 1, "game_id": "b", "score": 0.8},
+                                                                {"rank": 2, "game_id": "c", "score": 0.1}]}
+    # Each JSONL file's schema is in the bundle, checksummed like the rest, its version named.
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert sorted(manifest["files"]) == sorted([*FILES, *(f"schemas/{Path(n).stem}.schema.json" for n in FILES)])
+    assert sorted(p.name for p in (exports / "run-2" / "schemas").iterdir()) == sorted(
+        f"{Path(n).stem}.schema.json" for n in FILES)
 
 
 def test_tampered_bundle_fails_verification(tmp_path: Path) -> None:
@@ -144,6 +153,10 @@ def test_push_retries_with_backoff_then_delivers_once(bundle: Path) -> None:
     assert waits == [0.5, 1.0]  # exponential backoff between the failed attempts
     assert again.idempotency_key == result.idempotency_key and len(receiver.stored) == 1
     assert len(receiver.posts) == 4
+    with tarfile.open(fileobj=io.BytesIO(next(iter(receiver.stored.values()))), mode="r:gz") as tar:
+        sent = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    on_disk = {f"run-9/{p.relative_to(bundle).as_posix()}": p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    assert sent == on_disk and "run-9/schemas/recommendations.schema.json" in sent  # the schemas travel too
 
 
 def test_push_stops_on_a_client_error_and_after_the_last_attempt(bundle: Path) -> None:

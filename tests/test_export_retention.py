@@ -14,6 +14,7 @@ from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.export_retention import prune_bundles
+from warehouse.export_schemas import schema_bytes, validate_bundle
 from warehouse.raw import RawWriter
 from warehouse.release import release_night
 
@@ -153,8 +154,13 @@ def test_a_member_turned_private_is_cut_from_every_old_bundle(wh: Path, tmp_path
         manifest = verify_bundle(bundle)  # every sha256 matches the rewritten files
         assert user_ids(bundle) == ["1", "3"]
         assert manifest["counts"]["users"] == 2 and manifest["counts"]["recommendations"] == 4
-        for file in bundle.iterdir():
+        for file in (p for p in bundle.rglob("*") if p.is_file()):
             assert '"2"' not in file.read_text(encoding="utf-8"), file
+    # Whole lines were cut: what is left still matches the schemas, which were left as they were.
+    lines = validate_bundle(exports / "run-02").lines
+    assert (lines["recommendations.jsonl"], lines["next_to_play.jsonl"], lines["similar_games.jsonl"]) == (2, 2, 1)
+    assert (exports / "run-02" / "schemas" / "recommendations.schema.json").read_bytes() == \
+        schema_bytes("recommendations.jsonl")
     assert user_ids(old, "next_to_play.jsonl") == ["3"]
     assert (old / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()[0] == kept_line
     assert json.loads((old / "similar_games.jsonl").read_text(encoding="utf-8"))["game_id"] == "a"
@@ -201,7 +207,7 @@ def test_litter_of_a_killed_export_is_removed(wh: Path, tmp_path: Path, caplog) 
         export(wh, exports, "run-02", ["1"])
     assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-01", "run-02"]
     assert sorted(p.name for p in (exports / "run-01").iterdir()) == [
-        "manifest.json", "next_to_play.jsonl", "recommendations.jsonl", "similar_games.jsonl"]
+        "manifest.json", "next_to_play.jsonl", "recommendations.jsonl", "schemas", "similar_games.jsonl"]
     assert [r.getMessage() for r in caplog.records] == [
         "exports: removed 4 leftover(s) of an interrupted export: "
         ".tmp-drop-run-x, .tmp-run-00, LATEST.tmp, run-01/recommendations.jsonl.tmp"]

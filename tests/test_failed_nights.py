@@ -21,14 +21,17 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.nightly_process import BODOGE, NightlyProcess, one_error_line
+from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
 from tests.test_alerts import Receiver
 from tests.test_export import make_warehouse
 from tests.warehouse_fixtures import build_small_warehouse
-from warehouse.db import connect
+from warehouse.db import connect, ensure_table
 from warehouse.export import export_bundle
+from warehouse.publish import publication
 from warehouse.release import release_night
 
 
@@ -162,6 +165,47 @@ def _daemon_sensor_alerts(data: Path, run_id: str, alert_url: str, base_url: str
         ).for_run_failure()
         nightly_failed(context)
     return len(list((data / "alerts").glob("*.json"))) != before
+
+
+@pytest.mark.slow
+def test_a_bundle_whose_lines_do_not_match_their_schema_fails_the_night_and_publishes_nothing(
+    published: Path, site_url: str, alerts: Receiver
+) -> None:
+    """Issue 23: the export's lines are validated before the bundle is published.
+
+    The warehouse holds a marts.recommendations left with `score` as text (a table keeps
+    the shape it was made with: `CREATE TABLE IF NOT EXISTS`), so a real night crawls,
+    builds and ranks as usual, and its bundle's lines carry scores as strings. It must
+    fail like a failed check: exit 1, one `night_failed` alert naming the file and line,
+    and the published night, LATEST and every bundle as they were (no half bundle).
+    """
+    con = connect(published / "warehouse.duckdb")
+    try:
+        ensure_table(con, "recommendations")
+        con.execute("ALTER TABLE marts.recommendations ALTER COLUMN score TYPE VARCHAR")
+    finally:
+        con.close()
+    before = fingerprint(published)
+    code, lines = NightlyProcess(published, site_url, "--alert-url", alerts.url).finish(timeout=400)
+    last = one_error_line(lines)
+    assert code == 1, "\n".join(lines)
+    says = ("recommendations.jsonl line 1 does not match schemas/recommendations.schema.json: "
+            'at /items/0/score: "')
+    assert last.startswith("bodoge: error: nightly run") and says in last and "nothing was published" in last, last
+    assert len(alerts.bodies) == 1, alerts.bodies
+    alert = alerts.bodies[0]
+    assert alert["kind"] == "night_failed" and alert["failed_step"] == "export__site_bundle", alert
+    assert says in alert["cause"] and 'is not of type "number"' in alert["cause"] and alert["cause"] in last
+    # The crawl ran, so members not on this site were cut from the published night (privacy,
+    # warehouse.publish.scrub_published); it is still night-0's, and LATEST and the bundles are as they were.
+    after = fingerprint(published)
+    assert {k: v for k, v in after.items() if k != "published.duckdb"} == {
+        k: v for k, v in before.items() if k != "published.duckdb"}
+    con = duckdb.connect(str(published / "published.duckdb"), read_only=True)
+    try:
+        assert (publication(con) or {}).get("run_id") == "night-0"
+    finally:
+        con.close()
 
 
 @pytest.mark.parametrize(("flag", "says"), [

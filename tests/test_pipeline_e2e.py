@@ -24,6 +24,7 @@ from samplesite.server import SampleSiteServer
 from warehouse.db import connect
 from tests.test_export import Receiver
 from warehouse.export import latest_bundle, verify_bundle
+from warehouse.export_schemas import validate_bundle
 from warehouse.push import idempotency_key
 
 pytestmark = pytest.mark.slow
@@ -108,6 +109,9 @@ def test_two_complete_export_bundles(two_runs) -> None:
         assert set(json.loads(lines[0])) == {"user_id", "items"}
         shelf = (bundle / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(shelf) == manifest["counts"]["next_to_play_users"] > 0
+        # Issue 23: every line of every file matches the schema shipped in its bundle.
+        assert validate_bundle(bundle).lines == {name: len((bundle / name).read_text(encoding="utf-8").splitlines())
+                                                 for name in manifest["files"] if name.endswith(".jsonl")}
     assert latest_bundle(paths.exports) == max(bundles, key=lambda p: json.loads((p / "manifest.json").read_text())["created_at"])
 
 

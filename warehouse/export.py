@@ -2,12 +2,14 @@
 
 `exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
 owned-but-unplayed games, ranked; from marts.next_to_play), `similar_games.jsonl` and
-`manifest.json` (sha256 of every file). The bundle is written in a hidden temporary
-folder, fsynced and renamed into place. LATEST is not moved here: `warehouse.release`
-moves it right after published.duckdb, so the site and the readers of the published
-night see the same night. Re-exporting the same run id rewrites that bundle the same
-way. Only what the site already shows publicly goes out: members' ids from public
-collections and game ids, never other members' data.
+`manifest.json` (sha256 of every file), each JSONL file's JSON Schema in `schemas/` and
+their `schema_version` (`warehouse.export_schemas`). Every item carries its `rank`. The
+bundle is written in a hidden temporary folder, fsynced, every line validated against
+its schema (a bad line fails the export: nothing is published) and renamed into place.
+LATEST is not moved here: `warehouse.release` moves it right after published.duckdb, so
+the site and the readers of the published night see the same night. Re-exporting the
+same run id rewrites that bundle the same way. Only what the site already shows publicly
+goes out: members' ids from public collections and game ids, never other members' data.
 
 Litter a killed export left is swept first, and the new bundle is cut down to the
 members public now; once LATEST names it, old bundles are pruned (at most
@@ -29,6 +31,7 @@ import polars as pl
 
 from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, sync_file, write_synced
 from warehouse.export_retention import keep_exports, remove_litter, scrub_bundles
+from warehouse.export_schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
@@ -83,9 +86,16 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
             "next_to_play_users": shelf["user_id"].n_unique() if shelf.height else 0,
             "next_to_play": shelf.height,
         },
-        "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()},
+        "schema_version": SCHEMA_VERSION,
+        "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()}
+        | write_schemas(staging, FILES),
     }
     write_synced(staging / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8"))
+    try:
+        validate_bundle(staging)  # every line, before the bundle is renamed into place
+    except ExportError:
+        drop_dir(staging)
+        raise
 
     final = exports_dir / run_id
     if final.exists():
@@ -147,11 +157,12 @@ def verify_bundle(path: Path) -> dict:
 
 
 def _grouped(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> pl.DataFrame:
-    """One row per key, its rows (already in rank order) as the list `items` of structs.
+    """One row per key, its rows (already in rank order) as the list `items` of structs,
+    each with its `rank` first (the site need not count, and a gap would show).
 
     Why frames written by Polars rather than `json.dumps` per line: at the real site's
     size (100,000 members × 100 games) a Python dict per row peaked at 9.4 GB.
     """
     return frame.group_by(key, maintain_order=True).agg(
-        pl.struct([pl.col(src).alias(dst) for src, dst in fields.items()]).alias("items")
+        pl.struct([pl.col("rank"), *(pl.col(src).alias(dst) for src, dst in fields.items())]).alias("items")
     ).select(key, "items")

@@ -9,6 +9,8 @@ Why each rule:
   the other way round: a bundle keeps only the lines of members the warehouse knows as
   public *now*; anyone else (turned private, deleted) is cut from every per-user file,
   and the manifest's counts and sha256s are rewritten so the bundle still verifies.
+  Whole lines are cut, never edited, so every line left still matches the bundle's JSON
+  Schemas (`schemas/`: they name no member and are left as they are).
   A running crawl cuts the members it finds private at once (`cut_members_from_bundles`,
   through `warehouse.erasure`, whose journal holds their ids only until that cut is done).
 - A process killed while exporting leaves `exports/.tmp-*`, possibly holding members who
@@ -196,6 +198,8 @@ def _scrub_bundle(bundle: Path, public: set[str] | Callable[[str], bool], *, nee
     manifest = json.loads((bundle / MANIFEST).read_text(encoding="utf-8"))
     rewritten: dict[str, tuple[bytes, int, int]] = {}
     for name in manifest["files"]:
+        if not name.endswith(".jsonl"):  # the schemas
+            continue
         data = (bundle / name).read_bytes()
         if needles is not None and not any(n in data for n in needles):
             continue

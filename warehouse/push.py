@@ -33,11 +33,12 @@ class PushResult:
 
 
 def bundle_archive(path: Path) -> bytes:
-    """The bundle folder as a deterministic .tar.gz (sorted names, fixed mtimes)."""
+    """The bundle folder as a deterministic .tar.gz (sorted names, fixed mtimes), its
+    `schemas/` folder included."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for file in sorted(path.iterdir()):
-            info = tarfile.TarInfo(name=f"{path.name}/{file.name}")
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            info = tarfile.TarInfo(name=f"{path.name}/{file.relative_to(path).as_posix()}")
             data = file.read_bytes()
             info.size, info.mtime, info.mode = len(data), 0, 0o644
             tar.addfile(info, io.BytesIO(data))

@@ -5,7 +5,8 @@ same night. LATEST used to move when the export was written, before the publishe
 a full disk or a kill at publish left LATEST on a night that says nothing was published.
 Now the night's end is, in order:
 
-1. the bundle `exports/<run_id>/` is written whole (`warehouse.export`; LATEST unmoved),
+1. the bundle `exports/<run_id>/` is written whole, every line validated against its JSON
+   Schema (`warehouse.export`, `warehouse.export_schemas`; LATEST unmoved),
 2. the next published night is written whole to a temporary file, its `marts.publication`
    naming that bundle (`export_run_id`),
 3. published.duckdb is replaced (os.replace), then at once LATEST (os.replace),

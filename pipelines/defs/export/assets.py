@@ -22,6 +22,9 @@ from warehouse.release import release_night
 def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
     """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json (LATEST moves at release).
 
+    Each JSONL file's JSON Schema goes in the bundle's `schemas/`, and every line is validated
+    against it before the bundle is renamed into place: a line that does not match fails this
+    step, so the night fails and publishes nothing (warehouse/export_schemas.py).
     Delivery to the site's endpoint comes after the night is published (`export/delivery`),
     so a down endpoint never stops the night.
     """
