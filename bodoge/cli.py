@@ -169,7 +169,8 @@ def _register_recommend(sub: Any) -> None:
     p.add_argument("--owned-unplayed", action="store_true",
                    help="play next (積みゲー): games the member has and has not played")
     p.add_argument("--watching", action="store_true",
-                   help="from the watch list (興味ありの中からおすすめ): the member's 興味あり games, neither had nor played")
+                   help="from the watch list (興味ありの中からおすすめ): the member's 興味あり games, "
+                        "neither had nor played")
     p.add_argument("--group", metavar="ID,ID,…", help="game night for these members")
     p.add_argument("--cafe", metavar="SLUG", help="with --group: games this cafe offers are on the table too")
     p.add_argument("--anywhere", action="store_true", help="with --group: any game, whoever has it")

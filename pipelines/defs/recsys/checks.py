@@ -38,7 +38,8 @@ def no_watched_game_recommended(duckdb: DuckDBResource) -> dg.AssetCheckResult:
 def watch_next_only_the_watch_list(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         bad = con.execute(
-            "SELECT w.user_id, w.game_id FROM marts.watch_next w LEFT JOIN marts.collections c USING (user_id, game_id) "
+            "SELECT w.user_id, w.game_id FROM marts.watch_next w "
+            "LEFT JOIN marts.collections c USING (user_id, game_id) "
             "WHERE NOT coalesce(c.watching AND NOT c.have AND NOT c.played, false) LIMIT 5"
         ).fetchall()
     return dg.AssetCheckResult(passed=not bad, metadata={"examples": str(bad)})
