@@ -26,7 +26,6 @@ import polars as pl  # noqa: E402
 
 from models.base import single_threaded_blas, topk_frame  # noqa: E402
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks  # noqa: E402
-from models.discovery.members import Members  # noqa: E402
 from models.discovery.run import ChampionFit, fit_on_earlier  # noqa: E402
 from models.metrics import ndcg_at_k  # noqa: E402
 
@@ -54,8 +53,7 @@ def tradeoff_curve(
     the first point is the champion's own lists (``"tail": None``), the reference.
 
     Every list ranks the games a member had not marked at all before, as ``bodoge
-    evaluate`` does (the nightly's lists may also bring back 興味あり games, which a
-    time split can never count as hits: they are left out here so the comparison is fair)."""
+    evaluate`` and the nightly's discovery do (``discover_candidates``)."""
     fit = ChampionFit(champion=champion, params=params or {}, weighting=weighting, seed=seed)
     state, train, test = fit_on_earlier(collections, games, posts, fit)
     relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
@@ -68,7 +66,7 @@ def tradeoff_curve(
     for tail, diversity in settings:
         state.blend = replace(base, tail=tail, diversity=diversity)
         with single_threaded_blas():
-            ranked, _ = state.rank(train, users.to_list(), k, candidates=_unmarked)
+            ranked, _ = state.rank(train, users.to_list(), k)
         point = {
             "tail": tail, "diversity": diversity,
             "ndcg": ndcg_at_k(ranked, relevant, k),
@@ -95,11 +93,6 @@ def _champion_point(state, train: pl.DataFrame, users: pl.Series, relevant: pl.D
         "intra_list_diversity": intra_list_diversity(lists, state.game_ids, state.content.features, k),
         "mean_popularity_rank": mean_popularity_rank(lists, popularity, k),
     }
-
-
-def _unmarked(members: Members) -> np.ndarray:
-    """Games without any earlier entry of the member (known or 興味あり)."""
-    return ~((members.known + members.watch).toarray() > 0)
 
 
 def main() -> None:

@@ -33,7 +33,8 @@ from typing import Any
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
     "evaluation": "recsys-evaluation",
-    "discovery": [["marts", "recommendations"], ["marts", "next_to_play"], ["marts", "similar_games"]],
+    "discovery": [["marts", "recommendations"], ["marts", "next_to_play"], ["marts", "watch_next"],
+                  ["marts", "similar_games"]],
     "export": [["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
@@ -70,7 +71,7 @@ def _selection(stage: str) -> list[Any]:
     keys = [s.key for s in defs().resolve_all_asset_specs()]
     if spec == "warehouse":
         return [k for k in keys if k.path[0] in ("staging", "marts") and k.path[-1] not in
-                ("model_runs", "recommendations", "next_to_play", "similar_games")]
+                ("model_runs", "recommendations", "next_to_play", "watch_next", "similar_games")]
     return [k for k in keys if k.path[0] == "recsys" or k.path == ["marts", "model_runs"]]
 
 

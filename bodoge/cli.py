@@ -152,13 +152,16 @@ def cmd_collection(args: argparse.Namespace) -> int:
 
 
 def _register_recommend(sub: Any) -> None:
-    p = sub.add_parser("recommend", help="a member's discovery list, their play-next shelf, or a group's game night")
+    p = sub.add_parser("recommend", help="a member's discovery list, one of their shelves, or a group's game night")
     p.add_argument("user_id", metavar="USER_ID", nargs="?")
     p.add_argument("-n", type=int, default=10, help="how many (default 10)")
     p.add_argument("--players", help="only games playable with N players")
     p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
     p.add_argument("--owned-unplayed", action="store_true",
                    help="play next (積みゲー): games the member has and has not played")
+    p.add_argument("--watching", action="store_true",
+                   help="from the watch list (興味ありの中からおすすめ): the member's 興味あり games, "
+                        "neither had nor played")
     p.add_argument("--group", metavar="ID,ID,…", help="game night for these members")
     p.add_argument("--cafe", metavar="SLUG", help="with --group: games this cafe offers are on the table too")
     p.add_argument("--anywhere", action="store_true", help="with --group: any game, whoever has it")
@@ -168,9 +171,9 @@ def _register_recommend(sub: Any) -> None:
 
 
 def _recommend_mode(args: argparse.Namespace) -> str:
-    """Which of the three lists the flags ask for; a ValueError (one line) when they clash."""
+    """Which of the four lists the flags ask for; a ValueError (one line) when they clash."""
     if args.group is not None:
-        if args.user_id is not None or args.owned_unplayed:
+        if args.user_id is not None or args.owned_unplayed or args.watching:
             raise ValueError("--group takes the members itself: give either USER_ID or --group, not both")
         if args.players is not None or args.max_minutes is not None:
             raise ValueError("--players/--max-minutes do not apply to --group (the group's size sets the players)")
@@ -181,17 +184,20 @@ def _recommend_mode(args: argparse.Namespace) -> str:
         raise ValueError("--cafe and --anywhere only apply to --group")
     if args.user_id is None:
         raise ValueError("give a USER_ID, or --group ID,ID,…")
-    if args.owned_unplayed:
-        if args.players is not None or args.max_minutes is not None:
-            raise ValueError("--players/--max-minutes do not apply to --owned-unplayed")
-        return "play_next"
+    if args.owned_unplayed and args.watching:
+        raise ValueError("--owned-unplayed and --watching are two different shelves: give one of them")
+    for flag, mode in (("owned_unplayed", "play_next"), ("watching", "watch_next")):
+        if getattr(args, flag):
+            if args.players is not None or args.max_minutes is not None:
+                raise ValueError(f"--players/--max-minutes do not apply to --{flag.replace('_', '-')}")
+            return mode
     return "discover"
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from bodoge.display import group_table, play_next_table, print_rows, recommendation_table
-    from bodoge.recommend import game_night, play_next, recommend
+    from bodoge.display import group_table, play_next_table, print_rows, recommendation_table, watch_next_table
+    from bodoge.recommend import game_night, play_next, recommend, watch_next
     from warehouse.views import parse_count
 
     mode = _recommend_mode(args)
@@ -209,6 +215,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         elif mode == "play_next":
             rows = play_next(con, args.user_id, n=args.n, model_dir=model_dir)
             table = lambda: play_next_table(args.user_id, rows)  # noqa: E731
+        elif mode == "watch_next":
+            rows = watch_next(con, args.user_id, n=args.n, model_dir=model_dir)
+            table = lambda: watch_next_table(args.user_id, rows)  # noqa: E731
         else:
             rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
                              model_dir=model_dir)

@@ -57,16 +57,15 @@ def collection_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
 
 
 def _ranked_table(title: str, rows: list[dict[str, Any]], *, brought_by: bool = False) -> Table:
-    """A ranked list of games: rank, name (興味あり marked), players, time, [who brings it], why."""
+    """A ranked list of games: rank, name, players, time, [who brings it], why."""
     table = Table(title=f"{title} ({len(rows)} games)", title_justify="left")
     headers = ("#", "game", "players", "time") + (("brought by",) if brought_by else ()) + ("why",)
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
-        mark = " (興味あり)" if row.get("watching") else ""
         cells = [
             str(row["rank"]),
-            game_name(row) + mark,
+            game_name(row),
             fmt_range(row["min_players"], row["max_players"], "人"),
             fmt_range(row["min_minutes"], row["max_minutes"], "分"),
         ]
@@ -122,6 +121,10 @@ def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
 
 def play_next_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
     return _ranked_table(f"{user_id} の積みゲー: 次に遊ぶなら", rows)
+
+
+def watch_next_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    return _ranked_table(f"{user_id} の興味ありの中からおすすめ", rows)
 
 
 def group_table(user_ids: list[str], rows: list[dict[str, Any]]) -> Table:

@@ -4,6 +4,9 @@ The warehouse keeps each member's top 100; a narrow filter (8 players, 15 minute
 leave fewer than N of those although the catalogue has enough. Then the saved champion
 (DATA_DIR/models/champion) ranks the member's whole catalogue again and the filter is
 applied to that, so the member still gets N games whenever N qualify.
+
+The two shelves (`--owned-unplayed`: play next; `--watching`: the watch list) read their
+marts the same way, re-checked against the member's collection now (`shelf`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import scalar
 from warehouse.views import recommendations_for
 
 _SPEC = ["name_ja", "name_en", "min_players", "max_players", "min_minutes", "max_minutes"]
@@ -34,36 +36,49 @@ def recommend(
         return rows
     from models.discovery.serving import recommend_filtered
 
-    stored = con.sql("SELECT * FROM marts.recommendations WHERE user_id = ?", params=[user_id]).pl()
+    stored = con.sql(  # nothing the member has marked since the night
+        "SELECT * FROM marts.recommendations WHERE user_id = $user "
+        "AND game_id NOT IN (SELECT game_id FROM marts.collections WHERE user_id = $user)",
+        params={"user": user_id},
+    ).pl()
     games = con.sql("SELECT * FROM marts.games").pl()
     mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
     wider = recommend_filtered(stored, games, user_id=user_id, n=n, players=players, max_minutes=max_minutes,
                                model_dir=model_dir, collection=mine)
     if wider.height <= len(rows):
         return rows
-    return _with_specs(con, wider.with_columns(pl.col("watching").fill_null(False)))
+    return _with_specs(con, wider)
 
 
 def play_next(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int, model_dir: Path) -> list[dict[str, Any]]:
-    """`--owned-unplayed`: the member's stored play-next list, re-checked against their
-    collection now (still had, still unplayed); ranked again from the saved model when the
-    shelf changed since the night (a game bought since would otherwise be missing)."""
-    from warehouse.views import ensure_member, next_to_play_for
+    """`--owned-unplayed`: the member's play-next list (games had, not played)."""
+    return shelf(con, "next_to_play", user_id, n=n, model_dir=model_dir)
+
+
+def watch_next(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int, model_dir: Path) -> list[dict[str, Any]]:
+    """`--watching`: "from your watch list", the member's 興味あり games (neither had nor played)."""
+    return shelf(con, "watch_next", user_id, n=n, model_dir=model_dir)
+
+
+def shelf(con: duckdb.DuckDBPyConnection, name: str, user_id: str, *, n: int, model_dir: Path) -> list[dict[str, Any]]:
+    """A shelf (`warehouse.views.SHELVES`): the member's stored list, re-checked against their
+    collection now (only games that still belong on it); ranked again from the saved model
+    when the shelf changed since the night (a game bought or marked since would otherwise
+    be missing)."""
+    from warehouse.views import ensure_member, shelf_for, shelf_size
 
     if n < 1:
         raise ValueError(f"-n must be at least 1, not {n}")
     ensure_member(con, user_id)
-    rows = next_to_play_for(con, user_id, n=n)
-    shelf = int(scalar(con, "SELECT count(*) FROM marts.collections c JOIN marts.games USING (game_id) "
-                       "WHERE c.user_id = ? AND c.have AND NOT c.played",
-                       [user_id]) or 0)
-    if len(rows) >= min(n, shelf) or not (model_dir / "discovery.json").is_file():
+    rows = shelf_for(con, name, user_id, n=n)
+    if len(rows) >= min(n, shelf_size(con, name, user_id)) or not (model_dir / "discovery.json").is_file():
         return rows
     from models.discovery.play_next import play_next_for
+    from models.discovery.watch_next import watch_next_for
 
+    rank = {"next_to_play": play_next_for, "watch_next": watch_next_for}[name]
     mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
-    ranked = play_next_for(model_dir, user_id, collection=mine, n=n)
-    return _with_specs(con, ranked)
+    return _with_specs(con, rank(model_dir, user_id, collection=mine, n=n))
 
 
 def game_night(
@@ -109,7 +124,7 @@ def game_night(
 def _with_specs(con: duckdb.DuckDBPyConnection, ranked: pl.DataFrame) -> list[dict[str, Any]]:
     """Ranked rows with the games' names and specs, in rank order, renumbered 1…n."""
     games = con.sql("SELECT * FROM marts.games").pl()
-    extra = [c for c in ("brought_by", "watching", "model") if c in ranked.columns]
+    extra = [c for c in ("brought_by", "model") if c in ranked.columns]
     return (
         ranked.join(games.select("game_id", *_SPEC), on="game_id", how="left")
         .sort("rank")

@@ -29,7 +29,8 @@ TABLES: tuple[str, ...] = (
     "marts.games", "marts.collections", "marts.cafe_games", "marts.members",
     "marts.game_popularity", "marts.member_profiles", "marts.cafe_coverage", "marts.play_time_buckets",
     "marts.quality_checks", "marts.pipeline_runs", "marts.model_runs",
-    "marts.recommendations", "marts.next_to_play", "marts.similar_games", "marts.publication",
+    "marts.recommendations", "marts.next_to_play", "marts.watch_next", "marts.similar_games",
+    "marts.publication",
     "raw.crawl_runs", "raw.quarantine", "raw.posts",
 )
 

@@ -1,6 +1,6 @@
 """A demo warehouse for the discovery commands: a generated site written through the raw
-writer, built into marts, then the night's discovery (recommendations, play next, similar
-games) written and its model saved where `bodoge recommend` looks (DATA_DIR/models/champion).
+writer, built into marts, then the night's discovery (recommendations, play next, the watch
+list, similar games) written and its model saved where `bodoge recommend` looks (DATA_DIR/models/champion).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
         replace_table(con, "recommendations", result.recommendations)
         replace_table(con, "similar_games", result.similar_games)
         replace_table(con, "next_to_play", result.next_to_play)
+        replace_table(con, "watch_next", result.watch_next)
         publish_snapshot(con, paths.data_dir, run_id=RUN_ID)  # what the member commands read
     finally:
         con.close()

@@ -42,6 +42,7 @@ def _night(path: Path) -> duckdb.DuckDBPyConnection:
     replace_table(con, "recommendations", result.recommendations)
     replace_table(con, "similar_games", result.similar_games)
     replace_table(con, "next_to_play", result.next_to_play)
+    replace_table(con, "watch_next", result.watch_next)
     write_model_runs(con, pl.DataFrame({"run_id": ["run-1"], "model": ["popularity"], "k": [10], "ndcg": [0.1],
                                         "trained_at": [WHEN], "champion": [True], "split": ["time"]}))
     record_pipeline_run(con, run_id="d1", job="nightly", started_at=WHEN, finished_at=WHEN, status="SUCCESS",

@@ -22,7 +22,8 @@ from warehouse.release import release_night
 
 
 def make_warehouse(path: Path, run_id: str) -> None:
-    """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf."""
+    """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf,
+    user 2 a watch list."""
     recs = pl.DataFrame({
         "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
         "model": ["ease"] * 3, "run_id": [run_id] * 3, "reason": ["プロポリスが好きなあなたに"] * 3,
@@ -32,8 +33,10 @@ def make_warehouse(path: Path, run_id: str) -> None:
     collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
     shelf = pl.DataFrame({"user_id": ["1", "1"], "rank": [1, 2], "game_id": ["p", "r"], "score": [0.6, 0.2],
                           "reason": ["「プロポリス」が好きなあなたに", "人気のゲーム"], "run_id": [run_id] * 2})
+    watched = pl.DataFrame({"user_id": ["2"], "rank": [1], "game_id": ["s"], "score": [0.4],
+                            "reason": ["「キューブ・タイル」が好きなあなたに"], "run_id": [run_id]})
     create_marts(path, {"recommendations": recs, "similar_games": similar, "collections": collections,
-                        "next_to_play": shelf})
+                        "next_to_play": shelf, "watch_next": watched})
 
 
 def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
@@ -51,7 +54,10 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
     manifest = verify_bundle(exports / "run-2")
     assert manifest["run_id"] == "run-2" and manifest["model"] == "ease"
     assert manifest["counts"] == {"users": 2, "recommendations": 3, "games": 2, "similar_games": 3,
-                                  "next_to_play_users": 1, "next_to_play": 2}
+                                  "next_to_play_users": 1, "next_to_play": 2, "watch_next_users": 1, "watch_next": 1}
+    watched = (exports / "run-2" / "watch_next.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x) for x in watched] == [{"user_id": "2", "items": [
+        {"game_id": "s", "score": 0.4, "reason": "「キューブ・タイル」が好きなあなたに"}]}]
     shelf = (exports / "run-2" / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in shelf] == [{"user_id": "1", "items": [
         {"rank": 1, "game_id": "p", "score": 0.6, "reason": "「プロポリス」が好きなあなたに"},
@@ -79,6 +85,19 @@ def test_tampered_bundle_fails_verification(tmp_path: Path) -> None:
         f.write("{}\n")
     with pytest.raises(ExportError, match="checksum"):
         verify_bundle(bundle.path)
+
+
+def test_a_shelf_of_another_run_is_not_exported(tmp_path: Path) -> None:
+    """marts.watch_next left by an older run (a night that stopped half-way) never joins a bundle."""
+    make_warehouse(tmp_path / "wh.duckdb", "run-2")
+    con = connect(tmp_path / "wh.duckdb")
+    try:
+        con.execute("UPDATE marts.watch_next SET run_id = 'run-1'")
+        with pytest.raises(ExportError, match="marts.watch_next holds run run-1, not run-2"):
+            export_bundle(con, tmp_path / "exports")
+    finally:
+        con.close()
+    assert not (tmp_path / "exports" / "run-2").exists()
 
 
 def test_nothing_to_export_is_a_clear_error(tmp_path: Path) -> None:

@@ -22,8 +22,8 @@ REASON = "「ヒミツの森」が好きなあなたに"
 
 
 def write_marts(wh: Path, run_id: str, users: list[str]) -> None:
-    """Recommendations (two per user, the reason naming a game of theirs), play next (one per user)
-    and similar games."""
+    """Recommendations (two per user, the reason naming a game of theirs), play next and the watch
+    list (one per user each) and similar games."""
     recs = pl.DataFrame({
         "user_id": [u for u in users for _ in range(2)], "rank": [1, 2] * len(users),
         "game_id": ["a", "b"] * len(users), "score": [0.9, 0.5] * len(users),
@@ -32,7 +32,8 @@ def write_marts(wh: Path, run_id: str, users: list[str]) -> None:
     similar = pl.DataFrame({"game_id": ["a"], "rank": [1], "similar_game_id": ["b"], "score": [0.8], "run_id": [run_id]})
     shelf = pl.DataFrame({"user_id": users, "rank": [1] * len(users), "game_id": ["secret-forest"] * len(users),
                           "score": [0.7] * len(users), "reason": [REASON] * len(users), "run_id": run_id})
-    create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf})
+    watched = shelf.with_columns(pl.lit("owl-coffee").alias("game_id"))
+    create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf, "watch_next": watched})
 
 
 def crawl(wh: Path, run_id: str, outcomes: dict[str, str]) -> None:
@@ -162,6 +163,8 @@ def test_a_member_turned_private_is_cut_from_every_old_bundle(wh: Path, tmp_path
     assert (exports / "run-02" / "schemas" / "recommendations.schema.json").read_bytes() == \
         schema_bytes("recommendations.jsonl")
     assert user_ids(old, "next_to_play.jsonl") == ["3"]
+    assert user_ids(old, "watch_next.jsonl") == ["1", "3"]
+    assert verify_bundle(old)["counts"]["watch_next_users"] == 2
     assert (old / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()[0] == kept_line
     assert json.loads((old / "similar_games.jsonl").read_text(encoding="utf-8"))["game_id"] == "a"
 
@@ -190,9 +193,10 @@ def test_export_cuts_members_not_public_from_its_own_bundle_too(wh: Path, tmp_pa
     crawl(wh, "c2", {"3": "private"})
     bundle = export(wh, tmp_path / "exports", "run-01", ["1", "3"])  # marts built before the crawl
     assert user_ids(bundle) == ["1"]
-    assert user_ids(bundle, "next_to_play.jsonl") == ["1"]
+    assert user_ids(bundle, "next_to_play.jsonl") == user_ids(bundle, "watch_next.jsonl") == ["1"]
     assert verify_bundle(bundle)["counts"] == {"users": 1, "recommendations": 2, "games": 1, "similar_games": 1,
-                                               "next_to_play_users": 1, "next_to_play": 1}
+                                               "next_to_play_users": 1, "next_to_play": 1,
+                                               "watch_next_users": 1, "watch_next": 1}
 
 
 def test_litter_of_a_killed_export_is_removed(wh: Path, tmp_path: Path, caplog) -> None:
@@ -207,7 +211,8 @@ def test_litter_of_a_killed_export_is_removed(wh: Path, tmp_path: Path, caplog) 
         export(wh, exports, "run-02", ["1"])
     assert sorted(p.name for p in exports.iterdir()) == ["LATEST", "run-01", "run-02"]
     assert sorted(p.name for p in (exports / "run-01").iterdir()) == [
-        "manifest.json", "next_to_play.jsonl", "recommendations.jsonl", "schemas", "similar_games.jsonl"]
+        "manifest.json", "next_to_play.jsonl", "recommendations.jsonl", "schemas", "similar_games.jsonl",
+        "watch_next.jsonl"]
     assert [r.getMessage() for r in caplog.records] == [
         "exports: removed 4 leftover(s) of an interrupted export: "
         ".tmp-drop-run-x, .tmp-run-00, LATEST.tmp, run-01/recommendations.jsonl.tmp"]

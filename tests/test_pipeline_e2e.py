@@ -30,7 +30,7 @@ from warehouse.push import idempotency_key
 pytestmark = pytest.mark.slow
 VOLATILE = {"run_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
 MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "member_profiles",
-         "cafe_coverage", "recommendations", "similar_games", "next_to_play"]
+         "cafe_coverage", "recommendations", "similar_games", "next_to_play", "watch_next"]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,8 @@ def test_every_stage_ran_and_checks_passed(two_runs) -> None:
         blocking_failures = [c for c in summary.checks if not c["passed"] and c["severity"] == "ERROR"]
         assert not blocking_failures
         names = {c["name"] for c in summary.checks}
-        assert {"no_owned_or_played_recommended", "games_unique_key", "collections_contract_columns"} <= names
+        assert {"no_owned_or_played_recommended", "no_watched_game_recommended", "watch_next_only_the_watch_list",
+                "games_unique_key", "collections_contract_columns"} <= names
 
 
 def test_two_runs_leave_identical_marts(two_runs) -> None:
@@ -83,12 +84,12 @@ def test_two_runs_leave_identical_marts(two_runs) -> None:
         assert_frame_equal(stable(first[table]), stable(second[table]), check_exact=False, rel_tol=1e-9), table
 
 
-def test_no_recommendation_is_owned_or_played(two_runs) -> None:
+def test_no_recommendation_is_in_the_members_collection(two_runs) -> None:
     paths, *_ = two_runs
     con = connect(paths.warehouse, read_only=True)
     try:
         recs = con.sql("SELECT * FROM marts.recommendations").pl()
-        owned = con.sql("SELECT user_id, game_id FROM marts.collections WHERE have OR played").pl()
+        owned = con.sql("SELECT user_id, game_id FROM marts.collections").pl()  # 興味あり and favourites too
         members = con.sql("SELECT count(*) AS n FROM marts.members WHERE n_games > 0").pl()["n"][0]
     finally:
         con.close()
@@ -109,6 +110,9 @@ def test_two_complete_export_bundles(two_runs) -> None:
         assert set(json.loads(lines[0])) == {"user_id", "items"}
         shelf = (bundle / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(shelf) == manifest["counts"]["next_to_play_users"] > 0
+        watched = (bundle / "watch_next.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(watched) == manifest["counts"]["watch_next_users"] > 0
+        assert sum(len(json.loads(x)["items"]) for x in watched) == manifest["counts"]["watch_next"]
         # Issue 23: every line of every file matches the schema shipped in its bundle.
         assert validate_bundle(bundle).lines == {name: len((bundle / name).read_text(encoding="utf-8").splitlines())
                                                  for name in manifest["files"] if name.endswith(".jsonl")}

@@ -32,7 +32,8 @@ from warehouse.publish import publish_snapshot
 from warehouse.raw import RawWriter
 from warehouse.views import collection, recommendations_for
 
-EVERYTHING = "everything"  # a member watching every game: every game is in their collection and eligible to recommend
+EVERYTHING = "everything"  # a member watching every game: every game is in their collection
+DISCOVERER = "discoverer"  # a member with one game (OWN): every other game is eligible to recommend
 EDGES = [
     # game_id, min_players, max_players, min_minutes, max_minutes
     ("edge-min-only", 2, None, 30, None),  # 2人, 30分: a single published value is both ends
@@ -43,6 +44,7 @@ EDGES = [
     ("edge-hundred", 2, 100, 5, 5),  # 100 players is still plausible
     ("edge-none", None, None, None, None),
 ]
+OWN = "own-game"  # the discoverer's one game (2–8人, 30分): it matches many filters, yet is never recommended to them
 PLAYERS = [None, *range(1, 13), 50, 100, 101]
 MINUTES = [None, 5, 10, 30, 45, 60, 24 * 60]
 
@@ -58,7 +60,8 @@ def _expected(games: pl.DataFrame, players: int | None, minutes: int | None) -> 
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """DATA_DIR/warehouse.duckdb: the site's games and the edges, all watched by one member."""
+    """DATA_DIR/warehouse.duckdb: the site's games and the edges, all watched by one member and all but
+    one (OWN, which they have) recommended to another."""
     path = tmp_path_factory.mktemp("rule") / "warehouse.duckdb"
     truth = truth_frames(generate_site(n_games=400, n_users=30, seed=3))
     con = connect(path)
@@ -68,18 +71,23 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for game_id, pmin, pmax, tmin, tmax in EDGES:
         writer.add("game", {"game_id": game_id, "name_ja": game_id, "min_players": pmin, "max_players": pmax,
                             "min_minutes": tmin, "max_minutes": tmax})
-    game_ids = [*truth["games"]["game_id"], *(edge[0] for edge in EDGES)]
+    writer.add("game", {"game_id": OWN, "name_ja": "ひとつだけ", "min_players": 2, "max_players": 8,
+                        "min_minutes": 30, "max_minutes": 30})
+    game_ids = [*truth["games"]["game_id"], *(edge[0] for edge in EDGES), OWN]
     for game_id in game_ids:
         writer.add("collection_entry", {"user_id": EVERYTHING, "game_id": game_id, "have": False, "played": False,
                                         "favorite": False, "watching": True, "rating": None, "updated_at": None})
-    writer.add("listing_crawl", {"listing": "collection", "key": EVERYTHING, "status": "public",
-                                 "n_entries": len(game_ids), "n_pages": 1})
-    writer.add("member", {"user_id": EVERYTHING, "name": "全部"})
+    writer.add("collection_entry", {"user_id": DISCOVERER, "game_id": OWN, "have": True, "played": True,
+                                    "favorite": True, "watching": False, "rating": 5, "updated_at": None})
+    for user, n, name in ((EVERYTHING, len(game_ids), "全部"), (DISCOVERER, 1, "ひとつ")):
+        writer.add("listing_crawl", {"listing": "collection", "key": user, "status": "public", "n_entries": n,
+                                     "n_pages": 1})
+        writer.add("member", {"user_id": user, "name": name})
     writer.flush()
     build_all(con)
-    recs = pl.DataFrame({"game_id": game_ids}).with_row_index("rank", offset=1).with_columns(
-        pl.lit(EVERYTHING).alias("user_id"), (1.0 / pl.col("rank")).alias("score"), pl.lit("ease").alias("model"),
-        pl.lit("r1").alias("run_id"), pl.lit("").alias("reason"), pl.lit(True).alias("watching"),
+    recs = pl.DataFrame({"game_id": [g for g in game_ids if g != OWN]}).with_row_index("rank", offset=1).with_columns(
+        pl.lit(DISCOVERER).alias("user_id"), (1.0 / pl.col("rank")).alias("score"), pl.lit("ease").alias("model"),
+        pl.lit("r1").alias("run_id"), pl.lit("").alias("reason"),
         pl.lit(datetime(2026, 11, 1, tzinfo=timezone.utc)).alias("generated_at"),
     ).with_columns(pl.col("rank").cast(pl.Int64)).select(RECOMMENDATION_COLUMNS)
     con.register("recs", recs.to_arrow())
@@ -112,9 +120,10 @@ def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int |
         assert players is not None or len(in_collection) == n
         for minutes in MINUTES:
             expected = _expected(games, players, minutes)
-            sql = {r["game_id"] for r in recommendations_for(con, EVERYTHING, n=n, players=players, max_minutes=minutes)}
+            sql = {r["game_id"] for r in recommendations_for(con, DISCOVERER, n=n, players=players, max_minutes=minutes)}
             model = set(filter_recommendations(stored, games, players=players, max_minutes=minutes, n=n)["game_id"])
-            assert sql == model == expected, (players, minutes, sorted(sql ^ model), sorted(sql ^ expected))
+            recommendable = expected - {OWN}
+            assert sql == model == recommendable, (players, minutes, sorted(sql ^ model), sorted(sql ^ recommendable))
             if minutes is None:
                 assert in_collection == expected
     finally:
@@ -128,7 +137,7 @@ def test_what_the_rule_says_about_the_edges(warehouse: Path) -> None:
         return {r["game_id"] for r in collection(con, EVERYTHING, players=n) if r["game_id"].startswith("edge-")}
 
     def fits(m: int) -> set[str]:
-        rows = recommendations_for(con, EVERYTHING, n=10_000, max_minutes=m)
+        rows = recommendations_for(con, DISCOVERER, n=10_000, max_minutes=m)
         return {r["game_id"] for r in rows if r["game_id"].startswith("edge-")}
 
     try:
@@ -163,12 +172,12 @@ def test_the_champion_re_ranking_keeps_the_same_games(warehouse: Path, champion:
     try:
         games = con.sql("SELECT * FROM marts.games").pl()
         stored = con.sql("SELECT * FROM marts.recommendations WHERE rank <= 5").pl()
-        mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[EVERYTHING]).pl()
+        mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[DISCOVERER]).pl()
     finally:
         con.close()
-    shown = recommend_filtered(stored, games, user_id=EVERYTHING, n=games.height, players=players,
+    shown = recommend_filtered(stored, games, user_id=DISCOVERER, n=games.height, players=players,
                                max_minutes=minutes, model_dir=champion, collection=mine)
-    assert set(shown["game_id"]) == _expected(games, players, minutes)
+    assert set(shown["game_id"]) == _expected(games, players, minutes) - {OWN}
 
 
 def _cli(*args: str, data_dir: Path) -> list[dict]:
@@ -179,7 +188,8 @@ def _cli(*args: str, data_dir: Path) -> list[dict]:
 
 
 def test_the_commands_agree(warehouse: Path, champion: Path) -> None:
-    """`bodoge collection --players 8` and `bodoge recommend --players 8` show the same games."""
+    """`bodoge collection --players 8` and `bodoge recommend --players 8` show the same games (but the
+    one the recommended member has)."""
     con = connect(warehouse, read_only=True)
     games = con.sql("SELECT * FROM marts.games").pl()
     con.close()
@@ -187,5 +197,5 @@ def test_the_commands_agree(warehouse: Path, champion: Path) -> None:
     assert 0 < len(expected) < games.height
     data_dir = warehouse.parent
     in_collection = {r["game_id"] for r in _cli("collection", EVERYTHING, "--players", "８人", data_dir=data_dir)}
-    recommended = _cli("recommend", EVERYTHING, "-n", str(games.height), "--players", "8", data_dir=data_dir)
-    assert in_collection == {r["game_id"] for r in recommended} == expected
+    recommended = _cli("recommend", DISCOVERER, "-n", str(games.height), "--players", "8", data_dir=data_dir)
+    assert in_collection == expected and {r["game_id"] for r in recommended} == expected - {OWN}

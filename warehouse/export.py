@@ -1,7 +1,8 @@
 """The export bundle the site reads (CONTRACT.md), written so no reader sees half of it.
 
 `exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
-owned-but-unplayed games, ranked; from marts.next_to_play), `similar_games.jsonl` and
+owned-but-unplayed games, ranked; from marts.next_to_play), `watch_next.jsonl` (each
+member's 興味あり games, ranked; from marts.watch_next), `similar_games.jsonl` and
 `manifest.json` (sha256 of every file), each JSONL file's JSON Schema in `schemas/` and
 their `schema_version` (`warehouse.export_schemas`). Every item carries its `rank`. The
 bundle is written in a hidden temporary folder, fsynced, every line validated against
@@ -33,7 +34,7 @@ from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsy
 from warehouse.export_retention import keep_exports, remove_litter, scrub_bundles
 from warehouse.export_schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
-FILES = ("recommendations.jsonl", "next_to_play.jsonl", "similar_games.jsonl")
+FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
 
 
@@ -59,7 +60,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     ).pl()
     run_id, model = _one_run(recs), recs["model"][0]
     similar = con.sql("SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank").pl()
-    shelf = _next_to_play(con, run_id)
+    shelf = _shelf(con, "next_to_play", run_id)
+    watched = _shelf(con, "watch_next", run_id)
 
     exports_dir.mkdir(parents=True, exist_ok=True)
     remove_litter(exports_dir)
@@ -68,6 +70,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     frames = {
         "recommendations.jsonl": _grouped(recs, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
         "next_to_play.jsonl": _grouped(shelf, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
+        "watch_next.jsonl": _grouped(watched, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
         "similar_games.jsonl": _grouped(similar, "game_id", {"similar_game_id": "game_id", "score": "score"}),
     }
     checksums = {}
@@ -85,6 +88,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
             "similar_games": similar.height,
             "next_to_play_users": shelf["user_id"].n_unique() if shelf.height else 0,
             "next_to_play": shelf.height,
+            "watch_next_users": watched["user_id"].n_unique() if watched.height else 0,
+            "watch_next": watched.height,
         },
         "schema_version": SCHEMA_VERSION,
         "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()}
@@ -121,20 +126,21 @@ def _one_run(recs: pl.DataFrame) -> str:
     return run_ids[0]
 
 
-def _next_to_play(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
-    """This run's play-next rows (none before the first night that wrote the table)."""
+def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> pl.DataFrame:
+    """This run's rows of a shelf mart (`next_to_play`, `watch_next`); none before the first
+    night that wrote the table."""
     exists = con.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = 'next_to_play'"
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = ?", [table]
     ).fetchall()
     if not exists:
         return pl.DataFrame(schema={"user_id": pl.String, "rank": pl.Int32, "game_id": pl.String,
                                     "score": pl.Float64, "reason": pl.String})
     shelf = con.sql(
-        "SELECT user_id, rank, game_id, score, reason, run_id FROM marts.next_to_play ORDER BY user_id, rank"
+        f"SELECT user_id, rank, game_id, score, reason, run_id FROM marts.{table} ORDER BY user_id, rank"
     ).pl()
     stale = shelf.filter(pl.col("run_id") != run_id)
     if stale.height:
-        raise ExportError(f"marts.next_to_play holds run {stale['run_id'][0]}, not {run_id}")
+        raise ExportError(f"marts.{table} holds run {stale['run_id'][0]}, not {run_id}")
     return shelf.drop("run_id")
 
 

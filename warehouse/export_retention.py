@@ -48,6 +48,7 @@ DEFAULT_KEEP = 7
 _PER_USER_COUNTS = {
     "recommendations.jsonl": ("users", "recommendations"),
     "next_to_play.jsonl": ("next_to_play_users", "next_to_play"),
+    "watch_next.jsonl": ("watch_next_users", "watch_next"),
 }
 
 

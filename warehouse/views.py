@@ -149,13 +149,14 @@ def recommendations_for(
 
     Playable with N players is `PLAYABLE_WITH`, a maximum play time M is `FITS_IN`
     (marts.games' minutes_to: the longest play, else the only one, at most M). Games whose
-    needed value is unpublished or implausible are left out when that filter is on. Never a game the
-    member has or has played: the join re-checks it against marts.collections.
+    needed value is unpublished or implausible are left out when that filter is on. Never a game in
+    the member's collection now (had, played, favourite or 興味あり: the watch list has its own
+    shelf, `shelf_for`): the join re-checks it against marts.collections.
     """
     if n < 1:
         raise ValueError(f"-n must be at least 1, not {n}")
     ensure_member(con, user_id)
-    where = ["r.user_id = $user", "NOT coalesce(c.have OR c.played, false)"]
+    where = ["r.user_id = $user", "c.user_id IS NULL"]
     params: dict[str, Any] = {"user": user_id, "n": n}
     if players is not None:
         where.append(PLAYABLE_WITH)
@@ -165,8 +166,7 @@ def recommendations_for(
         params["minutes"] = max_minutes
     query = f"""
         SELECT row_number() OVER (ORDER BY r.rank) AS rank, r.game_id, g.name_ja, g.name_en,
-               g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason,
-               coalesce(r.watching, false) AS watching, r.model
+               g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason, r.model
         FROM marts.recommendations r
         LEFT JOIN marts.games g USING (game_id)
         LEFT JOIN marts.collections c ON c.user_id = r.user_id AND c.game_id = r.game_id
@@ -177,24 +177,39 @@ def recommendations_for(
     return dict_rows(con, query, params)
 
 
-def next_to_play_for(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int = 10) -> list[dict[str, Any]]:
-    """The member's stored play-next list (積みゲー), best first, renumbered 1..n.
+SHELVES: dict[str, str] = {
+    "next_to_play": "c.have AND NOT c.played",
+    "watch_next": "c.watching AND NOT c.have AND NOT c.played",
+}
+"""The shelves (marts.next_to_play: play next; marts.watch_next: the watch list) and which of
+the member's marts.collections rows belong on each now (`c` is the member's row)."""
 
-    Only games the member still has and still has not played: the join re-checks each
-    row against marts.collections. Empty before the first night that wrote the table.
+
+def shelf_for(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str, *, n: int = 10) -> list[dict[str, Any]]:
+    """The member's stored list of a shelf (`SHELVES`), best first, renumbered 1..n.
+
+    Only games that still belong on it: the join re-checks each row against
+    marts.collections. Empty before the first night that wrote the table.
     """
+    rule = SHELVES[shelf]  # a fixed table name and condition, never user text
     found = scalar(con, "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' "
-                        "AND table_name = 'next_to_play'")
+                        "AND table_name = ?", [shelf])
     if found is None:
         return []
-    query = """
+    query = f"""
         SELECT row_number() OVER (ORDER BY p.rank) AS rank, p.game_id, g.name_ja, g.name_en,
                g.min_players, g.max_players, g.min_minutes, g.max_minutes, p.score, p.reason
-        FROM marts.next_to_play p
+        FROM marts.{shelf} p
         JOIN marts.collections c ON c.user_id = p.user_id AND c.game_id = p.game_id
         LEFT JOIN marts.games g ON g.game_id = p.game_id
-        WHERE p.user_id = $user AND c.have AND NOT c.played
+        WHERE p.user_id = $user AND {rule}
         ORDER BY p.rank
         LIMIT $n
     """
     return dict_rows(con, query, {"user": user_id, "n": n})
+
+
+def shelf_size(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str) -> int:
+    """How many catalogue games belong on the member's shelf now (`SHELVES`)."""
+    return int(scalar(con, "SELECT count(*) FROM marts.collections c JOIN marts.games USING (game_id) "
+                           f"WHERE c.user_id = ? AND {SHELVES[shelf]}", [user_id]) or 0)

@@ -188,13 +188,20 @@ def beyond_accuracy_runs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     ).pl()
 
 
-def member_next_to_play(con: duckdb.DuckDBPyConnection, user_id: str) -> pl.DataFrame:
-    """One member's play-next list (積みゲー) with names (empty before the table existed)."""
-    if not _has(con, "next_to_play"):
+SHELVES = {
+    "next_to_play": "Play next (積みゲー): owned, not yet played",
+    "watch_next": "From their watch list (興味ありの中からおすすめ): 興味あり, not had or played",
+}
+"""The member's two shelves (marts.next_to_play, marts.watch_next) and their headings."""
+
+
+def member_shelf(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str) -> pl.DataFrame:
+    """One member's list on a shelf (`SHELVES`) with names (empty before the table existed)."""
+    if shelf not in SHELVES or not _has(con, shelf):
         return pl.DataFrame()
     return con.sql(
         "SELECT p.rank, coalesce(g.name_ja, g.name_en, p.game_id) AS name, p.reason, p.score, p.game_id "
-        "FROM marts.next_to_play p LEFT JOIN marts.games g USING (game_id) WHERE p.user_id = ? ORDER BY p.rank",
+        f"FROM marts.{shelf} p LEFT JOIN marts.games g USING (game_id) WHERE p.user_id = ? ORDER BY p.rank",
         params=[user_id],
     ).pl()
 
@@ -291,11 +298,12 @@ def explorer(wh: ui.Warehouse) -> None:
                 hide_index=True,
                 column_config={"score": st.column_config.NumberColumn(format="%.3f")},
             )
-            shelf = member_next_to_play(wh.connection(), user_id)
-            if shelf.height:
-                st.markdown("**Play next (積みゲー): owned, not yet played**")
-                st.dataframe(shelf, hide_index=True,
-                             column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+            for name, heading in SHELVES.items():
+                shelf = member_shelf(wh.connection(), name, user_id)
+                if shelf.height:
+                    st.markdown(f"**{heading}**")
+                    st.dataframe(shelf, hide_index=True,
+                                 column_config={"score": st.column_config.NumberColumn(format="%.3f")})
         with right:
             st.markdown("**Their collection**")
             if wh.rows("marts.collections") is None:

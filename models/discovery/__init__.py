@@ -8,6 +8,7 @@ which games it may list and how members' scores are combined.
   and similar games (``similar``) into ``marts.similar_games``;
 * ``serving``: ``bodoge recommend USER`` (stored rows, filtered, re-ranked when thin);
 * ``play_next``: ``bodoge recommend USER --owned-unplayed`` and ``next_to_play.jsonl``;
+* ``watch_next``: ``bodoge recommend USER --watching`` and ``watch_next.jsonl``;
 * ``group``: ``bodoge recommend --group …`` (game night);
 * ``members``, ``attribution``, ``reasons``, ``store``: the parts they share.
 

@@ -82,9 +82,10 @@ def liked_weight() -> pl.Expr:
     return pl.when(disliked).then(0.0).otherwise(weight).alias("liked")
 
 
-def watching_only() -> pl.Expr:
-    """A 興味あり row without 持ってる/経験あり/お気に入り: the only kind that may be recommended."""
-    return (pl.col("watching") & ~pl.col("have") & ~pl.col("played") & ~pl.col("favorite")).alias("watch")
+def on_watch_list() -> pl.Expr:
+    """A game on the member's watch list: 興味あり, neither 持ってる nor 経験あり (CONTRACT.md's
+    ``--watching``). Discovery never lists it; the watch-list shelf ranks only these."""
+    return (pl.col("watching") & ~pl.col("have") & ~pl.col("played")).alias("watch")
 
 
 def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:

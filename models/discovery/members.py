@@ -2,14 +2,13 @@
 
 Which games a member may get in discovery
     Every game of the catalogue (``marts.games``, including games without any
-    collection entry) except the member's *known* games: a row with 持ってる, 経験あり or
-    お気に入り (a favourite-only entry says the member already knows and likes the
-    game; recommending it back would waste a slot), or a row with no flag at all (an
-    interaction of unknown kind). A game marked only 興味あり (watching) may come back,
-    with ``watching=True``: the member asked to be reminded of it.
+    collection entry) except the games the member already knows: any row of their
+    collection, whatever its flags (持ってる, 経験あり, お気に入り, 興味あり, or none: an
+    interaction of unknown kind). Discovery is for games the member does not know yet.
 
 The other modes choose their candidates from the same rows: play next from
-``owned_unplayed``, game night from ``played`` (a game nobody at the table has played).
+``owned_unplayed``, the watch-list shelf from ``watch`` (興味あり, neither 持ってる nor
+経験あり), game night from ``played`` (a game nobody at the table has played).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.discovery.blend import liked_weight, watching_only
+from models.discovery.blend import liked_weight, on_watch_list
 
 
 @dataclass
@@ -28,8 +27,8 @@ class Members:
     """A batch of members as catalogue-wide sparse rows."""
 
     user_ids: list[str]
-    known: sp.csr_matrix  # 1 where the game may never be recommended by discovery
-    watch: sp.csr_matrix  # 1 where the member marked the game 興味あり only
+    known: sp.csr_matrix  # 1 on every game of the member's collection: never listed by discovery
+    watch: sp.csr_matrix  # 1 on the watch list: 興味あり, neither 持ってる nor 経験あり
     liked: sp.csr_matrix  # weights summing to 1 per row (or an empty row)
     watch_fallback: np.ndarray  # the liked row came from 興味あり games
     played: sp.csr_matrix  # 1 where the member marked 経験あり
@@ -57,7 +56,7 @@ def member_rows(game_ids: pl.Series, collections: pl.DataFrame, user_ids: list[s
     rows = (
         collections.join(users, on="user_id", how="inner")
         .join(catalog, on="game_id", how="inner")
-        .with_columns(liked_weight(), watching_only())
+        .with_columns(liked_weight(), on_watch_list())
         .with_columns((pl.col("liked").max().over("user_id") <= 0).alias("fallback"))
         .with_columns(
             pl.when(pl.col("fallback")).then(pl.col("watch").cast(pl.Float64)).otherwise(pl.col("liked")).alias("w")
@@ -83,7 +82,7 @@ def member_rows(game_ids: pl.Series, collections: pl.DataFrame, user_ids: list[s
     flagged = rows.filter(pl.col("fallback")).get_column("row").unique().to_numpy()
     fallback[flagged] = True
     return Members(
-        user_ids, matrix(1.0 - watch), matrix(watch), liked, fallback,
+        user_ids, matrix(np.ones(r.size)), matrix(watch), liked, fallback,
         played=flag(pl.col("played")),
         owned_unplayed=flag(pl.col("have") & ~pl.col("played")),
     )

@@ -4,8 +4,9 @@
 members over the games a mode allows (``models.discovery.blend``); ``rank`` turns the
 scores into ranked rows with reasons. Each mode is a choice of candidate games:
 
-* discovery (``discover_candidates``): neither had, played nor favourited;
+* discovery (``discover_candidates``): no entry in the member's collection at all;
 * play next (``models.discovery.play_next``): had and not played;
+* the watch-list shelf (``models.discovery.watch_next``): 興味あり, neither had nor played;
 * game night (``models.discovery.group``): nobody in the group played it, playable,
   available; the group's members' scores are then combined.
 """
@@ -23,7 +24,7 @@ import scipy.sparse as sp
 
 from models.base import SCORE_BUDGET, Recommender, top_n
 from models.content import ContentModel
-from models.discovery.attribution import Attribution, gather, gather_flat, segment_argmax
+from models.discovery.attribution import Attribution, gather, segment_argmax
 from models.discovery.blend import Blend, scaled
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
@@ -39,14 +40,14 @@ GIL for most of its time (BLAS stays single-threaded per call), so two threads u
 night's two cores; ``pool.map`` keeps the batches' order, so the rows are the same."""
 
 RECOMMENDATION_COLUMNS = (
-    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "watching", "generated_at",
+    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "generated_at",
 )
 SIMILAR_COLUMNS = ("game_id", "rank", "similar_game_id", "score", "run_id")
 """The rows of ``marts.recommendations`` and ``marts.similar_games``."""
 
 RANKED_SCHEMA = {
     "user_id": pl.String, "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64,
-    "reason": pl.String, "watching": pl.Boolean,
+    "reason": pl.String,
 }
 
 Candidates = Callable[[Members], np.ndarray]
@@ -54,7 +55,7 @@ Candidates = Callable[[Members], np.ndarray]
 
 
 def discover_candidates(members: Members) -> np.ndarray:
-    """Discovery: every game except the member's known ones (see ``models.discovery.members``)."""
+    """Discovery: every game not in the member's collection (see ``models.discovery.members``)."""
     allowed = np.ones(members.known.shape, dtype=bool)
     known = members.known
     marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
@@ -207,7 +208,7 @@ class DiscoveryModel:
 
         ``members_of`` may adjust a batch once its candidates are known (play next drops
         the candidates from the liked games). Returns long rows (``user_id``, ``rank``,
-        ``game_id``, ``score``, ``reason``, ``watching``) and counts.
+        ``game_id``, ``score``, ``reason``) and counts.
         """
         counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0}
         take = self.n_games if depth is None else min(depth, self.n_games)
@@ -256,8 +257,6 @@ class DiscoveryModel:
         kinds[~valid] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)
 
-        user_rows = np.broadcast_to(np.arange(n_users)[:, None], safe.shape)
-        watching = gather_flat(members.watch, user_rows.ravel(), safe.ravel()).reshape(safe.shape) > 0
         cf_scale, content_scale = scores.cf_scale, scores.content_scale
         counts = {
             "users_cf": int((cf_scale > 0).sum()),
@@ -273,7 +272,6 @@ class DiscoveryModel:
                 "rank": pl.Series(rank, dtype=pl.Int32),
                 "game_id": self.game_ids.gather(ids[valid]),
                 "score": pl.Series(values[valid], dtype=pl.Float64),
-                "watching": pl.Series(watching[valid], dtype=pl.Boolean),
                 "_kind": pl.Series(kinds[valid], dtype=pl.Int8),
                 "_anchor": self.content.names.gather(np.maximum(anchor, 0)),
                 "_anchored": pl.Series(anchor >= 0, dtype=pl.Boolean),
@@ -281,7 +279,7 @@ class DiscoveryModel:
             }
         )
         frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
-        return frame.select("user_id", "rank", "game_id", "score", reason_expr(), "watching"), counts
+        return frame.select("user_id", "rank", "game_id", "score", reason_expr()), counts
 
     def anchors(self, members: Members, scores: Scores, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none.

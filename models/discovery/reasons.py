@@ -2,10 +2,12 @@
 
 The liked game contributing most to a row's score (``models.discovery.attribution``)
 is named: 「X」が好きなあなたに. When neither part can be attributed (BPR), the liked
-game nearest in content is named. A 興味あり game says 興味ありに登録済み・「X」が好きなあなたに;
-a member with only 興味あり games reads 「X」に興味があるあなたに; a row that only
-popularity put there says 人気のゲーム; a personalised row that cannot be attributed at
-all says あなたへのおすすめ.
+game nearest in content is named. A member with only 興味あり games reads
+「X」に興味があるあなたに (in discovery: their watch list is never on it, so X is never the
+game listed); a row that only popularity put there says 人気のゲーム; a personalised row
+that cannot be attributed at all says あなたへのおすすめ. The shelves (play next, the
+watch list) take their own games out of the liked ones first, so a shelf's game is never
+the reason for another on it.
 
 Game night is the one place where a reason names members: the members of the group,
 who asked for the list together (``group_reason``).
@@ -19,7 +21,6 @@ REASON_LIKED = "「{}」が好きなあなたに"
 """Because you like X (``{}`` is the liked game's name, as ``pl.format`` fills it)."""
 REASON_WATCHED_ONLY = "「{}」に興味があるあなたに"
 """For a member whose only evidence is their 興味あり games."""
-REASON_WATCHING_PREFIX = "興味ありに登録済み"
 REASON_POPULAR = "人気のゲーム"
 REASON_FOR_YOU = "あなたへのおすすめ"
 REASON_GROUP_POPULAR = "みんなで遊べる人気のゲーム"
@@ -29,24 +30,16 @@ KIND_NONE, KIND_POPULAR, KIND_PERSONAL = 0, 1, 2
 
 
 def reason_expr() -> pl.Expr:
-    """The Japanese reason of a ranked row from its anchor game, kind and flags."""
+    """The Japanese reason of a ranked row from its anchor game, its kind and the member's fallback."""
     liked = pl.format(REASON_LIKED, pl.col("_anchor"))
     watched = pl.format(REASON_WATCHED_ONLY, pl.col("_anchor"))
     named = pl.when(pl.col("_fallback")).then(watched).otherwise(liked)
-    base = (
+    return (
         pl.when(pl.col("_anchor").is_not_null())
         .then(named)
         .when(pl.col("_kind") == KIND_PERSONAL)
         .then(pl.lit(REASON_FOR_YOU))
         .otherwise(pl.lit(REASON_POPULAR))
-    )
-    anchored_watch = pl.format("{}・{}", pl.lit(REASON_WATCHING_PREFIX), base)
-    return (
-        pl.when(pl.col("watching") & pl.col("_anchor").is_not_null())
-        .then(anchored_watch)
-        .when(pl.col("watching"))
-        .then(pl.lit(REASON_WATCHING_PREFIX))
-        .otherwise(base)
         .alias("reason")
     )
 

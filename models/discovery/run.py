@@ -2,9 +2,9 @@
 
 Fits the evaluation's champion on all collections, blends it with content similarity
 (``models.content``) so that games nobody has collected yet can be found, and returns
-the rows of ``marts.recommendations`` (top ``depth`` per member) and
-``marts.similar_games``; with ``model_dir`` it saves what serving needs
-(``models.discovery.store``).
+the rows of ``marts.recommendations`` (top ``depth`` per member), the two shelves
+(``marts.next_to_play``, ``marts.watch_next``) and ``marts.similar_games``; with
+``model_dir`` it saves what serving needs (``models.discovery.store``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from models.discovery.blend import Blend
 from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, DiscoveryModel
 from models.discovery.play_next import next_to_play
 from models.discovery.similar import similar_games as similar_lists
+from models.discovery.watch_next import watch_next
 from models.discovery.store import empty_interactions, save_state
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
 from models.split import time_split
@@ -34,11 +35,12 @@ log = logging.getLogger("bodoge.models")
 
 @dataclass
 class Discovery:
-    """What ``discover`` returns: the two marts' rows and counts for logs and metadata."""
+    """What ``discover`` returns: the marts' rows and counts for logs and metadata."""
 
     recommendations: pl.DataFrame
     similar_games: pl.DataFrame
     next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
+    watch_next: pl.DataFrame = field(default_factory=pl.DataFrame)
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -151,7 +153,7 @@ def discover(
     model_dir: Path | None = None,
     blend: Blend | None = None,
 ) -> Discovery:
-    """Recommendations (top ``depth`` per member), play next and similar games for a whole run.
+    """Recommendations (top ``depth`` per member), the two shelves and similar games for a whole run.
 
     ``champion``/``params``/``weighting``/``seed`` come from the evaluation report (the
     champion's name, its chosen parameters, ``report.weighting.name``) and make the run's
@@ -181,9 +183,8 @@ def discover(
         cold_ids = state.game_ids.filter(pl.Series(state.cf_cols < 0))
         n_cold_rows = int(ranked.get_column("game_id").is_in(cold_ids.implode()).sum()) if ranked.height else 0
         log.info(
-            "discover: %d rows for %d members in %.1fs (%d on games without entries, %d 興味あり; members: %d CF, %d content fallback, %d popularity only)",
+            "discover: %d rows for %d members in %.1fs (%d on games without entries; members: %d CF, %d content fallback, %d popularity only)",
             ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
-            int(ranked.get_column("watching").sum()) if ranked.height else 0,
             user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
         )
 
@@ -194,6 +195,15 @@ def discover(
             "discover: %d play-next rows for %d members in %.1fs",
             shelf.height, shelf.get_column("user_id").n_unique() if shelf.height else 0,
             timings["next_to_play_seconds"],
+        )
+
+        tick = time.perf_counter()
+        watched = watch_next(state, rows, user_ids, run_id=run_id)
+        timings["watch_next_seconds"] = time.perf_counter() - tick
+        log.info(
+            "discover: %d watch-list rows for %d members in %.1fs",
+            watched.height, watched.get_column("user_id").n_unique() if watched.height else 0,
+            timings["watch_next_seconds"],
         )
 
         tick = time.perf_counter()
@@ -235,13 +245,14 @@ def discover(
         "n_cold_games": n_cold,
         "n_recommendations": recommendations.height,
         "n_cold_recommendations": n_cold_rows,
-        "n_watching_recommendations": int(recommendations.get_column("watching").sum()) if recommendations.height else 0,
         "n_similar": similar_games.height,
         "n_next_to_play": shelf.height,
+        "n_watch_next": watched.height,
         **{f"n_{key}": value for key, value in user_counts.items()},
         **{key: round(value, 3) for key, value in timings.items()},
     }
     if model_dir is not None:
         stats["model_dir"] = str(model_dir)
     log.info("discover: done in %.1fs", timings["total_seconds"])
-    return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf, stats=stats)
+    return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf,
+                     watch_next=watched, stats=stats)

@@ -161,7 +161,15 @@ def _model_marts(con: duckdb.DuckDBPyConnection, rng: np.random.Generator) -> No
         FROM marts.collections WHERE have AND NOT played
         QUALIFY rank <= 10
     """)
-    # Bestsellers and a long-tail sample with a per-user jitter; never a game the member has or played.
+    # From their watch list: each member's 興味あり games (neither had nor played) in a seeded order.
+    con.execute("""
+        CREATE OR REPLACE TABLE marts.watch_next AS
+        SELECT user_id, row_number() OVER (PARTITION BY user_id ORDER BY hash(game_id || user_id), game_id)::INTEGER AS rank,
+               game_id, 1.0 / rank AS score, 'because you watch it (test data)' AS reason, 'test-run-6' AS run_id
+        FROM marts.collections WHERE watching AND NOT have AND NOT played
+        QUALIFY rank <= 10
+    """)
+    # Bestsellers and a long-tail sample with a per-user jitter; never a game in the member's collection.
     con.execute("""
         CREATE OR REPLACE TABLE marts.recommendations AS
         WITH candidates AS (
@@ -180,7 +188,7 @@ def _model_marts(con: duckdb.DuckDBPyConnection, rng: np.random.Generator) -> No
             SELECT m.user_id, c.game_id,
                    c.boost + (hash(m.user_id || c.game_id) % 1000) / 1000.0 AS score
             FROM marts.members m CROSS JOIN candidates c
-            ANTI JOIN (SELECT user_id, game_id FROM marts.collections WHERE have OR played) o
+            ANTI JOIN (SELECT user_id, game_id FROM marts.collections) o
                  ON o.user_id = m.user_id AND o.game_id = c.game_id
         ),
         ranked AS (

@@ -175,10 +175,14 @@ def test_member_explorer_shows_the_chosen_member(
     assert user_id in _member_ids(dashboard_warehouse.path)
     picker.select_index(3).run()
     assert_clean(at)
-    recs, shelf, collection = at.dataframe[-3].value, at.dataframe[-2].value, at.dataframe[-1].value
+    recs, shelf, watch, collection = (at.dataframe[i].value for i in (-4, -3, -2, -1))
     expected = _member_recommendations(dashboard_warehouse.path, user_id)
     owned_unplayed = set(collection[collection["have"] & ~collection["played"]]["game_id"])
     assert len(shelf) > 0 and set(shelf["game_id"]) <= owned_unplayed
+    watch_list = set(collection[collection["watching"] & ~collection["have"] & ~collection["played"]]["game_id"])
+    assert len(watch) > 0 and set(watch["game_id"]) <= watch_list
+    assert not set(recs["game_id"]) & set(collection["game_id"])  # discovery: only games new to them
+    assert any("興味ありの中からおすすめ" in m.value for m in at.markdown)
     assert list(recs["game_id"]) == expected
     assert recs["reason"].str.startswith(("because you like", "popular")).all()
     assert JAPANESE.search(" ".join(recs["name"]))

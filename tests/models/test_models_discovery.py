@@ -51,49 +51,52 @@ def _rows_of(frame: pl.DataFrame, user: str) -> pl.DataFrame:
 def test_columns_and_ranks(result: Discovery, data: dict[str, object]) -> None:
     recs = result.recommendations
     assert tuple(recs.columns) == RECOMMENDATION_COLUMNS
-    assert recs.schema["watching"] == pl.Boolean
+    assert "watching" not in recs.columns  # a 興味あり game never comes back (marts.watch_next ranks them)
     assert recs.schema["score"] == pl.Float64
     assert recs.get_column("model").unique().to_list() == ["ease"]
     assert recs.get_column("run_id").unique().to_list() == ["run-1"]
     assert recs.get_column("generated_at").unique().to_list() == [GENERATED_AT]
-    # Every member of the collections, ranks 1..k without gaps, 100 deep (the catalogue is big enough).
+    # Every member of the collections, ranks 1..k without gaps, 100 deep unless fewer games are new to them.
     members = data["collections"].get_column("user_id").n_unique()  # type: ignore[union-attr]
+    catalogue = data["games"].select("game_id")  # type: ignore[union-attr]
+    known = data["collections"].join(catalogue, on="game_id").group_by("user_id").len("known")  # type: ignore[union-attr]
     per_user = recs.group_by("user_id").agg(pl.len().alias("n"), pl.col("rank").min().alias("lo"), pl.col("rank").max().alias("hi"))
     assert per_user.height == members
     assert (per_user.get_column("lo") == 1).all()
     assert (per_user.get_column("hi") == per_user.get_column("n")).all()
-    assert (per_user.get_column("n") == 100).all()
+    depth = per_user.join(known, on="user_id").select(pl.min_horizontal(100, catalogue.height - pl.col("known")))
+    assert (per_user.join(known, on="user_id").get_column("n") == depth.to_series()).all()
+    assert (per_user.get_column("n") == 100).mean() > 0.95
     assert recs.select(pl.struct("user_id", "game_id").is_unique().all()).item()
     # Scores never increase down a member's list.
     ordered = recs.sort("user_id", "rank")
     assert ordered.select((pl.col("score").diff().over("user_id").fill_null(0) <= 1e-9).all()).item()
 
 
-def test_never_a_game_the_member_has_played_or_favourited(result: Discovery, data: dict[str, object]) -> None:
+def test_never_a_game_in_the_members_collection(result: Discovery, data: dict[str, object]) -> None:
     rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
-    joined = result.recommendations.join(rows, on=["user_id", "game_id"], how="left")
-    assert joined.height == result.recommendations.height
-    # Every row: the member has not got it, has not played it, has not favourited it.
-    assert not joined.get_column("have").fill_null(False).any()
-    assert not joined.get_column("played").fill_null(False).any()
-    assert not joined.get_column("favorite").fill_null(False).any()
+    # Every row: no entry at all (not had, not played, not favourited, not 興味あり).
+    assert result.recommendations.join(rows, on=["user_id", "game_id"], how="semi").height == 0
     fav_only = result.recommendations.filter(pl.col("user_id") == "fav-only")
     assert fav_only.height == 100
     assert fav_only.join(rows.filter(pl.col("user_id") == "fav-only"), on="game_id", how="semi").height == 0
 
 
-def test_watching_rows_are_marked(result: Discovery, data: dict[str, object]) -> None:
+def test_watched_games_leave_discovery_for_their_shelf(result: Discovery, data: dict[str, object]) -> None:
     rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
-    joined = result.recommendations.join(rows, on=["user_id", "game_id"], how="left")
-    expected = joined.get_column("watching_right").fill_null(False)
-    assert (joined.get_column("watching") == expected).all()
-    watched = result.recommendations.filter(pl.col("watching"))
-    assert watched.height > 0
-    assert watched.get_column("reason").str.starts_with("興味ありに登録済み").all()
-    assert not result.recommendations.filter(~pl.col("watching")).get_column("reason").str.contains("興味ありに登録済み").any()
-    # The member with two games watches one of them: it comes back, marked.
-    two = _rows_of(result.recommendations, "two-games")
-    assert two.filter(pl.col("watching")).height == 1
+    watch_list = rows.filter(pl.col("watching") & ~pl.col("have") & ~pl.col("played")).select("user_id", "game_id")
+    assert result.recommendations.join(watch_list, on=["user_id", "game_id"], how="semi").height == 0
+    assert not result.recommendations.get_column("reason").str.contains("興味ありに登録済み").any()
+    # The shelf holds every watch-list game of the catalogue (at most 100 a member), and nothing else.
+    shelf = result.watch_next
+    assert shelf.join(watch_list, on=["user_id", "game_id"], how="anti").height == 0
+    listed = watch_list.join(data["games"].select("game_id"), on="game_id")  # type: ignore[union-attr]
+    expected = listed.group_by("user_id").len().select(pl.col("len").clip(upper_bound=100).sum()).item()
+    assert shelf.height == expected == result.stats["n_watch_next"]
+    # The member with two games watches one of them: it is their whole watch list.
+    two = _rows_of(shelf, "two-games")
+    assert two.height == 1 and two.get_column("rank").to_list() == [1]
+    assert two.get_column("game_id").to_list() == watch_list.filter(pl.col("user_id") == "two-games")["game_id"].to_list()
 
 
 def test_cold_start_game_reaches_the_fan(result: Discovery, data: dict[str, object]) -> None:
@@ -145,12 +148,14 @@ def test_watching_only_member(result: Discovery, data: dict[str, object]) -> Non
     watcher = _rows_of(result.recommendations, "watcher")
     assert watcher.height == 100
     watched = data["collections"].filter(pl.col("user_id") == "watcher").get_column("game_id")  # type: ignore[union-attr]
-    # Watched games may come back (marked), nothing else is marked.
-    assert watcher.filter(pl.col("watching")).get_column("game_id").is_in(watched.implode()).all()
-    assert watcher.filter(~pl.col("watching")).get_column("game_id").is_in(watched.implode()).sum() == 0
-    others = watcher.filter(~pl.col("watching"))
-    assert others.get_column("reason").str.ends_with("に興味があるあなたに").any()
-    assert not others.get_column("reason").str.contains("が好きなあなたに").any()
+    # Their 興味あり games never come back; they are what discovery goes by.
+    assert watcher.get_column("game_id").is_in(watched.implode()).sum() == 0
+    assert watcher.get_column("reason").str.ends_with("に興味があるあなたに").any()
+    assert not watcher.get_column("reason").str.contains("が好きなあなたに").any()
+    # On their own shelf a watched game is never the reason for the other one.
+    shelf = _rows_of(result.watch_next, "watcher")
+    assert sorted(shelf.get_column("game_id").to_list()) == sorted(watched.to_list())
+    assert not shelf.get_column("reason").str.contains("興味がある").any()
 
 
 def test_reasons_name_a_liked_game_of_the_member(result: Discovery, data: dict[str, object]) -> None:
@@ -241,7 +246,7 @@ def test_on_the_fly_matches_the_stored_rows(result: Discovery, data: dict[str, o
     assert tuple(fresh.columns) == RECOMMENDATION_COLUMNS
     assert fresh.height > stored.height  # the whole catalogue, not just 100
     head = fresh.head(stored.height)
-    assert head.select("rank", "game_id", "reason", "watching").equals(stored.select("rank", "game_id", "reason", "watching"))
+    assert head.select("rank", "game_id", "reason").equals(stored.select("rank", "game_id", "reason"))
     np.testing.assert_allclose(head.get_column("score").to_numpy(), stored.get_column("score").to_numpy(), rtol=1e-6)
     with pytest.raises(LookupError):
         score_user_on_the_fly(model_dir, "nobody")

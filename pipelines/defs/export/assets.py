@@ -15,7 +15,7 @@ from warehouse.release import release_night
 
 @dg.asset(
     key=["export", "site_bundle"],
-    deps=[dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "similar_games")],
+    deps=[dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "watch_next", "similar_games")],
     group_name="export",
     kinds={"json"},
 )

@@ -206,12 +206,13 @@ def _per_second(count: int, seconds: float) -> float:
     specs=[
         _mart_spec("recommendations", "recsys.champion_model", "marts.games"),
         _mart_spec("next_to_play", "recsys.champion_model", "marts.games"),
+        _mart_spec("watch_next", "recsys.champion_model", "marts.games"),
         _mart_spec("similar_games", "recsys.champion_model", "marts.games"),
     ],
     pool="warehouse_writer",
 )
 def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
-    """Refits the champion on everyone's collections; writes recommendations, play next and similar games."""
+    """Refits the champion on everyone's collections; writes recommendations, play next, the watch list and similar games."""
     folder = _models_dir(site)
     chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
     with duckdb.get_connection() as con:
@@ -235,6 +236,7 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
         n_recs = replace_table(con, "recommendations", result.recommendations)
         n_similar = replace_table(con, "similar_games", result.similar_games)
         n_shelf = replace_table(con, "next_to_play", result.next_to_play)
+        n_watch = replace_table(con, "watch_next", result.watch_next)
     recs = result.recommendations
     yield dg.MaterializeResult(
         asset_key=["marts", "recommendations"],
@@ -251,6 +253,10 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
     yield dg.MaterializeResult(
         asset_key=["marts", "next_to_play"],
         metadata={"dagster/row_count": n_shelf, "members": result.next_to_play["user_id"].n_unique()},
+    )
+    yield dg.MaterializeResult(
+        asset_key=["marts", "watch_next"],
+        metadata={"dagster/row_count": n_watch, "members": result.watch_next["user_id"].n_unique()},
     )
     yield dg.MaterializeResult(
         asset_key=["marts", "similar_games"],

@@ -22,6 +22,29 @@ def no_owned_or_played_recommended(duckdb: DuckDBResource) -> dg.AssetCheckResul
     return dg.AssetCheckResult(passed=not bad and total > 0, metadata={"examples": str(bad), "rows": total})
 
 
+@dg.asset_check(asset=RECS, blocking=True,
+                description="No member's discovery list holds a game they marked 興味あり (it belongs on marts.watch_next).")
+def no_watched_game_recommended(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        bad = con.execute(
+            "SELECT r.user_id, r.game_id FROM marts.recommendations r "
+            "JOIN marts.collections c USING (user_id, game_id) WHERE c.watching LIMIT 5"
+        ).fetchall()
+    return dg.AssetCheckResult(passed=not bad, metadata={"examples": str(bad)})
+
+
+@dg.asset_check(asset=dg.AssetKey(["marts", "watch_next"]), blocking=True,
+                description="The watch-list shelf holds only the member's 興味あり games, neither had nor played.")
+def watch_next_only_the_watch_list(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        bad = con.execute(
+            "SELECT w.user_id, w.game_id FROM marts.watch_next w "
+            "LEFT JOIN marts.collections c USING (user_id, game_id) "
+            "WHERE NOT coalesce(c.watching AND NOT c.have AND NOT c.played, false) LIMIT 5"
+        ).fetchall()
+    return dg.AssetCheckResult(passed=not bad, metadata={"examples": str(bad)})
+
+
 @dg.asset_check(asset=RECS, blocking=True, description="(user_id, rank) is unique and ranks start at 1.")
 def recommendations_unique_key(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:

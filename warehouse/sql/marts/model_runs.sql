@@ -5,7 +5,7 @@
 --   replaces that run's rows. Written by warehouse.model_marts.write_model_runs.
 -- @key run_id, model, split
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
---   the marts.recommendations, similar_games and next_to_play rows the champion wrote.
+--   the marts.recommendations, similar_games, next_to_play and watch_next rows the champion wrote.
 -- @column model: The candidate's name: popularity, cosine, bm25, ease, rp3beta, als or bpr.
 -- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
 --   weights) and selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion).

@@ -1,9 +1,9 @@
 -- @table marts.recommendations: Each member's discovery list of the latest run, best first
---   (CONTRACT.md): the top 100 games of marts.games the member has not marked 持ってる (have),
---   経験あり (played) or お気に入り (favorite), ranked by the night's champion blended with
---   content similarity and popularity, each with a reason. A game the member marked only
---   興味あり (watching) may appear, flagged by watching. Members with an empty collection get no
---   rows. Replaced as a whole by each run (warehouse.model_marts.replace_table).
+--   (CONTRACT.md): the top 100 games of marts.games the member does not know yet (no entry in
+--   their collection: never a game marked 持ってる, 経験あり, お気に入り or 興味あり; the member's
+--   興味あり games are ranked in marts.watch_next instead), ranked by the night's champion
+--   blended with content similarity and popularity, each with a reason. Members with an empty
+--   collection get no rows. Replaced as a whole by each run (warehouse.model_marts.replace_table).
 -- @key user_id, rank
 -- @join user_id -> marts.members
 -- @join game_id -> marts.games
@@ -19,10 +19,7 @@
 -- @column run_id: The training run (marts.model_runs.run_id).
 -- @column reason: Why, in Japanese, never naming another member: 「X」が好きなあなたに (you like X),
 --   「X」に興味があるあなたに (you are interested in X: a member with only 興味あり games),
---   興味ありに登録済み (on your 興味あり list, alone or before another reason: 興味ありに登録済み・…),
 --   人気のゲーム (popular: nothing personal to go on), あなたへのおすすめ (for you, unattributed).
--- @column watching: True when the member marked the game 興味あり (watching): it came back as a
---   reminder, not as a discovery.
 -- @column generated_at: When the run's discovery step ranked the lists (UTC).
 CREATE TABLE IF NOT EXISTS marts.recommendations (
     user_id VARCHAR NOT NULL,
@@ -32,6 +29,8 @@ CREATE TABLE IF NOT EXISTS marts.recommendations (
     model VARCHAR,
     run_id VARCHAR,
     reason VARCHAR,
-    watching BOOLEAN,
     generated_at TIMESTAMPTZ
 );
+-- Until issue 23 a member's 興味あり games came back here, flagged by a watching column; a table
+-- made then loses it (they are in marts.watch_next now).
+ALTER TABLE marts.recommendations DROP COLUMN IF EXISTS watching;
