@@ -21,7 +21,6 @@ import time  # noqa: E402
 from dataclasses import replace  # noqa: E402
 from typing import Any  # noqa: E402
 
-import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from models.base import single_threaded_blas, topk_frame  # noqa: E402

@@ -57,7 +57,7 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
                                   "next_to_play_users": 1, "next_to_play": 2, "watch_next_users": 1, "watch_next": 1}
     watched = (exports / "run-2" / "watch_next.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in watched] == [{"user_id": "2", "items": [
-        {"game_id": "s", "score": 0.4, "reason": "「キューブ・タイル」が好きなあなたに"}]}]
+        {"rank": 1, "game_id": "s", "score": 0.4, "reason": "「キューブ・タイル」が好きなあなたに"}]}]
     shelf = (exports / "run-2" / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in shelf] == [{"user_id": "1", "items": [
         {"rank": 1, "game_id": "p", "score": 0.6, "reason": "「プロポリス」が好きなあなたに"},

@@ -182,7 +182,8 @@ def test_an_invalid_export_fails_leaves_nothing_and_latest_stays(tmp_path: Path)
     similar = pl.DataFrame({"game_id": ["a"], "rank": [1], "similar_game_id": ["b"], "score": [0.8], "run_id": ["run-2"]})
     shelf = pl.DataFrame({"user_id": ["1"], "rank": [1], "game_id": ["p"], "score": [0.6], "reason": ["x"],
                           "run_id": ["run-2"]})
-    create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf})
+    create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf,
+                      "watch_next": shelf})
     con = connect(wh)
     try:
         with pytest.raises(BundleInvalid) as err:

@@ -139,7 +139,7 @@ def test_the_export_holds_watch_next(demo: dict, tmp_path: Path) -> None:
     expected = stored.filter(pl.col("user_id") == first["user_id"]).sort("rank")
     assert set(first) == {"user_id", "items"}
     assert [item["game_id"] for item in first["items"]] == expected.get_column("game_id").to_list()
-    assert all(set(item) == {"game_id", "score", "reason"} for item in first["items"])
+    assert all(set(item) == {"rank", "game_id", "score", "reason"} for item in first["items"])
 
 
 def _bad(demo: dict, capsys: pytest.CaptureFixture, *args: str) -> str:

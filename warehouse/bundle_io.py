@@ -8,6 +8,7 @@ and neither should import the other's internals.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -73,3 +74,21 @@ def drop_dir(path: Path) -> None:
     os.replace(path, doomed)
     fsync_dir(path.parent)
     shutil.rmtree(doomed)
+
+
+def latest_bundle(exports_dir: Path) -> Path | None:
+    """The folder LATEST names, or None before the first export."""
+    latest = exports_dir / "LATEST"
+    if not latest.exists():
+        return None
+    return exports_dir / latest.read_text(encoding="utf-8").strip()
+
+
+def verify_bundle(path: Path) -> dict:
+    """Check every file against the manifest; returns the manifest or raises ExportError."""
+    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    for name, info in manifest["files"].items():
+        digest = hashlib.sha256((path / name).read_bytes()).hexdigest()
+        if digest != info["sha256"]:
+            raise ExportError(f"{path / name}: checksum mismatch")
+    return manifest

@@ -20,7 +20,6 @@ BODOGE_KEEP_EXPORTS kept, members no longer public cut from every one): see
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -30,7 +29,17 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, fsync_dir, sync_file, write_synced
+from warehouse.bundle_io import (
+    MANIFEST,
+    TMP_PREFIX,
+    ExportError,
+    drop_dir,
+    fsync_dir,
+    latest_bundle,
+    sync_file,
+    verify_bundle,
+    write_synced,
+)
 from warehouse.export_retention import keep_exports, remove_litter, scrub_bundles
 from warehouse.export_schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
@@ -142,24 +151,6 @@ def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> pl.DataFr
     if stale.height:
         raise ExportError(f"marts.{table} holds run {stale['run_id'][0]}, not {run_id}")
     return shelf.drop("run_id")
-
-
-def latest_bundle(exports_dir: Path) -> Path | None:
-    """The folder LATEST names, or None before the first export."""
-    latest = exports_dir / "LATEST"
-    if not latest.exists():
-        return None
-    return exports_dir / latest.read_text(encoding="utf-8").strip()
-
-
-def verify_bundle(path: Path) -> dict:
-    """Check every file against the manifest; returns the manifest or raises ExportError."""
-    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    for name, info in manifest["files"].items():
-        digest = hashlib.sha256((path / name).read_bytes()).hexdigest()
-        if digest != info["sha256"]:
-            raise ExportError(f"{path / name}: checksum mismatch")
-    return manifest
 
 
 def _grouped(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> pl.DataFrame:

@@ -243,7 +243,7 @@ def _read_json(path: Path, what: str) -> object:
 
 def main(argv: list[str] | None = None) -> int:
     """`validate PATH`: 0 valid, 1 invalid (one line), 2 no bundle there; `fingerprint`."""
-    from warehouse.export import latest_bundle, verify_bundle  # the exporter imports this module
+    from warehouse.bundle_io import latest_bundle, verify_bundle
 
     parser = argparse.ArgumentParser(prog="python -m warehouse.export_schemas",
                                      description="The export bundle's JSON Schemas.")

@@ -31,7 +31,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.db import SQL_DIR, WarehouseError, first_line
-from warehouse.raw import ensure_raw_schema, raw_sql_files
+from warehouse.raw import ensure_raw_schema
 
 log = logging.getLogger("bodoge.migrate")
 

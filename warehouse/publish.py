@@ -35,7 +35,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.crawl_runs import page_age_range
-from warehouse.db import SQL_DIR, WarehouseError, connect
+from warehouse.db import SQL_DIR, WarehouseError
 
 log = logging.getLogger("bodoge.publish")
 
