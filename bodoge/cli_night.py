@@ -168,10 +168,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def register_demo(sub: Any) -> None:
+    from bodoge.demo import DEMO_SITE
+
     p = sub.add_parser("demo", help="generate and serve the sample site, run the whole nightly job on it")
-    p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
-    p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int, default=DEMO_SITE["games"],
+                   help=f"games in the sample site (default {DEMO_SITE['games']})")
+    p.add_argument("--users", type=int, default=DEMO_SITE["users"],
+                   help=f"members in the sample site (default {DEMO_SITE['users']})")
+    p.add_argument("--seed", type=int, default=DEMO_SITE["seed"])
     add_data_dir(p, warehouse=False)
     p.set_defaults(handler=cmd_demo)
 
