@@ -20,6 +20,13 @@ def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
         return 0
 
 
+def _count_for(con: duckdb.DuckDBPyConnection, table: str, user_id: str) -> int:
+    """Rows of `table` for one member (table is one of this module's own names, never input)."""
+    from warehouse.db import scalar
+
+    return int(scalar(con, f"SELECT count(*) FROM {table} WHERE user_id = ?", [user_id]) or 0)
+
+
 def example_member(con: duckdb.DuckDBPyConnection) -> str | None:
     """A member worth showing: a mid-sized collection with recommendations and wanted games at cafes."""
     rows = con.execute(
@@ -75,10 +82,12 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
         _print_models(con)
         user_id = example_member(con) if _count(con, "marts.recommendations") else None
         if user_id:
-            print(f"\nMember {user_id}: discovery (games they neither have nor have played)")
+            stored = _count_for(con, "marts.recommendations", user_id)
+            print(f"\nMember {user_id}: discovery, the first 5 of {stored} (games they neither have nor have played)")
             print_table(recommendation_table(user_id, recommendations_for(con, user_id, n=5)))
             print(f"Member {user_id}: collection sorted by players")
-            print_table(collection_table(user_id, collection(con, user_id, sort="players")[:8]))
+            games = collection(con, user_id, sort="players")
+            print_table(collection_table(user_id, games[:8], total=len(games)))  # "58 games, 8 shown"
             cafes = cafes_for(con, user_id)[:3]
             print(f"Member {user_id}: where to play what they want to play")
             for cafe in cafes:
