@@ -53,6 +53,25 @@ def freshness_line(published: dict | None, now: datetime | None = None) -> str:
             f"oldest crawled page from {ago(published['oldest_page_at'], now)}")
 
 
+def checks_lines(published: dict | None, checks: list[dict[str, Any]]) -> str:
+    """`checks: 22/23 passed when published` (the count the dashboard shows: the checks in
+    marts.publication), the failures, then the checks the night ran after publishing."""
+    import json
+
+    before = json.loads(published["checks"]) if published and published.get("checks") else None
+    names = {c["name"] for c in before} if before is not None else set()
+    shown = before if before is not None else checks
+    after = [c for c in checks if c["name"] not in names] if before is not None else []
+    failed = [c for c in shown if not c["passed"]]
+    lines = [f"  checks: {len(shown) - len(failed)}/{len(shown)} passed"
+             + (" when the night was published" if before is not None else "")]
+    lines += [f"    {c['severity']}: {c['name']} on {c['asset']}" for c in failed]
+    if after:
+        lines.append("  after publishing: " + ", ".join(
+            f"{c['name']} {'passed' if c['passed'] else c['severity'] + ' failed'}" for c in after))
+    return "\n".join(lines)
+
+
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
     from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
@@ -76,9 +95,7 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
             strategies = strategy_line(crawl)  # which way tonight took for each site signal
             if strategies:
                 print(f"  {strategies}")
-        failed = [c for c in summary.checks if not c["passed"]]
-        print(f"  checks: {len(summary.checks) - len(failed)}/{len(summary.checks)} passed"
-              + "".join(f"\n    {c['severity']}: {c['name']} on {c['asset']}" for c in failed))
+        print(checks_lines(publication(con), summary.checks))
         _print_models(con)
         user_id = example_member(con) if _count(con, "marts.recommendations") else None
         if user_id:

@@ -20,7 +20,7 @@ import pytest
 from bodoge.cli import main
 from bodoge.demo import DEMO_SITE, record_site
 from bodoge.jobs import JobSummary
-from bodoge.summary import example_member, print_summary
+from bodoge.summary import checks_lines, example_member, print_summary
 from tests.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
 
@@ -205,3 +205,16 @@ def test_the_demos_defaults_are_the_sites_defaults() -> None:
     args = Namespace(games=None, users=None, seed=None, port=None, no_faults=False, data_dir="/nonexistent/dir")
     params = site_params(args)
     assert {k: params[k] for k in ("games", "users", "seed", "faults", "port")} == dict(DEMO_SITE, port=DEFAULT_PORT)
+
+
+def test_the_summary_counts_the_checks_the_dashboard_counts() -> None:
+    ran = [{"name": "games_unique_key", "asset": "marts/games", "passed": True, "severity": "ERROR"},
+           {"name": "games_players_range", "asset": "marts/games", "passed": False, "severity": "WARN"},
+           {"name": "bundle_delivered", "asset": "export/delivery", "passed": True, "severity": "ERROR"}]
+    published = {"checks": json.dumps(ran[:2])}
+    assert checks_lines(published, ran).splitlines() == [
+        "  checks: 1/2 passed when the night was published",
+        "    WARN: games_players_range on marts/games",
+        "  after publishing: bundle_delivered passed",
+    ]
+    assert checks_lines({"checks": None}, ran).splitlines()[0] == "  checks: 2/3 passed"
