@@ -45,11 +45,25 @@ def positive_int(text: str) -> int:
     return value
 
 
+def an_id(text: str) -> str:
+    """An argparse type: one id (a member, a game, a cafe's slug), whitespace trimmed.
+
+    Why: ids are pasted from a spreadsheet or a page (`" 41256"`, `"41256　"` with a
+    full-width space); untrimmed, the warehouse answered "unknown user ' 41256'" for a
+    member it holds. Every command that takes an id reads it through here, once.
+    """
+    value = text.strip()
+    if not value:
+        raise argparse.ArgumentTypeError(f"an id cannot be empty, got {text!r}")
+    return value
+
+
 def comma_list(text: str) -> list[str]:
-    """An argparse type: a non-empty comma-separated list (`a,b,c`), blanks dropped.
+    """An argparse type: a non-empty comma-separated list (`a,b,c`), each item trimmed, blanks dropped.
 
     Why: `--sections ''` used to crawl nothing and report success; an empty list is
-    always a mistake on the command line. Which names are valid is the command's to say.
+    always a mistake on the command line. `--group "41256, 10130"` is two ids, not one
+    with a leading space. Which names are valid is the command's to say.
     """
     items = [part.strip() for part in text.split(",") if part.strip()]
     if not items:

@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from bodoge.args import add_data_dir, one_line, open_warehouse
+from bodoge.args import add_data_dir, an_id, comma_list, one_line, open_warehouse, positive_int
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
+from bodoge.cli_similar import register_similar
+from bodoge.cli_site import register_site
 from bodoge.sql_shell import register_sql
 from scrapers.kinds import KINDS
 
@@ -80,59 +82,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register_site(sub: Any) -> None:
-    from bodoge.args import positive_int
-    from samplesite.variants import VARIANTS
-
-    p = sub.add_parser("site", help="the bundled sample site: serve it, or write its ground truth")
-    site_sub = p.add_subparsers(dest="site_command", required=True, metavar="ACTION")
-    for name, helptext in (("serve", "serve the sample site on 127.0.0.1"), ("truth", "write its ground truth")):
-        sp = site_sub.add_parser(name, help=helptext)
-        sp.add_argument("--games", type=int, default=2000)
-        sp.add_argument("--users", type=int, default=5000)
-        sp.add_argument("--seed", type=int, default=0)
-        sp.add_argument("--no-faults", action="store_true", help="no planted broken pages or transient errors")
-        sp.add_argument("--night", type=positive_int, default=1,
-                        help="the site as it stands on night K (default 1; each night ~1%% of members change)")
-        if name == "serve":
-            sp.add_argument("--port", type=int, default=8765)
-            sp.add_argument("--variant", action="append", default=[], choices=VARIANTS, metavar="VARIANT",
-                            help="draw the site without one signal the real site may not show "
-                                 f"(repeatable): {', '.join(VARIANTS)}")
-            sp.set_defaults(handler=cmd_site_serve)
-        else:
-            sp.add_argument("--out", required=True, help="folder for the Parquet files")
-            sp.set_defaults(handler=cmd_site_truth)
-
-
-def cmd_site_serve(args: argparse.Namespace) -> int:
-    from samplesite.generator import generate_site
-    from samplesite.server import serve_forever
-
-    site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
-    print(f"sample site ({args.games:,} games, {args.users:,} members, seed {args.seed}, night {args.night}) "
-          f"on http://127.0.0.1:{args.port}")
-    serve_forever(site, port=args.port, night=args.night, variants=tuple(args.variant))
-    return 0
-
-
-def cmd_site_truth(args: argparse.Namespace) -> int:
-    from samplesite.generator import generate_site
-    from samplesite.nights import site_on_night
-    from samplesite.truth import write_truth
-
-    site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed, faults=not args.no_faults)
-    site = site_on_night(site, args.night)
-    for name, path in write_truth(site, Path(args.out)).items():
-        print(f"{name}: {path}")
-    return 0
-
-
 def _register_collection(sub: Any) -> None:
     p = sub.add_parser("collection", help="a member's collection, filtered and sorted")
-    p.add_argument("user_id", metavar="USER_ID")
+    p.add_argument("user_id", metavar="USER_ID", type=an_id)
     p.add_argument("--status", choices=["have", "played", "favorite", "watching"])
     p.add_argument("--players", help="only games playable with N players (min <= N <= max)")
+    p.add_argument("--max-minutes", type=positive_int, help="only games that take at most M minutes (as recommend)")
     p.add_argument("--sort", default="updated", choices=["players", "time", "age", "year", "name", "updated"])
     p.add_argument("--reverse", action="store_true", help="reverse the order (missing values stay last)")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
@@ -146,14 +101,15 @@ def cmd_collection(args: argparse.Namespace) -> int:
 
     players = parse_count(args.players) if args.players is not None else None
     with open_warehouse(args) as con:
-        rows = collection(con, args.user_id, status=args.status, players=players, sort=args.sort, reverse=args.reverse)
+        rows = collection(con, args.user_id, status=args.status, players=players, max_minutes=args.max_minutes,
+                          sort=args.sort, reverse=args.reverse)
     print_rows(rows, as_json=args.json, table=lambda: collection_table(args.user_id, rows))
     return 0
 
 
 def _register_recommend(sub: Any) -> None:
     p = sub.add_parser("recommend", help="a member's discovery list, one of their shelves, or a group's game night")
-    p.add_argument("user_id", metavar="USER_ID", nargs="?")
+    p.add_argument("user_id", metavar="USER_ID", nargs="?", type=an_id)
     p.add_argument("-n", type=int, default=10, help="how many (default 10)")
     p.add_argument("--players", help="only games playable with N players")
     p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
@@ -162,8 +118,8 @@ def _register_recommend(sub: Any) -> None:
     p.add_argument("--watching", action="store_true",
                    help="from the watch list (興味ありの中からおすすめ): the member's 興味あり games, "
                         "neither had nor played")
-    p.add_argument("--group", metavar="ID,ID,…", help="game night for these members")
-    p.add_argument("--cafe", metavar="SLUG", help="with --group: games this cafe offers are on the table too")
+    p.add_argument("--group", metavar="ID,ID,…", type=comma_list, help="game night for these members")
+    p.add_argument("--cafe", metavar="SLUG", type=an_id, help="with --group: games this cafe offers are on the table too")
     p.add_argument("--anywhere", action="store_true", help="with --group: any game, whoever has it")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
     add_data_dir(p)
@@ -209,7 +165,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).champion
     with open_warehouse(args) as con:
         if mode == "group":
-            members = [m.strip() for m in args.group.split(",") if m.strip()]
+            members = args.group  # already trimmed, blanks dropped (bodoge.args.comma_list)
             rows = game_night(con, members, cafe=args.cafe, anywhere=args.anywhere, n=args.n, model_dir=model_dir)
             table = lambda: group_table(members, rows)  # noqa: E731
         elif mode == "play_next":
@@ -228,7 +184,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
 
 def _register_cafes(sub: Any) -> None:
     p = sub.add_parser("cafes", help="cafes offering the member's watching and favourite games, best first")
-    p.add_argument("user_id", metavar="USER_ID")
+    p.add_argument("user_id", metavar="USER_ID", type=an_id)
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     add_data_dir(p)
     p.set_defaults(handler=cmd_cafes)
@@ -248,7 +204,6 @@ def cmd_cafes(args: argparse.Namespace) -> int:
 
 
 def _register_evaluate(sub: Any) -> None:
-    from bodoge.args import positive_int
 
     p = sub.add_parser("evaluate", help="tune and score every candidate model on TRAIN/TEST interaction files")
     p.add_argument("--train", required=True, help="Parquet or CSV: user_id, game_id and any of have/played/...")
@@ -327,7 +282,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 _COMMANDS: list[Callable[[Any], None]] = [
     register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
-    _register_recommend, _register_collection, _register_cafes, _register_dashboard, register_sql, _register_site,
+    _register_recommend, _register_collection, _register_cafes, register_similar, _register_dashboard, register_sql,
+    register_site,
     register_backup, register_restore,
 ]
 

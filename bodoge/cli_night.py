@@ -98,18 +98,21 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     from warehouse.build import build_all, open_crawled
     from warehouse.publish import publish_snapshot
-    from warehouse.quality import run_checks
+    from warehouse.quality import check_specs, run_checks
 
     paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
     con = open_crawled(paths.warehouse)
     try:
         for name, n in build_all(con).items():
             print(f"marts.{name}: {n:,} rows")
-        for result in run_checks(con):
+        results = run_checks(con)
+        for result in results:
             print(result.line())
-        # Readers open the published night: a manual build is published like a night.
+        # Readers open the published night: a manual build is published like a night, with its checks.
+        checks = [{"name": r.name, "asset": f"marts/{spec.table}", "passed": r.passed, "severity": r.severity.upper(),
+                   "description": r.description} for r, spec in zip(results, check_specs(), strict=True)]
         run_id = "build-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        published = publish_snapshot(con, paths.data_dir, run_id=run_id)
+        published = publish_snapshot(con, paths.data_dir, run_id=run_id, checks=checks)
         print(f"published {run_id} for readers: {published.path}")
     finally:
         con.close()
@@ -168,10 +171,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def register_demo(sub: Any) -> None:
+    from bodoge.demo import DEMO_SITE
+
     p = sub.add_parser("demo", help="generate and serve the sample site, run the whole nightly job on it")
-    p.add_argument("--games", type=int, default=1000, help="games in the sample site (default 1000)")
-    p.add_argument("--users", type=int, default=2000, help="members in the sample site (default 2000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int, default=DEMO_SITE["games"],
+                   help=f"games in the sample site (default {DEMO_SITE['games']})")
+    p.add_argument("--users", type=int, default=DEMO_SITE["users"],
+                   help=f"members in the sample site (default {DEMO_SITE['users']})")
+    p.add_argument("--seed", type=int, default=DEMO_SITE["seed"])
     add_data_dir(p, warehouse=False)
     p.set_defaults(handler=cmd_demo)
 

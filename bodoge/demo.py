@@ -1,16 +1,30 @@
-"""`bodoge demo`: the sample site, served locally, through the whole nightly job, then a summary."""
+"""`bodoge demo`: the sample site, served locally, through the whole nightly job, then a summary.
+
+The demo also leaves a note of the site it served (`DATA_DIR/sample-site.json`: games,
+members, seed, faults and port), so `bodoge site serve --night 2` serves the same site's
+next night at the same address without restating a flag, and `bodoge run` against it
+continues the demo's warehouse instead of crawling some other site over it.
+"""
 
 from __future__ import annotations
 
+import json
 import time
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from core.config import Paths
-from bodoge.jobs import JobSummary, run_nightly
+if TYPE_CHECKING:  # the parser reads DEMO_SITE; it must not pay for the nightly's imports
+    from core.config import Paths
+    from bodoge.jobs import JobSummary
+
+#: The demo's sample site when no flag says otherwise (`bodoge demo`, `bodoge site`).
+DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": True}
+SITE_FILE = "sample-site.json"
 
 
 def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[JobSummary, dict[str, Any]]:
     """Generate and serve the sample site, run the nightly job on it, return what to report."""
+    from bodoge.jobs import run_nightly
     from samplesite.generator import generate_site
     from samplesite.server import SampleSiteServer
 
@@ -20,6 +34,31 @@ def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[Jo
           f"in {time.perf_counter() - started:.1f}s", flush=True)
     with SampleSiteServer(site) as server:
         base_url = server.base_url
+        record_site(paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
+                                     "port": int(base_url.rsplit(":", 1)[1])})
         print(f"demo: serving it on {base_url}; running the nightly job", flush=True)
         summary = run_nightly(paths, base_url=base_url)
     return summary, {"base_url": base_url, "seconds": time.perf_counter() - started}
+
+
+def record_site(data_dir: Path, site: dict[str, Any]) -> Path:
+    """Write the served site's parameters to DATA_DIR/sample-site.json (replacing any older note)."""
+    path = Path(data_dir) / SITE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def recorded_site(data_dir: Path) -> dict[str, Any] | None:
+    """The parameters the last `bodoge demo` in DATA_DIR served, or None without a (readable) note."""
+    path = Path(data_dir) / SITE_FILE
+    try:
+        note = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ValueError as exc:
+        raise ValueError(f"{path} is not the demo's note of its site ({exc}); remove it or pass "
+                         "--games/--users/--seed") from None
+    return note if isinstance(note, dict) else None

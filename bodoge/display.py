@@ -38,8 +38,20 @@ def statuses(row: dict[str, Any]) -> str:
     return " ".join(label for key, label in STATUS_LABELS.items() if row.get(key))
 
 
-def collection_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
-    table = Table(title=f"{user_id} のマイボードゲーム ({len(rows)} games)", title_justify="left")
+def shown_count(shown: int, total: int | None) -> str:
+    """`44 games`, or `58 games, 8 shown` when only part of them is on screen.
+
+    Why: a title that counts the rows it was handed said "(8 games)" for a member with
+    58, counting what the summary cut, not what the member has.
+    """
+    if total is None or total == shown:
+        return f"{shown} games"
+    return f"{total} games, {shown} shown"
+
+
+def collection_table(user_id: str, rows: list[dict[str, Any]], *, total: int | None = None) -> Table:
+    """A member's collection; `total` is how many games the collection holds when `rows` is a cut of it."""
+    table = Table(title=f"{user_id} のマイボードゲーム ({shown_count(len(rows), total)})", title_justify="left")
     for header in ("game", "players", "time", "age", "year", "status", "★", "updated"):
         table.add_column(header, overflow="fold")
     for row in rows:
@@ -72,6 +84,22 @@ def _ranked_table(title: str, rows: list[dict[str, Any]], *, brought_by: bool = 
         if brought_by:
             cells.append(", ".join(row.get("brought_by") or []) or "(どこかで)")
         table.add_row(*cells, row.get("reason") or "")
+    return table
+
+
+def similar_table(game: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
+    """`bodoge similar`: the night's similar games of one game, best first, with their similarity."""
+    table = Table(title=f"{game_name(game)} に似たゲーム ({len(rows)} games)", title_justify="left")
+    for header in ("#", "game", "players", "time", "similarity"):
+        table.add_column(header, overflow="fold", justify="right" if header == "similarity" else "left")
+    for row in rows:
+        table.add_row(
+            str(row["rank"]),
+            game_name(row),
+            fmt_range(row["min_players"], row["max_players"], "人"),
+            fmt_range(row["min_minutes"], row["max_minutes"], "分"),
+            "" if row["score"] is None else f"{row['score']:.3f}",
+        )
     return table
 
 

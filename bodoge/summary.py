@@ -20,6 +20,13 @@ def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
         return 0
 
 
+def _count_for(con: duckdb.DuckDBPyConnection, table: str, user_id: str) -> int:
+    """Rows of `table` for one member (table is one of this module's own names, never input)."""
+    from warehouse.db import scalar
+
+    return int(scalar(con, f"SELECT count(*) FROM {table} WHERE user_id = ?", [user_id]) or 0)
+
+
 def example_member(con: duckdb.DuckDBPyConnection) -> str | None:
     """A member worth showing: a mid-sized collection with recommendations and wanted games at cafes."""
     rows = con.execute(
@@ -46,6 +53,25 @@ def freshness_line(published: dict | None, now: datetime | None = None) -> str:
             f"oldest crawled page from {ago(published['oldest_page_at'], now)}")
 
 
+def checks_lines(published: dict | None, checks: list[dict[str, Any]]) -> str:
+    """`checks: 22/23 passed when published` (the count the dashboard shows: the checks in
+    marts.publication), the failures, then the checks the night ran after publishing."""
+    import json
+
+    before = json.loads(published["checks"]) if published and published.get("checks") else None
+    names = {c["name"] for c in before} if before is not None else set()
+    shown = before if before is not None else checks
+    after = [c for c in checks if c["name"] not in names] if before is not None else []
+    failed = [c for c in shown if not c["passed"]]
+    lines = [f"  checks: {len(shown) - len(failed)}/{len(shown)} passed"
+             + (" when the night was published" if before is not None else "")]
+    lines += [f"    {c['severity']}: {c['name']} on {c['asset']}" for c in failed]
+    if after:
+        lines.append("  after publishing: " + ", ".join(
+            f"{c['name']} {'passed' if c['passed'] else c['severity'] + ' failed'}" for c in after))
+    return "\n".join(lines)
+
+
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
     from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
@@ -70,16 +96,16 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
             strategies = strategy_line(crawl)  # which way tonight took for each site signal
             if strategies:
                 print(f"  {strategies}")
-        failed = [c for c in summary.checks if not c["passed"]]
-        print(f"  checks: {len(summary.checks) - len(failed)}/{len(summary.checks)} passed"
-              + "".join(f"\n    {c['severity']}: {c['name']} on {c['asset']}" for c in failed))
+        print(checks_lines(publication(con), summary.checks))
         _print_models(con)
         user_id = example_member(con) if _count(con, "marts.recommendations") else None
         if user_id:
-            print(f"\nMember {user_id}: discovery (games they neither have nor have played)")
+            stored = _count_for(con, "marts.recommendations", user_id)
+            print(f"\nMember {user_id}: discovery, the first 5 of {stored} (games they neither have nor have played)")
             print_table(recommendation_table(user_id, recommendations_for(con, user_id, n=5)))
             print(f"Member {user_id}: collection sorted by players")
-            print_table(collection_table(user_id, collection(con, user_id, sort="players")[:8]))
+            games = collection(con, user_id, sort="players")
+            print_table(collection_table(user_id, games[:8], total=len(games)))  # "58 games, 8 shown"
             cafes = cafes_for(con, user_id)[:3]
             print(f"Member {user_id}: where to play what they want to play")
             for cafe in cafes:

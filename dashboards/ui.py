@@ -28,7 +28,7 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from core.ages import ago  # noqa: F401 - the pages call ui.ago
+from core.ages import ago, took  # noqa: F401 - the pages call ui.ago and ui.took
 from dashboards import sql
 from dashboards.charts import FONT_FAMILY
 from dashboards.views import page_spec
@@ -220,3 +220,24 @@ def apply_style() -> None:
 def number(value: Any) -> str:
     """A count with thousands separators; '—' for a missing value."""
     return "—" if value is None else f"{int(value):,}"
+
+
+def table(frame: pl.DataFrame, *, column_config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """`st.dataframe` with a human label over every column (`dashboards.labels`), index hidden.
+
+    Why one door for every table: analysts read "Rows failing", not `n_failures`; a page
+    that called st.dataframe itself showed the SQL's snake_case names. A column's own
+    config (a progress bar, a number format) keeps its settings and gets the label too.
+    """
+    from dashboards.labels import label
+
+    config: dict[str, Any] = dict(column_config or {})
+    for column in frame.columns:
+        own = config.get(column)
+        if own is None:
+            config[column] = label(column)
+        elif isinstance(own, dict) and not own.get("label"):
+            config[column] = {**own, "label": label(column)}
+    kwargs.setdefault("hide_index", True)
+    return st.dataframe(frame, column_config=config, **kwargs)
+

@@ -22,7 +22,7 @@ SLOWEST: dict[str, int] = {
     "test_incremental_crawl.py": 70, "test_private_killed_crawl.py": 45, "test_crawl_failures.py": 60,
     "test_nightly_supervision.py": 45, "test_listing_totals_crawl.py": 40, "test_alerts.py": 30,
     "test_restore.py": 30, "test_export_schemas.py": 35, "test_one_page_listings_e2e.py": 20, "test_cli_evaluate.py": 30,
-    "test_analyst_cookbook.py": 120,
+    "test_analyst_cookbook.py": 120, "test_readme_examples.py": 190,
 }
 
 

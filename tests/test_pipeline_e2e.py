@@ -220,3 +220,18 @@ def test_the_second_night_is_incremental_and_fetches_almost_nothing(two_runs) ->
     assert (first["mode"], second["mode"]) == ("full", "incremental")
     assert second["fetched"] < 0.15 * first["fetched"] and second["skipped"] > 150
     assert second["queue_left"] <= 5  # only pages broken on purpose wait for the next night
+
+
+def test_the_published_night_records_the_checks_it_ran(two_runs) -> None:
+    """marts.publication.checks: the one count of checks readers show, all but what runs after publishing."""
+    paths, summaries, *_ = two_runs
+    con = connect(paths.data_dir / "published.duckdb", read_only=True)
+    try:
+        run_id, checks = con.execute("SELECT run_id, checks FROM marts.publication").fetchall()[0]
+    finally:
+        con.close()
+    assert run_id == summaries[-1].run_id
+    recorded = {c["name"]: c["passed"] for c in json.loads(checks)}
+    ran = {c["name"]: c["passed"] for c in summaries[-1].checks}
+    assert set(ran) - set(recorded) == {"bundle_delivered"}  # the delivery comes after the release
+    assert recorded == {name: passed for name, passed in ran.items() if name in recorded}

@@ -45,15 +45,17 @@ PAUSE_ENV = "BODOGE_TEST_PAUSE_AT"
 
 
 def release_night(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, bundle_run_id: str, keep: int | None = None
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, bundle_run_id: str, keep: int | None = None,
+    checks: list[dict] | None = None,
 ) -> Publication:
-    """Publish `con`'s marts and point LATEST at `exports/<bundle_run_id>`, one right after the other."""
+    """Publish `con`'s marts (with the night's `checks` so far) and point LATEST at
+    `exports/<bundle_run_id>`, one right after the other."""
     data_dir = Path(data_dir)
     exports = data_dir / "exports"
     if not (exports / bundle_run_id / MANIFEST).is_file():
         raise ExportError(f"export bundle {exports / bundle_run_id} is missing: nothing was released")
     started = time.perf_counter()
-    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id)
+    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id, checks=checks)
     pause_point("publish", data_dir)
     published = swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
     pause_point("latest", data_dir)

@@ -38,6 +38,10 @@ class UnknownUserError(Exception):
     """The warehouse holds no public member with this id."""
 
 
+class UnknownGameError(Exception):
+    """The warehouse holds no game with this id."""
+
+
 def parse_count(text: str | int) -> int:
     """A player count typed by a person: `4`, `４`, `4人` → 4; anything else is a ValueError."""
     if isinstance(text, int):
@@ -70,13 +74,16 @@ def collection(
     *,
     status: str | None = None,
     players: int | None = None,
+    max_minutes: int | None = None,
     sort: str = "updated",
     reverse: bool = False,
 ) -> list[dict[str, Any]]:
-    """The member's games with their specs, filtered by status and "playable with N players".
+    """The member's games with their specs, filtered by status, "playable with N players"
+    and "fits in M minutes".
 
-    Playable with N is `PLAYABLE_WITH` (marts.games' players_from <= N <= players_to);
-    a game whose player count is unpublished or implausible is not shown by that filter.
+    The filters are the one rule `bodoge recommend` uses: `PLAYABLE_WITH` (marts.games'
+    players_from <= N <= players_to) and `FITS_IN` (minutes_to <= M); a game whose value
+    is unpublished or implausible is not shown by that filter.
     """
     if status is not None and status not in STATUSES:
         raise ValueError(f"unknown status {status!r}: choose one of {', '.join(STATUSES)}")
@@ -92,6 +99,11 @@ def collection(
     if players is not None:
         where.append(PLAYABLE_WITH)
         params["players"] = players
+    if max_minutes is not None:
+        if max_minutes < 1:
+            raise ValueError(f"--max-minutes must be at least 1, not {max_minutes}")
+        where.append(FITS_IN)
+        params["minutes"] = max_minutes
     query = f"""
         SELECT c.game_id, g.name_ja, g.name_en, g.min_players, g.max_players,
                g.min_minutes, g.max_minutes, g.min_age, g.year,
@@ -213,3 +225,26 @@ def shelf_size(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str) -> int:
     """How many catalogue games belong on the member's shelf now (`SHELVES`)."""
     return int(scalar(con, "SELECT count(*) FROM marts.collections c JOIN marts.games USING (game_id) "
                            f"WHERE c.user_id = ? AND {SHELVES[shelf]}", [user_id]) or 0)
+
+
+def similar_games_for(con: duckdb.DuckDBPyConnection, game_id: str, *, n: int = 10) -> list[dict[str, Any]]:
+    """The game's stored similar games (marts.similar_games, the night's), best first, with specs.
+
+    Why the stored list and not a fresh computation: it is what the night exported to the
+    site (similar_games.jsonl), so the command shows what members see. Empty for a known
+    game the night stored no list for; an unknown game is an UnknownGameError.
+    """
+    if n < 1:
+        raise ValueError(f"-n must be at least 1, not {n}")
+    if scalar(con, "SELECT 1 FROM marts.games WHERE game_id = ?", [game_id]) is None:
+        raise UnknownGameError(f"unknown game {game_id!r}: no game with that id in the warehouse")
+    query = """
+        SELECT row_number() OVER (ORDER BY s.rank) AS rank, s.similar_game_id AS game_id, g.name_ja, g.name_en,
+               g.min_players, g.max_players, g.min_minutes, g.max_minutes, s.score
+        FROM marts.similar_games s
+        LEFT JOIN marts.games g ON g.game_id = s.similar_game_id
+        WHERE s.game_id = $game
+        ORDER BY s.rank
+        LIMIT $n
+    """
+    return dict_rows(con, query, {"game": game_id, "n": n})

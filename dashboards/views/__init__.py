@@ -57,9 +57,10 @@ PAGES: tuple[PageSpec, ...] = (
              caption="Model runs and their metrics, popularity bias of the recommendations, and a per-member "
                      "explorer."),
     PageSpec("cafes", "カフェ Cafes", "cafes.py", ":material/local_cafe:",
-             caption="Cafe offers against members' wants (気になる and お気に入り), and the wanted games nobody offers."),
+             caption="Cafe offers against members' wants (興味あり and お気に入り), and the wanted games nobody offers."),
     PageSpec("data-quality", "データ品質 Data quality", "data_quality.py", ":material/fact_check:",
-             caption="Results of the data-quality checks over the marts, and the quarantined pages."),
+             caption="The night's checks (the count the overview shows), the rows the data-quality checks "
+                     "found failing, and the quarantined pages."),
 )
 
 

@@ -1,6 +1,6 @@
 """カフェ Cafes: what each board-game cafe offers against what members want to play.
 
-Why "wants" are watching (気になる) and favourite games: those are the games a member
+Why "wants" are watching (興味あり) and favourite games: those are the games a member
 would travel to a cafe for; owned games they can play at home.
 """
 
@@ -83,7 +83,7 @@ def coverage(wh: ui.Warehouse) -> None:
                            "n_wants_served", "share_of_wants"]),
             alt_text="Share of members' wants each cafe offers",
         )
-        st.dataframe(
+        ui.table(
             frame, hide_index=True,
             column_config={
                 "share_of_wants": st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1)

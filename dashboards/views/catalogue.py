@@ -238,7 +238,7 @@ def distributions(wh: ui.Warehouse, filters: dict) -> None:
     with ui.section("ゲーム一覧 Matching games"):
         games = wh.query(catalogue_games, **filters, limit=500)
         st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).")
-        st.dataframe(games, hide_index=True, height=360)
+        ui.table(games, hide_index=True, height=360)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import streamlit as st
 from dashboards import ui
 from dashboards.charts import show
 from dashboards.sql import query
-from dashboards.views.data_quality import quality_checks
+from dashboards.views.data_quality import counted, night_checks, passed_line
 
 
 # -- this page's queries ------------------------------------------------------------------
@@ -36,10 +36,10 @@ def cafe_count() -> str:
 
 @query
 def crawl_runs(*, limit: int = 30) -> str:
-    """The latest crawl runs, newest first, with their duration in minutes."""
+    """The latest crawl runs, newest first, with their duration in seconds."""
     return """
         SELECT run_id, status, started_at, finished_at,
-               date_diff('second', started_at, finished_at) / 60.0 AS minutes,
+               date_diff('second', started_at, finished_at) AS seconds,
                base_url, stats::VARCHAR AS stats
         FROM raw.crawl_runs
         ORDER BY started_at DESC, run_id DESC
@@ -49,35 +49,14 @@ def crawl_runs(*, limit: int = 30) -> str:
 
 @query
 def pipeline_runs(*, limit: int = 30) -> str:
-    """The latest nightly job runs, newest first, with their duration in minutes."""
+    """The latest nightly job runs, newest first, with their duration in seconds."""
     return """
         SELECT run_id, job, status, started_at, finished_at,
-               date_diff('second', started_at, finished_at) / 60.0 AS minutes,
+               date_diff('second', started_at, finished_at) AS seconds,
                n_checks, n_failed_checks
         FROM marts.pipeline_runs
         ORDER BY started_at DESC, run_id DESC
         LIMIT $limit
-    """
-
-
-@query
-def pipeline_run_checks(*, run_id: str) -> str:
-    """The checks one pipeline run recorded (its `checks` JSON list), failures first.
-
-    Items are {"name", "passed", "severity", "description"} and, from Dagster runs,
-    "asset"; a key an item lacks is null.
-    """
-    return """
-        WITH run AS (
-            SELECT from_json(checks::VARCHAR,
-                '[{"name": "VARCHAR", "asset": "VARCHAR", "passed": "BOOLEAN", "severity": "VARCHAR",
-                   "description": "VARCHAR"}]'
-            ) AS checks
-            FROM marts.pipeline_runs WHERE run_id = $run_id
-        )
-        SELECT c.name, c.asset, c.passed, lower(c.severity) AS severity, c.description
-        FROM (SELECT unnest(checks) AS c FROM run)
-        ORDER BY c.passed, lower(c.severity), c.name
     """
 
 GOOD, RUNNING, BAD, OTHER = "#2e7d32", "#1565c0", "#c62828", "#9e9e9e"
@@ -96,28 +75,36 @@ def status_color(statuses: pl.Series) -> alt.Color:
     return alt.Color("status:N", scale=scale, title="status")
 
 
+def with_took(runs: pl.DataFrame) -> pl.DataFrame:
+    """The runs with `took` ('42 s', '12 min'), said as the CLI says durations (core.ages.took)."""
+    return runs.with_columns(pl.col("seconds").map_elements(ui.took, return_dtype=pl.String).alias("took"))
+
+
 def runs_chart(runs: pl.DataFrame, *, title: str, tooltip: list) -> alt.Chart:
-    """One bar per run, oldest left, its height the duration and its colour the outcome."""
-    frame = runs.filter(pl.col("minutes").is_not_null()).sort("started_at")
+    """One bar per run, oldest left, its height the duration (seconds while every run is
+    under two minutes, else minutes) and its colour the outcome."""
+    frame = with_took(runs.filter(pl.col("seconds").is_not_null())).sort("started_at")
     started = pl.col("started_at")
     if getattr(frame.schema["started_at"], "time_zone", None):
         started = started.dt.convert_time_zone("UTC")
-    frame = frame.with_columns(started.dt.strftime("%m/%d %H:%M").alias("started"))
+    in_seconds = frame.height == 0 or (frame["seconds"].max() or 0) < 120
+    frame = frame.with_columns(started.dt.strftime("%m/%d %H:%M").alias("started"),
+                               (pl.col("seconds") / (1 if in_seconds else 60)).alias("duration"))
     return (
         alt.Chart(frame)
         .mark_bar()
         .encode(
             x=alt.X("started:O", sort=frame["started"].to_list(), title="started (UTC)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("minutes:Q", title="minutes"),
+            y=alt.Y("duration:Q", title="seconds" if in_seconds else "minutes"),
             color=status_color(frame["status"]),
-            tooltip=tooltip + [alt.Tooltip("minutes:Q", format=".0f")],
+            tooltip=tooltip + [alt.Tooltip("took:N", title="took")],
         )
         .properties(height=200, title=title)
     )
 
 
 def main() -> None:
-    ui.page("overview", published_night, counts, crawl_freshness, nightly_run)
+    ui.page("overview", published_night, counts, checks_summary, crawl_freshness, nightly_run)
 
 
 def published_night(wh: ui.Warehouse) -> None:
@@ -168,14 +155,15 @@ def crawl_freshness(wh: ui.Warehouse) -> None:
             help=str(finished["finished_at"][0]) if finished.height else None,
         )
         cols[1].metric("Latest run status", latest["status"], help=f"run {latest['run_id']}")
-        cols[2].metric("Latest run took", "—" if latest["minutes"] is None else f"{latest['minutes']:.0f} min")
+        cols[2].metric("Latest run took", ui.took(latest["seconds"]))
         crawl_work(latest["stats"])
         show(
             runs_chart(runs, title="Crawl runs (duration)", tooltip=["run_id", "status", "started_at", "finished_at"]),
             alt_text="Duration of recent crawl runs",
         )
         with st.expander("Recent crawl runs"):
-            st.dataframe(runs, hide_index=True)
+            ui.table(with_took(runs).select("run_id", "status", "started_at", "finished_at", "took", "base_url",
+                                            "stats"))
 
 
 def crawl_work(stats_json: str | None) -> None:
@@ -198,49 +186,40 @@ def crawl_work(stats_json: str | None) -> None:
     cols[4].metric("Oldest page", "—" if oldest is None else f"{float(oldest):.1f} days")
 
 
+def checks_summary(wh: ui.Warehouse) -> None:
+    """The night's checks: the same count, from the same rows, as the data-quality page."""
+    with ui.section("チェック Checks"):
+        frame = wh.query(night_checks)
+        if not frame.height:
+            wh.require("marts.quality_checks", what="Checks")
+            return
+        failing = frame.filter(~pl.col("passed"))
+        cols = st.columns([1, 3])
+        cols[0].metric("Checks passed", passed_line(frame),
+                       delta=None if not failing.height else f"-{failing.height} failed")
+        cols[1].markdown("Failing: " + (", ".join(f"`{n}`" for n in failing["check_name"]) if failing.height
+                                        else "none."))
+        cols[1].caption(counted(frame))
+        st.page_link("views/data_quality.py", label="See data quality", icon=":material/fact_check:")
+
+
 def nightly_run(wh: ui.Warehouse) -> None:
-    """The last nightly job and its checks; the recent runs as a chart."""
+    """The last nightly job recorded (runs are recorded when they end: the published night's
+    own run is not among them yet); the recent runs as a chart."""
     with ui.section("夜間ジョブ Last nightly run"):
         if not wh.require("marts.pipeline_runs", what="Nightly runs"):
-            quality_summary(wh)
             return
         runs = wh.query(pipeline_runs, limit=30)
         last = runs.row(0, named=True)
-        cols = st.columns(4)
+        cols = st.columns(3)
         cols[0].metric("Status", str(last["status"]), help=f"run {last['run_id']} ({last['job']})")
         cols[1].metric("Finished", ui.ago(last["finished_at"]), help=str(last["finished_at"]))
-        cols[2].metric("Took", "—" if last["minutes"] is None else f"{last['minutes']:.0f} min")
-        n_checks, n_failed = last["n_checks"], last["n_failed_checks"]
-        cols[3].metric(
-            "Checks passed",
-            "—" if n_checks is None else f"{n_checks - (n_failed or 0)} / {n_checks}",
-            delta=None if not n_failed else f"-{n_failed} failed",
-        )
+        cols[2].metric("Took", ui.took(last["seconds"]))
         show(
             runs_chart(runs, title="Nightly runs (duration, coloured by outcome)",
                        tooltip=["run_id", "job", "status", "started_at", "n_checks", "n_failed_checks"]),
             alt_text="Duration and outcome of recent nightly runs",
         )
-        checks = wh.query(pipeline_run_checks, run_id=last["run_id"])
-        if checks.height:
-            failed = checks.filter(~pl.col("passed"))
-            st.markdown(f"**Checks of run `{last['run_id']}`** — {failed.height} failed of {checks.height}")
-            st.dataframe(checks, hide_index=True)
-        else:
-            st.caption(f"Run `{last['run_id']}` recorded no checks.")
-    quality_summary(wh)
-
-
-def quality_summary(wh: ui.Warehouse) -> None:
-    """One line on the current data-quality checks, pointing to the page with details."""
-    if wh.rows("marts.quality_checks"):
-        checks = wh.query(quality_checks)
-        failing = checks.filter(~pl.col("passed"))
-        st.markdown(
-            f"Current data-quality checks: **{checks.height - failing.height} of {checks.height} pass**"
-            + (f"; failing: {', '.join(failing['check_name'].to_list())}." if failing.height else ".")
-        )
-        st.page_link("views/data_quality.py", label="See data quality", icon=":material/fact_check:")
 
 
 if __name__ == "__main__":

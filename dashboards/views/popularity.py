@@ -52,7 +52,7 @@ def members_vs_site(*, metric: str) -> str:
 
 @query
 def wanted_not_owned(*, limit: int = 20) -> str:
-    """Games most members watch (気になる) without owning them."""
+    """Games most members watch (興味あり) without owning them."""
     return """
         SELECT game_id, coalesce(name_ja, name_en, game_id) AS name, wanted_not_owned,
                members_watching, members_have
@@ -119,7 +119,7 @@ def by_status(wh: ui.Warehouse) -> None:
         else:
             st.info("No game page with the site's counters has been crawled yet.")
     left, right = st.columns(2)
-    with left, ui.section("気になるけど未所持 Wanted but not owned"):
+    with left, ui.section("興味あり・未所持 Wanted but not owned"):
         wanted = wh.query(wanted_not_owned, limit=TOP_N)
         if wanted.height:
             show(hbars(wanted, label="name", value="wanted_not_owned", label_title=None,

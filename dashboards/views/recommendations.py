@@ -154,7 +154,7 @@ def model_history(wh: ui.Warehouse) -> None:
         latest = runs.filter(pl.col("run_id") == runs.sort("trained_at")["run_id"][-1]).sort("ndcg", descending=True)
         st.markdown(f"**Latest run `{latest['run_id'][0]}`** — champion: "
                     f"{', '.join(latest.filter(pl.col('champion'))['model'].to_list()) or 'none'}")
-        st.dataframe(latest.drop("params"), hide_index=True)
+        ui.table(latest.drop("params"), hide_index=True)
 
 
 # -- beyond accuracy (issue 13): its queries live here, with the page ------------------
@@ -292,7 +292,7 @@ def explorer(wh: ui.Warehouse) -> None:
         with left:
             recs = wh.query(member_recommendations, user_id=user_id)
             st.markdown(f"**Recommended for {names[user_id] or user_id}**")
-            st.dataframe(
+            ui.table(
                 recs.select("rank", "name", "reason", "score", "popularity_rank", "min_players", "max_players",
                             "max_minutes", "game_id"),
                 hide_index=True,
@@ -302,8 +302,8 @@ def explorer(wh: ui.Warehouse) -> None:
                 shelf = member_shelf(wh.connection(), name, user_id)
                 if shelf.height:
                     st.markdown(f"**{heading}**")
-                    st.dataframe(shelf, hide_index=True,
-                                 column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+                    ui.table(shelf, hide_index=True,
+                             column_config={"score": st.column_config.NumberColumn(format="%.3f")})
         with right:
             st.markdown("**Their collection**")
             if wh.rows("marts.collections") is None:
@@ -311,7 +311,7 @@ def explorer(wh: ui.Warehouse) -> None:
                 return
             owned = wh.query(member_collection, user_id=user_id)
             if owned.height:
-                st.dataframe(
+                ui.table(
                     owned.select("name", "have", "played", "favorite", "watching", "rating", "game_id"),
                     hide_index=True,
                     column_config={k: st.column_config.CheckboxColumn(v) for k, v in STATUS_LABELS.items()},

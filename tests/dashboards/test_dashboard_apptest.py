@@ -66,6 +66,18 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def header_labels(df) -> dict[str, str]:
+    """Column name → the label its header shows (from the table's column config)."""
+    import json
+
+    config = json.loads(df.proto.columns or "{}")
+    return {name: str(config.get(name, {}).get("label") or "") for name in df.value.columns}
+
+
+def metrics_of(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
 def charts(at: AppTest) -> list:
     return list(at.get("vega_lite_chart"))
 
@@ -105,6 +117,11 @@ def test_page_renders_with_charts_and_tables(
     tables = [df.value for df in at.dataframe]
     assert len(tables) >= MIN_TABLES[spec.slug]
     assert all(len(t) > 0 for t in tables), "every table shown has rows"
+    for df in at.dataframe:  # every header a person reads is a label, never the SQL's snake_case name
+        headers = header_labels(df)
+        assert set(headers) == set(df.value.columns), headers
+        assert not [h for h in headers.values() if "_" in h or not h], headers
+    assert not re.search(r"\b0\.\d+ min\b|気になる", texts(at) + " ".join(m.value for m in at.metric))
     # The menu run plus the page, both uncached, at production size.
     assert elapsed < PAGE_BUDGET_SECONDS, f"{spec.slug} took {elapsed:.2f}s"
 
@@ -136,7 +153,32 @@ def test_overview_counts_match_the_warehouse(
         dashboard_warehouse.path, "SELECT count(*), count(*) FILTER (WHERE passed) FROM marts.quality_checks"
     )
     assert metrics["Status"] == "SUCCESS"
+    # One count of checks: without a published night's record, the data-quality checks, on both pages.
     assert metrics["Checks passed"] == f"{checks[1]} / {checks[0]}"
+    quality = metrics_of(open_page(page_spec("data-quality")))
+    assert quality["Checks passed"] == metrics["Checks passed"]
+    assert metrics["Latest run took"] == "42 min" and metrics["Took"] == "1 h 13 min"  # the fixture's runs
+
+
+def test_durations_under_a_minute_are_in_seconds(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
+) -> None:
+    copy = tmp_path / "warehouse.duckdb"
+    copy.write_bytes(dashboard_warehouse.path.read_bytes())
+    con = duckdb.connect(str(copy))
+    try:
+        con.execute("UPDATE raw.crawl_runs SET finished_at = started_at + INTERVAL 42 SECOND")
+        con.execute("UPDATE marts.pipeline_runs SET finished_at = started_at + INTERVAL 95 SECOND")
+    finally:
+        con.close()
+    use_warehouse(copy)
+    st.cache_data.clear()
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    metrics = metrics_of(at)
+    assert (metrics["Latest run took"], metrics["Took"]) == ("42 s", "1 min 35 s")
+    crawl_runs = next(df.value for df in at.dataframe if "took" in df.value.columns)
+    assert set(crawl_runs["took"]) == {"42 s"} and "seconds" not in crawl_runs.columns
 
 
 def test_catalogue_filters_narrow_the_charts(
@@ -162,7 +204,8 @@ def test_popularity_switches_status(open_sample: Callable[[str], AppTest]) -> No
     at = open_sample("popularity")
     at.radio(key="pop_metric").set_value("watching").run()
     assert_clean(at)
-    assert any("気になる" in s.value for s in at.subheader)
+    assert any("興味あり" in s.value for s in at.subheader)  # the site's word (issue 24), never 気になる
+    assert "気になる" not in texts(at)
     assert len(charts(at)) >= MIN_CHARTS["popularity"]
 
 
@@ -335,7 +378,16 @@ def test_overview_says_which_published_night_it_shows(
     (tmp_path / "warehouse.duckdb").write_bytes(dashboard_warehouse.path.read_bytes())
     con = connect(tmp_path / "warehouse.duckdb")
     try:
-        published = publish_snapshot(con, tmp_path, run_id="night-42", export_run_id="exp-42")
+        # The night's checks as the published_night asset records them: the data-quality files and the rest.
+        checks = [{"name": name, "asset": f"marts/{name.split('_')[0]}", "passed": passed,
+                   "severity": severity.upper(), "description": ""}
+                  for name, severity, passed in con.execute(
+                      "SELECT check_name, severity, passed FROM marts.quality_checks").fetchall()]
+        checks += [{"name": "games_contract_columns", "asset": "marts/games", "passed": True, "severity": "ERROR",
+                    "description": ""},
+                   {"name": "crawl_volume_floor", "asset": "raw/crawl_runs", "passed": False, "severity": "ERROR",
+                    "description": "the crawl accounted for 12 pages"}]
+        published = publish_snapshot(con, tmp_path, run_id="night-42", export_run_id="exp-42", checks=checks)
     finally:
         con.close()
     use_warehouse(published.path)
@@ -346,4 +398,14 @@ def test_overview_says_which_published_night_it_shows(
     assert metrics["公開中の夜 Published night"].endswith("ago")
     assert metrics["最古のページ Oldest crawled page"].endswith("ago")
     assert "Showing night `night-42`" in texts(at)
+    # One count of checks, the published night's own, on the overview and the data-quality page.
+    expected = f"{sum(c['passed'] for c in checks)} / {len(checks)}"
+    assert metrics["Checks passed"] == expected
+    quality = open_page(page_spec("data-quality"))
+    assert_clean(quality)
+    assert metrics_of(quality)["Checks passed"] == expected
+    listed = quality.dataframe[0].value
+    assert sorted(listed["check_name"]) == sorted(c["name"] for c in checks)
+    assert listed["check_name"][0] == "crawl_volume_floor"  # failures first
+    assert "before it was published" in texts(quality)
     assert metrics["ゲーム Games"] == f"{dashboard_warehouse.n_games:,}"  # the marts came along

@@ -174,6 +174,10 @@ def test_page_in_a_real_browser(
     assert "Traceback" not in body
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert JAPANESE.search(body)
+    # Tables are headed by labels, never the SQL's snake_case; the site's 興味あり, never 気になる.
+    headers = page.locator('[data-testid="stDataFrame"] [role="columnheader"]').all_inner_texts()
+    assert not [h for h in headers if "_" in h], headers
+    assert "気になる" not in body
     # Our menu (st.navigation), not Streamlit's file-name listing.
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(p.title in nav for p in PAGES), nav
@@ -192,3 +196,19 @@ def test_pages_open_from_their_own_url(page: sync_api.Page, dashboard_url: str) 
     assert "Page not found" not in body
     assert all(p.title in page.locator('[data-testid="stSidebarNav"]').inner_text() for p in PAGES)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def _metric(tab: sync_api.Page, label: str) -> str:
+    metric = tab.locator('[data-testid="stMetric"]', has_text=label).first
+    return metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_one_count_of_checks_on_the_overview_and_the_data_quality_page(page: sync_api.Page, dashboard_url: str) -> None:
+    """The overview and the data-quality page count the same checks (issue 23: they said 23 and 11)."""
+    by_slug = {p.slug: p for p in PAGES}
+    _load(page, dashboard_url, by_slug["overview"])
+    overview = _metric(page, "Checks passed")
+    _load(page, f"{dashboard_url}/{by_slug['data-quality'].route}", by_slug["data-quality"])
+    assert re.fullmatch(r"\d+ / \d+", overview) and _metric(page, "Checks passed") == overview
+    headers = page.locator('[data-testid="stDataFrame"] [role="columnheader"]').all_inner_texts()
+    assert {"Check", "Severity", "Passed", "Rows failing"} <= set(headers), headers

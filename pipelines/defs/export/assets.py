@@ -9,6 +9,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.alerts import FRESHNESS
 from pipelines.defs.resources import SiteSettings
+from pipelines.run_log import check_results
 from warehouse.export import bundle_run_id, export_bundle
 from warehouse.release import release_night
 
@@ -50,10 +51,12 @@ def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, s
     collection/cafes/recommend`, the dashboard, analysts and the site keep the previous
     night. The published night is swapped in whole, then LATEST names the night's bundle at
     once; old bundles are pruned after (warehouse/release.py). Delivery and the backup follow.
+    The snapshot carries the checks the night evaluated so far (marts.publication.checks).
     """
+    checks = check_results(context.instance, context.run.run_id)  # the published night's own count of checks
     with duckdb.get_connection() as con:
         result = release_night(con, site.paths.data_dir, run_id=context.run.run_id, bundle_run_id=bundle_run_id(con),
-                               keep=site.bundles_to_keep())
+                               keep=site.bundles_to_keep(), checks=checks)
     context.log.info(f"published {result.path}: {result.bytes / 1e6:.1f} MB in {result.seconds:.1f}s")
     return dg.MaterializeResult(
         metadata={"path": str(result.path), "tables": result.tables, "bytes": result.bytes,

@@ -8,10 +8,15 @@
 -- @column oldest_page_at: The oldest time a crawled page the night's marts rest on was last
 --   confirmed (UTC); NULL without pages.
 -- @column newest_page_at: The newest such time (UTC); NULL without pages.
+-- @column checks: The checks this night ran before it was published, as JSON: [{name, asset,
+--   passed, severity, description}] (a night: every Dagster asset check evaluated by then; the
+--   delivery check comes after and is in the run's marts.pipeline_runs row; `bodoge build`: its
+--   data-quality checks). The one count of checks readers show; NULL when not recorded.
 CREATE TABLE IF NOT EXISTS marts.publication (
     run_id         VARCHAR NOT NULL,
     export_run_id  VARCHAR,
     published_at   TIMESTAMPTZ NOT NULL,
     oldest_page_at TIMESTAMPTZ,
-    newest_page_at TIMESTAMPTZ
+    newest_page_at TIMESTAMPTZ,
+    checks         JSON
 );

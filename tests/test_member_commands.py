@@ -1,0 +1,220 @@
+"""`bodoge similar`, `collection --max-minutes`, trimmed ids, the summary's counts and the
+sample site that continues the demo's, on a demo warehouse (`tests/discovery_warehouse.py`).
+
+Issue 23, item 6: numbers and examples that tell the truth.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from bodoge.cli import main
+from bodoge.demo import DEMO_SITE, record_site
+from bodoge.jobs import JobSummary
+from bodoge.summary import checks_lines, example_member, print_summary
+from tests.discovery_warehouse import build_discovery_warehouse
+from warehouse.db import connect
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return build_discovery_warehouse(tmp_path_factory.mktemp("member-data"))
+
+
+def cli(demo: dict, capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """`bodoge ARGS --data-dir DIR` in this process: (exit code, stdout, stderr)."""
+    try:
+        code = main([*args, "--data-dir", str(demo["paths"].data_dir)])
+    except SystemExit as exc:  # argparse refuses a flag: one line, exit 2
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def published(demo: dict, query: str, params: list | None = None) -> pl.DataFrame:
+    con = connect(demo["paths"].data_dir / "published.duckdb", read_only=True)
+    try:
+        return con.sql(query, params=params or []).pl()
+    finally:
+        con.close()
+
+
+def a_member(demo: dict) -> str:
+    return demo["collections"].group_by("user_id").len().sort(["len", "user_id"], descending=True)["user_id"][0]
+
+
+# -- bodoge similar -------------------------------------------------------------------------
+
+
+def test_similar_answers_the_nights_stored_list_with_names(demo: dict, capsys: pytest.CaptureFixture) -> None:
+    stored = published(demo, "SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank")
+    game = stored["game_id"][0]
+    expected = stored.filter(pl.col("game_id") == game)
+    code, out, err = cli(demo, capsys, "similar", game, "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["game_id"] for r in rows] == expected["similar_game_id"].to_list()
+    assert [r["rank"] for r in rows] == list(range(1, expected.height + 1))
+    assert [r["score"] for r in rows] == pytest.approx(expected["score"].to_list())
+    names = dict(published(demo, "SELECT game_id, name_ja FROM marts.games").iter_rows())
+    assert [r["name_ja"] for r in rows] == [names[g] for g in expected["similar_game_id"]]
+
+    code, out, err = cli(demo, capsys, "similar", f"  {game} ", "-n", "3")
+    assert code == 0, err
+    assert f"{names[game]}" in out and "に似たゲーム (3 games)" in out
+    assert names[expected["similar_game_id"][0]] in out and names[expected["similar_game_id"][3]] not in out
+
+
+def test_similar_of_an_unknown_game_is_one_line_exit_2(demo: dict) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "bodoge.cli", "similar", "no-such-game", "--data-dir", str(demo["paths"].data_dir)],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == "bodoge: error: unknown game 'no-such-game': no game with that id in the warehouse\n"
+
+
+# -- collection --max-minutes: the one rule -------------------------------------------------
+
+
+def test_collection_max_minutes_is_the_one_rule(demo: dict, capsys: pytest.CaptureFixture) -> None:
+    user = a_member(demo)
+    truth = published(demo, "SELECT c.game_id, g.minutes_to, g.players_from, g.players_to FROM marts.collections c "
+                            "JOIN marts.games g USING (game_id) WHERE c.user_id = ?", [user])
+    for minutes in (15, 30, 60):
+        code, out, err = cli(demo, capsys, "collection", user, "--max-minutes", str(minutes), "--json")
+        assert code == 0, err
+        fits = truth.filter(pl.col("minutes_to") <= minutes)["game_id"].to_list()
+        assert sorted(r["game_id"] for r in json.loads(out)) == sorted(fits)
+    code, out, _ = cli(demo, capsys, "collection", user, "--max-minutes", "45", "--players", "4", "--json")
+    both = truth.filter((pl.col("minutes_to") <= 45) & (pl.col("players_from") <= 4) & (pl.col("players_to") >= 4))
+    assert code == 0 and sorted(r["game_id"] for r in json.loads(out)) == sorted(both["game_id"])
+    code, out, err = cli(demo, capsys, "collection", user, "--max-minutes", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--max-minutes" in err
+
+
+# -- ids are trimmed where the arguments are parsed ------------------------------------------
+
+
+def test_ids_are_trimmed(demo: dict, capsys: pytest.CaptureFixture) -> None:
+    users = sorted(demo["collections"]["user_id"].unique())
+    user, other = users[0], users[1]
+    cafe = demo["cafes"]["space_slug"][0]
+    for command in (["recommend", "-n", "5"], ["collection"], ["cafes"], ["recommend", "--owned-unplayed"]):
+        plain = cli(demo, capsys, command[0], user, *command[1:], "--json")
+        padded = cli(demo, capsys, command[0], f" {user}\u3000", *command[1:], "--json")
+        assert plain[0] == padded[0] == 0, padded[2]
+        assert plain[1] == padded[1]
+    plain = cli(demo, capsys, "recommend", "--group", f"{user},{other}", "--cafe", cafe, "--json")
+    padded = cli(demo, capsys, "recommend", "--group", f" {user}, {other} ,", "--cafe", f" {cafe}", "--json")
+    assert plain[0] == padded[0] == 0, padded[2]
+    assert plain[1] == padded[1]
+    code, out, err = cli(demo, capsys, "collection", "   ")
+    assert code == 2 and out == "" and err.startswith("bodoge: error:") and "empty" in err and err.count("\n") == 1
+
+
+# -- the summary counts what the member has, not what it shows -------------------------------
+
+
+def test_summary_says_the_members_count_and_how_many_are_shown(demo: dict, capsys: pytest.CaptureFixture) -> None:
+    paths = demo["paths"]
+    con = connect(paths.data_dir / "published.duckdb", read_only=True)
+    try:
+        user = example_member(con)
+    finally:
+        con.close()
+    assert user is not None
+    n_games = demo["collections"].filter(pl.col("user_id") == user).height
+    assert n_games > 8
+    print_summary(paths, JobSummary(run_id="run-demo", seconds=1.0))
+    out = capsys.readouterr().out
+    assert f"{user} のマイボードゲーム ({n_games} games, 8 shown)" in out
+    n_stored = demo["collections"].height and published(
+        demo, "SELECT count(*) AS n FROM marts.recommendations WHERE user_id = ?", [user])["n"][0]
+    assert f"discovery, the first 5 of {n_stored}" in out
+
+
+# -- bodoge site serve continues the demo's site ---------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_site_truth_follows_the_demos_note_and_flags_win(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    record_site(data, {"games": 40, "users": 60, "seed": 5, "faults": True, "port": _free_port()})
+
+    def truth(*flags: str) -> pl.DataFrame:
+        out = tmp_path / "-".join(flags or ("note",))
+        run = subprocess.run([sys.executable, "-m", "bodoge.cli", "site", "truth", "--night", "2", "--out", str(out),
+                              *flags], capture_output=True, text=True, encoding="utf-8")
+        assert run.returncode == 0, run.stderr
+        return pl.read_parquet(out / "games.parquet").sort("game_id")
+
+    from_note = truth("--data-dir", str(data))
+    stated = truth("--games", "40", "--users", "60", "--seed", "5")
+    assert from_note.equals(stated)
+    assert not truth("--data-dir", str(data), "--seed", "6").equals(stated)  # a flag wins over the note
+
+
+def test_site_serve_after_the_demo_serves_the_demos_site_at_its_address(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    port = _free_port()
+    record_site(data, {"games": 40, "users": 60, "seed": 5, "faults": False, "port": port})
+    server = subprocess.Popen([sys.executable, "-m", "bodoge.cli", "site", "serve", "--night", "2",
+                               "--data-dir", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, encoding="utf-8")
+    try:
+        first = server.stdout.readline()
+        assert f"40 games, 60 members, seed 5, from the site `bodoge demo` served in {data}" in first
+        assert f"night 2, on http://127.0.0.1:{port}" in first
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/robots.txt", timeout=5) as answer:
+                    assert answer.status == 200
+                    break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
+                time.sleep(0.3)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_demos_defaults_are_the_sites_defaults() -> None:
+    from argparse import Namespace
+
+    from bodoge.cli import build_parser
+    from bodoge.cli_site import DEFAULT_PORT, site_params
+
+    demo = build_parser().parse_args(["demo"])
+    assert (demo.games, demo.users, demo.seed) == (DEMO_SITE["games"], DEMO_SITE["users"], DEMO_SITE["seed"])
+    args = Namespace(games=None, users=None, seed=None, port=None, no_faults=False, data_dir="/nonexistent/dir")
+    params = site_params(args)
+    assert {k: params[k] for k in ("games", "users", "seed", "faults", "port")} == dict(DEMO_SITE, port=DEFAULT_PORT)
+
+
+def test_the_summary_counts_the_checks_the_dashboard_counts() -> None:
+    ran = [{"name": "games_unique_key", "asset": "marts/games", "passed": True, "severity": "ERROR"},
+           {"name": "games_players_range", "asset": "marts/games", "passed": False, "severity": "WARN"},
+           {"name": "bundle_delivered", "asset": "export/delivery", "passed": True, "severity": "ERROR"}]
+    published = {"checks": json.dumps(ran[:2])}
+    assert checks_lines(published, ran).splitlines() == [
+        "  checks: 1/2 passed when the night was published",
+        "    WARN: games_players_range on marts/games",
+        "  after publishing: bundle_delivered passed",
+    ]
+    assert checks_lines({"checks": None}, ran).splitlines()[0] == "  checks: 2/3 passed"
