@@ -10,7 +10,6 @@ import argparse
 import logging
 import os
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from bodoge.args import add_data_dir, an_id, comma_list, one_line, open_warehouse, positive_int
