@@ -120,9 +120,11 @@ def crawl_settings(
     max_pages: int | None = None,
     crawl_delay: float | None = None,
     data_dir: str | Path | None = None,
+    night_id: str | None = None,
 ) -> dict[str, Any]:
     """Scrapy settings for one crawl: the politeness policy plus where items go (and, with
-    `data_dir`, whose published night and exports lose a member found private at once)."""
+    `data_dir`, whose published night and exports lose a member found private at once;
+    with `night_id`, which night's crawl it is)."""
     values = {k: v for k, v in vars(default_settings).items() if k.isupper() and k != "LOCAL_OVERRIDES"}
     if is_local(base_url):
         values.update(default_settings.LOCAL_OVERRIDES)
@@ -136,6 +138,8 @@ def crawl_settings(
         values["CLOSESPIDER_PAGECOUNT"] = int(max_pages)
     values["BODOGE_WAREHOUSE"] = str(warehouse)
     values["BODOGE_RUN_ID"] = run_id
+    if night_id:
+        values["BODOGE_NIGHT_ID"] = night_id
     if data_dir:
         values["BODOGE_DATA_DIR"] = str(data_dir)
     return values
@@ -168,6 +172,7 @@ def run_crawl(
     full: bool = False,
     max_age_days: float = DEFAULT_MAX_AGE_DAYS,
     data_dir: str | Path | None = None,
+    night_id: str | None = None,
 ) -> CrawlResult:
     """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
 
@@ -177,7 +182,8 @@ def run_crawl(
     SystemExit, any exception) it is stopped first, then the interruption goes on.
     Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse). `data_dir`
     (default: the warehouse's folder) holds the published night and the exports a member
-    found private is cut from during the crawl.
+    found private is cut from during the crawl. `night_id` (the nightly run's id) is
+    recorded with the crawl's run (raw.crawl_runs.night_id).
     """
     base_url = validate_base_url(base_url)
     sections = validate_sections(sections)
@@ -211,6 +217,8 @@ def run_crawl(
             cmd += ["--full"]
         cmd += ["--max-age-days", repr(float(max_age_days))]
         cmd += ["--data-dir", str(Path(data_dir) if data_dir is not None else Path(warehouse).resolve().parent)]
+        if night_id:
+            cmd += ["--night-id", night_id]
         code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
@@ -312,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stats-file", required=True)
     parser.add_argument("--data-dir", help="the published night and exports to cut private members from")
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
+    parser.add_argument("--night-id", help="the nightly run this crawl belongs to (raw.crawl_runs.night_id)")
     args = parser.parse_args(argv)
     if args.parent_pid:
         die_with_parent(parent_pid=args.parent_pid)
@@ -334,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         max_pages=args.max_pages,
         crawl_delay=delay,
         data_dir=args.data_dir,
+        night_id=args.night_id,
     )
     process = _CrawlerProcess(settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
     process.parent_pid = args.parent_pid

@@ -71,7 +71,8 @@ def page_ages(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime
 
 
 def publish_snapshot(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None,
+    night_id: str | None = None,
 ) -> Publication:
     """Copy the marts (and RAW_FOR_READERS) of `con`'s warehouse into DATA_DIR/published.duckdb.
 
@@ -79,20 +80,26 @@ def publish_snapshot(
     either the previous night or this one. The file is left read-only (mode 0444).
     """
     started = time.perf_counter()
-    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=export_run_id)
+    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=export_run_id, night_id=night_id)
     return swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
 
 
 def write_snapshot(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None
+    con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None,
+    night_id: str | None = None,
 ) -> Path:
     """The next published night, written whole into this process's temporary file; returns it.
 
     Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
     and exports/LATEST one right after the other. Every table and column carries its
     description (`warehouse.comments`), as in the warehouse: analysts hold this file.
+    Every mart a night writes is there, empty if this warehouse has none yet, with the
+    views over them (`warehouse.nights`: marts.nights, marts.model_quality), made anew in
+    the file since a copy takes tables only. `night_id` names the night in
+    marts.publication (None for `bodoge build`).
     """
     from warehouse.comments import apply_comments
+    from warehouse.nights import ensure_night_marts
 
     target = published_path(data_dir)
     tmp = _fresh_tmp(target)
@@ -109,11 +116,12 @@ def write_snapshot(
             con.execute(f"CREATE TABLE published_tmp.{schema}.{table} AS SELECT * FROM {schema}.{table}")
         con.execute("USE published_tmp")
         try:
+            ensure_night_marts(con)
             con.execute(PUBLICATION_SQL.read_text(encoding="utf-8"))
             con.execute(
                 "INSERT INTO marts.publication BY NAME SELECT ? AS run_id, ? AS export_run_id, "
-                "now() AS published_at, ? AS oldest_page_at, ? AS newest_page_at",
-                [run_id, export_run_id, oldest, newest],
+                "now() AS published_at, ? AS oldest_page_at, ? AS newest_page_at, ? AS night_id",
+                [run_id, export_run_id, oldest, newest, night_id],
             )
         finally:
             con.execute(f"USE {_quote_ident(home)}")

@@ -8,6 +8,7 @@
 -- @join user_id -> marts.members
 -- @join game_id -> marts.games
 -- @join run_id, model -> marts.model_runs
+-- @join night_id -> marts.nights
 -- @column user_id: The member (marts.members.user_id).
 -- @column rank: Position in the member's list, 1 = best.
 -- @column game_id: The recommended game (marts.games.game_id).
@@ -24,6 +25,7 @@
 -- @column watching: True when the member marked the game 興味あり (watching): it came back as a
 --   reminder, not as a discovery.
 -- @column generated_at: When the run's discovery step ranked the lists (UTC).
+-- @column night_id: The night that wrote them (marts.nights.night_id, the Dagster run's id).
 CREATE TABLE IF NOT EXISTS marts.recommendations (
     user_id VARCHAR NOT NULL,
     rank INTEGER NOT NULL,
@@ -33,5 +35,6 @@ CREATE TABLE IF NOT EXISTS marts.recommendations (
     run_id VARCHAR,
     reason VARCHAR,
     watching BOOLEAN,
-    generated_at TIMESTAMPTZ
+    generated_at TIMESTAMPTZ,
+    night_id VARCHAR
 );

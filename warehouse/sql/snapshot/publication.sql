@@ -1,6 +1,7 @@
 -- @table marts.publication: Which night a published snapshot (DATA_DIR/published.duckdb) holds.
 --   Written only into the snapshot, by warehouse/publish.py, one row per publish.
 -- @key run_id
+-- @join night_id -> marts.nights
 -- @column run_id: The Dagster run (or build-…) that published it.
 -- @column export_run_id: The export bundle it matches (exports/LATEST at the time); NULL when
 --   the night exported nothing.
@@ -8,10 +9,13 @@
 -- @column oldest_page_at: The oldest time a crawled page the night's marts rest on was last
 --   confirmed (UTC); NULL without pages.
 -- @column newest_page_at: The newest such time (UTC); NULL without pages.
+-- @column night_id: The night it is (marts.nights.night_id): run_id when a nightly run published
+--   it, NULL for `bodoge build`.
 CREATE TABLE IF NOT EXISTS marts.publication (
     run_id         VARCHAR NOT NULL,
     export_run_id  VARCHAR,
     published_at   TIMESTAMPTZ NOT NULL,
     oldest_page_at TIMESTAMPTZ,
-    newest_page_at TIMESTAMPTZ
+    newest_page_at TIMESTAMPTZ,
+    night_id       VARCHAR
 );
