@@ -8,6 +8,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import SiteSettings
+from pipelines.run_log import settle_unfinished
 from warehouse.migrate import MigrationFailed, migrate
 from warehouse.nights import ensure_night_marts, start_night
 
@@ -27,7 +28,8 @@ def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     fails (the night then fails and alerts, and nothing else runs). Then every mart a night
     writes exists (empty on a first night) with the views over them (marts.nights,
     marts.model_quality), and marts.pipeline_runs holds the night's row (STARTED), keyed by
-    the run's id: the night id every table of the night carries.
+    the run's id: the night id every table of the night carries. Rows of earlier nights
+    still STARTED take the outcome Dagster recorded for them.
     """
     try:
         steps = migrate(Path(duckdb.database), site.backups, run_id=context.run.run_id)
@@ -37,6 +39,9 @@ def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         ensure_night_marts(con)
         start_night(con, night_id=context.run.run_id, job=context.run.job_name,
                     started_at=datetime.now(timezone.utc))
+    settled = settle_unfinished(context.instance, duckdb.database, current=context.run.run_id)
+    if settled:
+        context.log.info(f"earlier nights recorded as Dagster ended them: {', '.join(settled)}")
     if steps:
         context.log.info(f"warehouse migrated: {', '.join(steps)}")
     return dg.MaterializeResult(metadata={"migrated": ", ".join(steps) or "nothing pending",
