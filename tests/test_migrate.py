@@ -163,7 +163,8 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
         con.execute("INSERT INTO marts.model_runs (run_id, model, champion, split, night_id, selection) "
                     "VALUES ('20261102T030000Z-bbbbbb', 'ease', true, 'time', 'dagster-2', 'best')")
         nights = con.execute("SELECT night_id, status, crawl_run_id, model_run_id FROM marts.nights").fetchall()
-        assert nights == [("dagster-1", "SUCCESS", None, None), ("dagster-2", "STARTED", "r1", "20261102T030000Z-bbbbbb")]
+        assert nights == [("dagster-1", "SUCCESS", None, None),
+                          ("dagster-2", "STARTED", "r1", "20261102T030000Z-bbbbbb")]
         quality = con.execute("SELECT night_id, model_run_id, selection FROM marts.model_quality").fetchall()
         assert quality == [(None, "20261101T030000Z-aaaaaa", None), ("dagster-2", "20261102T030000Z-bbbbbb", "best")]
     finally:

@@ -58,8 +58,8 @@ def test_the_first_night_has_no_stability_and_the_second_compares_unchanged_memb
     assert second["stability"] == pytest.approx((5 / 15 + 10 / 10) / 2)
     assert second["coverage"] == pytest.approx(15 / 20)
     assert con.execute("SELECT night_id, count(*) FROM marts.served_top10 GROUP BY ALL").fetchall() == [("n2", 3)]
-    assert con.execute("SELECT run_id, stability IS NULL FROM marts.recommendation_runs ORDER BY run_id").fetchall() == [
-        ("r1", True), ("r2", False)]
+    recorded = con.execute("SELECT run_id, stability IS NULL FROM marts.recommendation_runs ORDER BY run_id")
+    assert recorded.fetchall() == [("r1", True), ("r2", False)]
 
 
 def test_a_night_where_every_collection_changed_compares_no_one(con) -> None:
@@ -79,8 +79,8 @@ def test_the_night_row_starts_names_its_bundle_and_keeps_it_when_the_run_ends(co
     record_pipeline_run(con, run_id="d1", job="nightly", started_at=WHEN, finished_at=WHEN + timedelta(hours=1),
                         status="SUCCESS", checks=[{"name": "x", "passed": False}])
     start_night(con, night_id="d1", job="nightly", started_at=WHEN)  # never undoes a recorded end
-    assert con.execute("SELECT status, n_failed_checks, export_run_id, night_id FROM marts.pipeline_runs").fetchall() == [
-        ("SUCCESS", 1, "r1", "d1")]
+    row = con.execute("SELECT status, n_failed_checks, export_run_id, night_id FROM marts.pipeline_runs")
+    assert row.fetchall() == [("SUCCESS", 1, "r1", "d1")]
 
 
 def _model_runs(con: duckdb.DuckDBPyConnection, run_id: str, night_id: str | None, when: datetime,
@@ -127,15 +127,15 @@ def test_the_summary_says_how_the_champion_was_chosen_and_that_the_table_is_test
     text = selection_text(k=10, n_candidates=7, by_time=True, tuning=TUNED)
     assert text == ("best NDCG@10 of 7 candidates on a time split of TRAIN (each member's latest 20%); "
                     "weighting and parameters tuned on a validation split of TRAIN")
-    rows = [{"model": "ease", "ndcg": 0.25, "champion": False, "selection_ndcg": 0.30, "selection": text, "split": "time"},
-            {"model": "bm25", "ndcg": 0.20, "champion": True, "selection_ndcg": 0.32, "selection": text, "split": "time"},
-            {"model": "popularity", "ndcg": 0.10, "champion": False, "selection_ndcg": 0.1, "selection": text,
-             "split": "time"}]
+    rows = [{"model": model, "ndcg": ndcg, "champion": model == "bm25", "selection_ndcg": won, "selection": text,
+             "split": "time"} for model, ndcg, won in (("ease", 0.25, 0.30), ("bm25", 0.20, 0.32),
+                                                        ("popularity", 0.10, 0.1))]
     assert champion_lines(rows) == [
         f"champion: bm25 (selection NDCG@10 0.3200), chosen by {text}",
         "on TEST (each member's latest 20%, never used to choose): NDCG@10 0.2000, 2.00× popularity, 2nd of 3",
         "TEST NDCG@10: ease 0.250  bm25 0.200  popularity 0.100",
     ]
-    assert served_line(0.4, None, 0, None) == "served top 10s: 40% of the catalogue; first night: no earlier lists to compare"
+    assert served_line(0.4, None, 0, None) == ("served top 10s: 40% of the catalogue; "
+                                               "first night: no earlier lists to compare")
     assert served_line(0.4, 2 / 3, 1200, "d1").endswith("(Jaccard@10 against the previous night) 0.667 over 1,200 "
                                                         "unchanged members")
