@@ -107,7 +107,8 @@ def load_warehouse(path: Path, *, games: int, members: int, seed: int = 0) -> di
                 counters = typed.select("game_id", "run_id", "n_watching", "n_played", "n_favorite", "n_have", "fetched_at")
                 counts["raw.game_counters"] = _insert(con, "raw.game_counters", counters)
         con.execute(
-            "INSERT OR REPLACE INTO raw.crawl_runs VALUES (?, ?, ?, ?, 'finished', ?)",
+            "INSERT OR REPLACE INTO raw.crawl_runs (run_id, base_url, started_at, finished_at, status, stats) "
+            "VALUES (?, ?, ?, ?, 'finished', ?)",
             [RUN_ID, BASE_URL, now, now, json.dumps({"source": "benchmarks.scale"})],
         )
         con.execute("COMMIT")

@@ -136,15 +136,61 @@ def _latest_crawl_stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
 
 def _print_models(con: duckdb.DuckDBPyConnection) -> None:
+    """The champion, how it was chosen (on TRAIN) and how it and every candidate did on TEST.
+
+    Why both: the champion is named on a split of TRAIN, so on TEST it can rank below
+    other candidates; a reader must see what it won on before the TEST table.
+    """
     if not _count(con, "marts.model_runs"):
         return
     rows: list[dict[str, Any]] = con.sql(
-        "SELECT model, ndcg, precision, recall, map, coverage, champion FROM marts.model_runs "
+        "SELECT model, ndcg, precision, recall, map, coverage, champion, "
+        "TRY_CAST(json_extract_string(params, '$.selection_ndcg') AS DOUBLE) AS selection_ndcg, "
+        "selection, split FROM marts.model_runs "
         "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) "
         "AND split = (SELECT max(split) FROM marts.model_runs) ORDER BY ndcg DESC"  # 'time' names the champion
     ).pl().to_dicts()
+    for line in champion_lines(rows):
+        print(f"  {line}")
+    served = con.execute(
+        "SELECT coverage, stability, n_compared, previous_night_id FROM marts.recommendation_runs "
+        "ORDER BY generated_at DESC LIMIT 1"
+    ).fetchall()
+    if served:
+        print(f"  {served_line(*served[0])}")
+
+
+def served_line(coverage: float | None, stability: float | None, compared: int, previous: str | None) -> str:
+    """The served lists' coverage and stability against the previous night, in one line."""
+    if previous is None:
+        churn = "first night: no earlier lists to compare"
+    elif stability is None:
+        churn = "no member's collection stayed the same since the previous night"
+    else:
+        churn = f"stability (Jaccard@10 against the previous night) {stability:.3f} over {compared:,} unchanged members"
+    return f"served top 10s: {coverage or 0:.0%} of the catalogue; {churn}"
+
+
+_TEST = {"time": "each member's latest 20%", "random": "a seeded 20% of each member's rows"}
+
+
+def champion_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The summary's model lines for one run and split (`marts.model_runs` rows, best TEST NDCG first):
+    the champion with how it was chosen, its TEST result, then every candidate's TEST NDCG@10."""
     champion = next((r for r in rows if r["champion"]), rows[0])
     popularity = next((r for r in rows if r["model"] == "popularity"), None)
     lift = f", {champion['ndcg'] / popularity['ndcg']:.2f}× popularity" if popularity and popularity["ndcg"] else ""
-    print(f"  champion: {champion['model']} — NDCG@10 {champion['ndcg']:.4f}{lift} on a time split (each member's latest 20%)")
-    print("  " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows))
+    chosen = champion.get("selection") or "best NDCG@10 on a split of TRAIN"
+    won = f" (selection NDCG@10 {champion['selection_ndcg']:.4f})" if champion.get("selection_ndcg") is not None else ""
+    place = next(i for i, r in enumerate(rows, start=1) if r is champion)
+    return [
+        f"champion: {champion['model']}{won}, chosen by {chosen}",
+        f"on TEST ({_TEST.get(champion.get('split'), 'held out')}, never used to choose): "
+        f"NDCG@10 {champion['ndcg']:.4f}{lift}, "
+        f"{_ordinal(place)} of {len(rows)}",
+        "TEST NDCG@10: " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows),
+    ]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

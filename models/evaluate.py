@@ -51,7 +51,7 @@ from models.interactions import (
 )
 from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from models.popularity import Popularity
-from models.report import EvaluationReport, ModelResult
+from models.report import TUNED, EvaluationReport, ModelResult, selection_text
 from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg
@@ -113,13 +113,16 @@ def evaluate(
     if reuse is not None and set(candidates) <= set(reuse.results):
         weighting = reuse.weighting
         tuned = {name: reuse.results[name].tuning for name in candidates}
+        tuning = f"{reuse.tuning or TUNED} (of the {reuse.split} split)"
         log.info("weighting and parameters reused from the %s evaluation", reuse.split)
     elif prior is not None and set(candidates) <= set(prior.tuned):
         weighting, tuned = prior.weighting, {name: prior.tuned[name] for name in candidates}
+        tuning = prior.note
         shortcuts.append(prior.note)
         log.info("evaluate: %s", prior.note)
     else:
         weighting, tuned = _tune_all(train, candidates, k=k, seed=seed, budget=budget)
+        tuning = TUNED
     if budget.weighting_max_items is not None:
         shortcuts.append(f"weighting chosen with EASE on the {budget.weighting_max_items:,} most collected games")
 
@@ -159,6 +162,8 @@ def evaluate(
         n_interactions=int(full.matrix.nnz),
         n_test_users=n_test_users,
         n_cold_users=n_cold_users,
+        tuning=tuning,
+        selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning),
     )
 
 

@@ -64,6 +64,10 @@ class EvaluationReport:
     n_test_users: int
     n_cold_users: int
     split: str = "random"
+    tuning: str = ""
+    """Where the weighting and parameters came from, in words (``evaluate``)."""
+    selection: str = ""
+    """How the champion was chosen, in words (``selection_text``): ``marts.model_runs.selection``."""
 
     def to_dict(self) -> dict[str, Any]:
         """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``."""
@@ -133,6 +137,22 @@ class EvaluationReport:
                     **{metric: result.beyond.get(metric) for metric in BEYOND},
                     "rank_stability": (stability or {}).get(name),
                     "notes": result.notes,
+                    "selection": self.selection or None,
                 }
             )
-        return pl.DataFrame(rows, schema_overrides={"rank_stability": pl.Float64})
+        return pl.DataFrame(rows, schema_overrides={"rank_stability": pl.Float64, "selection": pl.String})
+
+
+TUNED = "weighting and parameters tuned on a validation split of TRAIN"
+"""``EvaluationReport.tuning`` of a report that tuned for itself."""
+
+
+def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str) -> str:
+    """How ``evaluate`` names the champion, in one line (the summary and model_runs say it).
+
+    Why in words: the champion's TEST NDCG can rank below others' (TEST never takes part
+    in the choice), and a reader of one night's table needs to know what it won on.
+    """
+    split = ("a time split of TRAIN (each member's latest 20%)" if by_time
+             else "a fresh random split of TRAIN (20% of each member's rows)")
+    return f"best NDCG@{k} of {n_candidates} candidates on {split}; {tuning}"

@@ -82,6 +82,27 @@ def _connect_when_free(warehouse: str, *, wait: float = LOCK_WAIT_SECONDS) -> du
             delay = min(delay * 2, 5.0)
 
 
+def settle_unfinished(instance: dg.DagsterInstance, warehouse: str, *, current: str) -> list[str]:
+    """Record the outcome of earlier nights whose row of marts.pipeline_runs still says STARTED.
+
+    Why: a night writes its row when it starts (`warehouse.nights.start_night`), and a run
+    that ended without being recorded (canceled in the UI under the daemon, stopped by a
+    signal before its worker could write) would otherwise say STARTED for ever in
+    marts.nights. Dagster still knows how each ended; one night runs at a time per data
+    directory, so any other STARTED row is over. Returns the run ids recorded.
+    """
+    con = _connect_when_free(warehouse)
+    try:
+        stale = [r[0] for r in con.execute(
+            "SELECT run_id FROM marts.pipeline_runs WHERE status = 'STARTED' AND run_id <> ?", [current]
+        ).fetchall()]
+    finally:
+        con.close()
+    for run_id in stale:
+        log_run_safely(instance, run_id, warehouse)
+    return stale
+
+
 def log_run_safely(instance: dg.DagsterInstance, run_id: str, warehouse: str, **kwargs: Any) -> list[dict]:
     """`log_run`, but a warehouse that cannot be written is said, not fatal.
 

@@ -61,6 +61,7 @@ def run_crawl(
     full: bool = False,
     max_age_days: float = DEFAULT_MAX_AGE_DAYS,
     data_dir: str | Path | None = None,
+    night_id: str | None = None,
 ) -> CrawlResult:
     """Crawl `base_url` into `warehouse` in a subprocess; returns its stats.
 
@@ -70,7 +71,8 @@ def run_crawl(
     SystemExit, any exception) it is stopped first, then the interruption goes on.
     Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse). `data_dir`
     (default: the warehouse's folder) holds the published night and the exports a member
-    found private is cut from during the crawl.
+    found private is cut from during the crawl. `night_id` (the nightly run's id) is
+    recorded with the crawl's run (raw.crawl_runs.night_id).
     """
     base_url = validate_base_url(base_url)
     sections = validate_sections(sections)
@@ -104,6 +106,8 @@ def run_crawl(
             cmd += ["--full"]
         cmd += ["--max-age-days", repr(float(max_age_days))]
         cmd += ["--data-dir", str(Path(data_dir) if data_dir is not None else Path(warehouse).resolve().parent)]
+        if night_id:
+            cmd += ["--night-id", night_id]
         code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")

@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stats-file", required=True)
     parser.add_argument("--data-dir", help="the published night and exports to cut private members from")
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
+    parser.add_argument("--night-id", help="the nightly run this crawl belongs to (raw.crawl_runs.night_id)")
     args = parser.parse_args(argv)
     if args.parent_pid:
         die_with_parent(parent_pid=args.parent_pid)
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         max_pages=args.max_pages,
         crawl_delay=delay,
         data_dir=args.data_dir,
+        night_id=args.night_id,
     )
     process = _CrawlerProcess(settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
     process.parent_pid = args.parent_pid

@@ -84,9 +84,11 @@ def crawl_settings(
     max_pages: int | None = None,
     crawl_delay: float | None = None,
     data_dir: str | Path | None = None,
+    night_id: str | None = None,
 ) -> dict[str, Any]:
     """Scrapy settings for one crawl: the politeness policy plus where items go (and, with
-    `data_dir`, whose published night and exports lose a member found private at once)."""
+    `data_dir`, whose published night and exports lose a member found private at once;
+    with `night_id`, which night's crawl it is)."""
     values = {k: v for k, v in vars(default_settings).items() if k.isupper() and k != "LOCAL_OVERRIDES"}
     if is_local(base_url):
         values.update(default_settings.LOCAL_OVERRIDES)
@@ -100,6 +102,8 @@ def crawl_settings(
         values["CLOSESPIDER_PAGECOUNT"] = int(max_pages)
     values["BODOGE_WAREHOUSE"] = str(warehouse)
     values["BODOGE_RUN_ID"] = run_id
+    if night_id:
+        values["BODOGE_NIGHT_ID"] = night_id
     if data_dir:
         values["BODOGE_DATA_DIR"] = str(data_dir)
     return values

@@ -32,15 +32,17 @@ log = logging.getLogger("bodoge.crawl")
 class WarehousePipeline:
     """Hands every item to a RawWriter bound to this crawl's run id.
 
-    Configured by the settings `BODOGE_WAREHOUSE` and `BODOGE_RUN_ID`; without a warehouse
+    Configured by the settings `BODOGE_WAREHOUSE`, `BODOGE_RUN_ID` and (for a night's crawl)
+    `BODOGE_NIGHT_ID`; without a warehouse
     it switches itself off (NotConfigured), e.g. for a dry `scrapy crawl`. With
     `BODOGE_DATA_DIR`, a member found private is also cut at once from the published night
     and the export bundles there (`warehouse.erasure`), whatever happens to the crawl after.
     """
 
     def __init__(self, crawler: Crawler, *, warehouse: str, run_id: str, batch_size: int,
-                 data_dir: str | None = None) -> None:
+                 data_dir: str | None = None, night_id: str | None = None) -> None:
         self.crawler = crawler
+        self.night_id = night_id
         self.warehouse = warehouse
         self.data_dir = data_dir
         self.run_id = run_id
@@ -60,6 +62,7 @@ class WarehousePipeline:
             run_id=settings.get("BODOGE_RUN_ID") or "adhoc",
             batch_size=settings.getint("BODOGE_BATCH_SIZE", 2000),
             data_dir=settings.get("BODOGE_DATA_DIR") or None,
+            night_id=settings.get("BODOGE_NIGHT_ID") or None,
         )
         # The run's status is written once the close reason is known: Scrapy tells the
         # pipelines to close before it records `finish_reason`, but passes the reason here.
@@ -76,7 +79,8 @@ class WarehousePipeline:
             raise WarehouseError(f"cannot open warehouse {self.warehouse}: {first_line(exc)}") from exc
         try:
             eraser = Eraser(Path(self.data_dir)) if self.data_dir else None
-            writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size, eraser=eraser)
+            writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size, eraser=eraser,
+                               night_id=self.night_id)
             writer.start_run(base_url=getattr(self.crawler.spider, "base_url", ""))
         except Exception as exc:
             con.close()

@@ -115,7 +115,8 @@ def test_build_on_a_truncated_warehouse_fails(tmp_path) -> None:
     warehouse = tmp_path / "warehouse.duckdb"
     con = duckdb.connect(str(warehouse))
     ensure_raw_schema(con)
-    con.execute("INSERT INTO raw.crawl_runs VALUES ('r1', 'http://x', now(), now(), 'finished', NULL)")
+    con.execute("INSERT INTO raw.crawl_runs (run_id, base_url, started_at, finished_at, status, stats) "
+                "VALUES ('r1', 'http://x', now(), now(), 'finished', NULL)")
     # Data the build never reads, written last: cutting it off is invisible to a lazy reader.
     con.execute("CREATE TABLE main.padding AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(300000)")
     con.execute("CHECKPOINT")

@@ -23,6 +23,7 @@ from warehouse.comments import (
 from warehouse.db import SQL_DIR, connect
 from warehouse.dictionary import DOC_PATH, reference_warehouse, render
 from warehouse.model_marts import record_pipeline_run, replace_table, write_model_runs
+from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, record_lists
 from warehouse.publish import publish_snapshot, published_path
 from warehouse.quality import run_checks
 
@@ -34,6 +35,7 @@ def _night(path: Path) -> duckdb.DuckDBPyConnection:
     """A tiny warehouse after a night: marts built, checks run, the models' marts written."""
     build_small_warehouse(path)
     con = connect(path)
+    ensure_night_marts(con)  # as the night's first step does
     run_checks(con)
     collections = con.sql("SELECT * FROM marts.collections").pl()
     games = con.sql("SELECT * FROM marts.games").pl()
@@ -43,6 +45,7 @@ def _night(path: Path) -> duckdb.DuckDBPyConnection:
     replace_table(con, "similar_games", result.similar_games)
     replace_table(con, "next_to_play", result.next_to_play)
     replace_table(con, "watch_next", result.watch_next)
+    record_lists(con, night_id="d1", run_id="run-1", model="popularity", generated_at=WHEN)
     write_model_runs(con, pl.DataFrame({"run_id": ["run-1"], "model": ["popularity"], "k": [10], "ndcg": [0.1],
                                         "trained_at": [WHEN], "champion": [True], "split": ["time"]}))
     record_pipeline_run(con, run_id="d1", job="nightly", started_at=WHEN, finished_at=WHEN, status="SUCCESS",
@@ -60,7 +63,10 @@ def test_every_table_and_column_of_a_night_carries_its_description(tmp_path: Pat
     con = _night(tmp_path / "warehouse.duckdb")
     try:
         described_marts = {d.name for d in table_docs().values() if d.schema == "marts"} - {"publication"}
-        assert _tables(con, "marts") == described_marts  # every mart is here, so none escapes the check
+        views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE schema_name = 'marts' "
+                                           "AND database_name = current_database()").fetchall()}
+        assert views == set(NIGHT_VIEWS)
+        assert _tables(con, "marts") | views == described_marts  # every mart is here, so none escapes the check
         assert undescribed(con, SCHEMAS) == []
         comment = con.execute("SELECT comment FROM duckdb_columns() WHERE schema_name = 'marts' "
                               "AND table_name = 'games' AND column_name = 'n_have'").fetchall()[0][0]
@@ -114,6 +120,10 @@ def test_the_published_night_carries_the_descriptions(tmp_path: Path) -> None:
     reader = duckdb.connect(str(published_path(tmp_path)), read_only=True)
     try:
         assert undescribed(reader, SCHEMAS) == []
+        views = {r[0] for r in reader.execute("SELECT view_name FROM duckdb_views() WHERE schema_name = 'marts' "
+                                              "AND NOT internal").fetchall()}
+        assert views == set(NIGHT_VIEWS)  # made anew in the file: a copy takes tables only
+        assert reader.execute("SELECT count(*) FROM marts.model_quality").fetchall() == [(1,)]
     finally:
         reader.close()
 

@@ -44,7 +44,8 @@ def _stats(mode: str, **counts: int) -> str:
 
 
 def _run(con: duckdb.DuckDBPyConnection, run_id: str, day: int, stats: str) -> None:
-    con.execute("INSERT INTO raw.crawl_runs VALUES (?, 'http://x', ?, ?, 'finished', ?)",
+    con.execute("INSERT INTO raw.crawl_runs (run_id, base_url, started_at, finished_at, status, stats) "
+                "VALUES (?, 'http://x', ?, ?, 'finished', ?)",
                 [run_id, f"2026-11-0{day} 03:00:00+00", f"2026-11-0{day} 04:00:00+00", stats])
 
 

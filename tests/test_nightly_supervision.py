@@ -92,7 +92,8 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
                                 "bodoge/written": {"collection_entry": 10 * 100_000}})
             for day in (1, 2, 3):
                 con.execute(
-                    "INSERT INTO raw.crawl_runs VALUES (?, ?, ?, ?, 'finished', ?)",
+                    "INSERT INTO raw.crawl_runs (run_id, base_url, started_at, finished_at, status, stats) "
+                    "VALUES (?, ?, ?, ?, 'finished', ?)",
                     [f"2026110{day}T030000Z-earlier", server.base_url, f"2026-11-0{day} 03:00:00+00",
                      f"2026-11-0{day} 04:00:00+00", stats],
                 )

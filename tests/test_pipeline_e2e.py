@@ -28,7 +28,7 @@ from warehouse.export_schemas import validate_bundle
 from warehouse.push import idempotency_key
 
 pytestmark = pytest.mark.slow
-VOLATILE = {"run_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
+VOLATILE = {"run_id", "night_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
 MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "member_profiles",
          "cafe_coverage", "recommendations", "similar_games", "next_to_play", "watch_next"]
 
@@ -39,7 +39,7 @@ def two_runs(tmp_path_factory):
     paths = resolve_paths(data_dir=data_dir)
     saved = {k: os.environ.get(k) for k in ("BODOGE_DATA_DIR", "BODOGE_WAREHOUSE", "BODOGE_BASE_URL", "DAGSTER_HOME")}
     site = generate_site(n_games=120, n_users=220, seed=3)
-    snapshots, summaries = [], []
+    snapshots, summaries, published = [], [], []
     receiver = Receiver(fail_first=1)  # the site's endpoint, down for the first attempt
     try:
         with SampleSiteServer(site) as server:
@@ -50,6 +50,7 @@ def two_runs(tmp_path_factory):
                     snapshots.append({t: con.sql(f"SELECT * FROM marts.{t}").pl() for t in MARTS})
                 finally:
                     con.close()
+                published.append(_published_nights(paths.data_dir / "published.duckdb"))
     finally:
         receiver.close()
         for k, v in saved.items():
@@ -57,7 +58,24 @@ def two_runs(tmp_path_factory):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return paths, summaries, snapshots, receiver
+    return paths, summaries, snapshots, receiver, published
+
+
+def _published_nights(path: Path) -> dict:
+    """What the published night says of the nights: its marts (tables and views), its publication,
+    marts.nights and marts.model_quality."""
+    con = connect(path, read_only=True)
+    try:
+        return {
+            "marts": {r[0] for r in con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'marts' UNION ALL "
+                "SELECT view_name FROM duckdb_views() WHERE schema_name = 'marts' AND NOT internal").fetchall()},
+            "publication": con.sql("SELECT * FROM marts.publication").pl(),
+            "nights": con.sql("SELECT * FROM marts.nights").pl(),
+            "quality": con.sql("SELECT * FROM marts.model_quality").pl(),
+        }
+    finally:
+        con.close()
 
 
 def stable(frame: pl.DataFrame) -> pl.DataFrame:
@@ -79,7 +97,7 @@ def test_every_stage_ran_and_checks_passed(two_runs) -> None:
 
 
 def test_two_runs_leave_identical_marts(two_runs) -> None:
-    _, _, (first, second), _ = two_runs
+    _, _, (first, second), *_ = two_runs
     for table in MARTS:
         assert_frame_equal(stable(first[table]), stable(second[table]), check_exact=False, rel_tol=1e-9), table
 
@@ -199,7 +217,7 @@ def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
 
 
 def test_second_run_pushed_its_bundle_once(two_runs) -> None:
-    paths, _, _, receiver = two_runs
+    paths, _, _, receiver, _ = two_runs
     manifest = verify_bundle(latest_bundle(paths.exports))
     assert list(receiver.stored) == [idempotency_key(manifest)]  # delivered once, after one retry
     assert len(receiver.posts) == 2
@@ -235,3 +253,61 @@ def test_the_published_night_records_the_checks_it_ran(two_runs) -> None:
     ran = {c["name"]: c["passed"] for c in summaries[-1].checks}
     assert set(ran) - set(recorded) == {"bundle_delivered"}  # the delivery comes after the release
     assert recorded == {name: passed for name, passed in ran.items() if name in recorded}
+
+
+def test_two_nights_are_joined_by_one_id_and_model_quality_shows_both(two_runs, capsys) -> None:
+    """Issue 23, item 3: the Dagster run's id is the night's id in every table of the night;
+    marts.nights joins them, marts.model_quality shows both nights (stability from the second);
+    every one of those marts is in the published night from the first night on."""
+    from bodoge.summary import print_summary
+    from warehouse.nights import NIGHT_TABLES, NIGHT_VIEWS
+
+    paths, summaries, _, _, published = two_runs
+    night_ids = [s.run_id for s in summaries]
+    con = connect(paths.warehouse, read_only=True)
+    try:
+        nights = con.sql("SELECT * FROM marts.nights").pl()
+        carried = {table: {r[0] for r in con.execute(f"SELECT DISTINCT night_id FROM {table}").fetchall()}
+                   for table in ("raw.crawl_runs", "marts.model_runs", "marts.recommendations", "marts.similar_games",
+                                 "marts.recommendation_runs", "marts.pipeline_runs")}
+        bundle_of = {r[0]: r[1] for r in con.execute(
+            "SELECT night_id, any_value(run_id) FROM marts.recommendations GROUP BY night_id").fetchall()}
+        quality = con.sql("SELECT * FROM marts.model_quality").pl()
+    finally:
+        con.close()
+    assert nights["night_id"].to_list() == night_ids and nights["status"].to_list() == ["SUCCESS"] * 2
+    assert nights["crawl_run_id"].null_count() == 0 and nights["crawl_status"].to_list() == ["finished"] * 2
+    assert (nights["export_run_id"] == nights["model_run_id"]).all()
+    assert bundle_of == {night_ids[1]: nights["export_run_id"][1]}  # the bundle folder is the night's model run
+    assert {(paths.exports / b / "manifest.json").is_file() for b in nights["export_run_id"]} == {True}
+    assert carried["raw.crawl_runs"] == carried["marts.model_runs"] == carried["marts.pipeline_runs"] == set(night_ids)
+    assert carried["marts.recommendation_runs"] == set(night_ids)
+    assert carried["marts.recommendations"] == carried["marts.similar_games"] == {night_ids[1]}  # replaced nightly
+
+    assert quality["night_id"].to_list() == night_ids
+    assert quality["model_run_id"].to_list() == nights["model_run_id"].to_list()
+    assert quality["split"].to_list() == ["time"] * 2 and quality["selection"].str.contains("time split of TRAIN").all()
+    assert quality["selection_ndcg"].null_count() == quality["test_ndcg"].null_count() == 0
+    assert ((quality["list_coverage"] > 0) & (quality["list_coverage"] <= 1)).all()
+    first, second = quality.row(0, named=True), quality.row(1, named=True)
+    assert first["stability"] is None and first["previous_night_id"] is None and first["n_compared"] == 0
+    # The site did not change between the nights: every member with a list is compared.
+    assert second["previous_night_id"] == night_ids[0] and second["n_compared"] > 100
+    assert 0.5 < second["stability"] <= 1.0
+
+    expected = set(NIGHT_TABLES) | set(NIGHT_VIEWS) | {"publication"}
+    for night_id, snapshot in zip(night_ids, published):
+        assert expected <= snapshot["marts"]  # from the first night on
+        assert snapshot["publication"]["night_id"].to_list() == [night_id]
+        own = snapshot["nights"].filter(pl.col("night_id") == night_id).row(0, named=True)
+        assert own["status"] == "STARTED" and own["export_run_id"] == snapshot["publication"]["export_run_id"][0]
+    assert published[0]["quality"]["night_id"].to_list() == night_ids[:1]
+    assert published[1]["nights"]["night_id"].to_list() == night_ids
+    assert published[1]["quality"]["night_id"].to_list() == night_ids
+
+    print_summary(paths, summaries[1])
+    out = capsys.readouterr().out
+    champion = next(line for line in out.splitlines() if "champion:" in line)
+    assert "chosen by best NDCG@10 of 7 candidates on a time split of TRAIN" in champion
+    assert "on TEST (each member's latest 20%, never used to choose)" in out and "TEST NDCG@10: " in out
+    assert "stability (Jaccard@10 against the previous night)" in out

@@ -1,17 +1,21 @@
-"""Recording a finished run waits for a warehouse another process holds for a moment."""
+"""Recording a finished run waits for a warehouse another process holds for a moment, and a
+night settles the rows of earlier nights that ended unrecorded."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.run_log import _connect_when_free
-from warehouse.db import WarehouseError
+from pipelines.run_log import _connect_when_free, settle_unfinished
+from warehouse.db import WarehouseError, connect
+from warehouse.nights import start_night
 
 HOLD = """
 import sys, time, duckdb
@@ -53,3 +57,33 @@ def test_gives_up_in_one_error_when_the_holder_stays(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+def test_an_earlier_night_left_started_takes_the_outcome_dagster_recorded(tmp_path: Path) -> None:
+    """A night writes its row of marts.pipeline_runs when it starts; one that ended unrecorded
+    (canceled under the daemon) is settled by the next night from Dagster's own record."""
+    @dg.op
+    def one() -> int:
+        return 1
+
+    @dg.job
+    def nightly() -> None:
+        one()
+
+    path = tmp_path / "warehouse.duckdb"
+    with dg.DagsterInstance.ephemeral() as instance:
+        earlier = nightly.execute_in_process(instance=instance).run_id
+        con = connect(path)
+        try:
+            for night in (earlier, "tonight"):
+                start_night(con, night_id=night, job="nightly", started_at=datetime.now(timezone.utc))
+        finally:
+            con.close()
+        assert settle_unfinished(instance, str(path), current="tonight") == [earlier]
+    con = connect(path, read_only=True)
+    try:
+        rows = con.execute("SELECT run_id, status, finished_at IS NOT NULL FROM marts.pipeline_runs "
+                           "ORDER BY status").fetchall()
+    finally:
+        con.close()
+    assert rows == [("tonight", "STARTED", False), (earlier, "SUCCESS", True)]

@@ -22,16 +22,20 @@ log = logging.getLogger("bodoge.warehouse")
 INTERRUPTED = "interrupted"
 
 
-def start_run(con: duckdb.DuckDBPyConnection, *, run_id: str, base_url: str) -> int:
-    """Record `run_id` as running (re-running a run id replaces its record).
+def start_run(con: duckdb.DuckDBPyConnection, *, run_id: str, base_url: str, night_id: str | None = None) -> int:
+    """Record `run_id` as running (re-running a run id replaces its record), as the crawl of
+    `night_id` when a night runs it (marts.nights).
 
     Returns how many stale `running` rows of other runs were closed as interrupted.
     """
     stale = interrupt_stale_runs(con, current_run_id=run_id)
     con.execute(
-        "INSERT OR REPLACE INTO raw.crawl_runs VALUES (?, ?, ?, NULL, 'running', NULL)",
+        "INSERT OR REPLACE INTO raw.crawl_runs (run_id, base_url, started_at, finished_at, status, stats) "
+        "VALUES (?, ?, ?, NULL, 'running', NULL)",
         [run_id, base_url, _now()],
     )
+    if night_id:  # only a night's crawl names the column: a lone crawl writes any version's table
+        con.execute("UPDATE raw.crawl_runs SET night_id = ? WHERE run_id = ?", [night_id, run_id])
     return stale
 
 

@@ -25,6 +25,7 @@ import duckdb
 from warehouse.build import MARTS, build_mart, build_staging
 from warehouse.comments import DescriptionError, TableDoc, column_description, table_docs, validate
 from warehouse.db import SQL_DIR, ensure_table, run_sql_file, sql_files
+from warehouse.nights import NIGHT_VIEWS, ensure_night_marts
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "warehouse.md"
 SCHEMA_ORDER = ("marts", "staging", "raw")
@@ -43,8 +44,9 @@ def reference_warehouse() -> duckdb.DuckDBPyConnection:
     for name in MARTS:
         build_mart(con, name)
     for path in sql_files("marts"):
-        if path.stem not in MARTS:  # written from Python: created from their DDL on first write
+        if path.stem not in MARTS and path.stem not in NIGHT_VIEWS:  # written from Python: made on first write
             ensure_table(con, path.stem)
+    ensure_night_marts(con)  # the views over them, as at a night's start
     run_sql_file(con, SQL_DIR / "snapshot" / "publication.sql")
     return con
 

@@ -3,8 +3,11 @@
 Why: the warehouse outlives every version of the code that writes it; its raw tables are
 declared once, in `warehouse/sql/raw/*.sql` (`CREATE TABLE IF NOT EXISTS`), so a table
 added by a newer version appears by itself, but a column added to an existing table
-would not, and the night would fail (or worse, write around it). Staging views and
-marts are rebuilt every night and need nothing.
+would not, and the night would fail (or worse, write around it). Staging views and the
+marts built from SQL are rebuilt every night and need nothing; the marts a night writes
+from Python (`warehouse.nights.NIGHT_TABLES`: history such as model_runs, and tables
+replaced `INSERT … BY NAME`) keep their shape, so a column added to one needs a numbered
+migration (`ALTER TABLE IF EXISTS … ADD COLUMN IF NOT EXISTS`, as in 002).
 
 What a migration is:
 - **numbered SQL files** in `warehouse/sql/migrations/NNN_name.sql`, applied once each in

@@ -22,12 +22,15 @@ def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
 
     A table from before evaluation splits keyed rows by (run_id, model); it is rebuilt
     with the new key, its rows kept as the random split (a primary key cannot be altered
-    in place). Columns added since (`notes`: what a cost guard did to a candidate) are
-    added empty to older rows.
+    in place). Columns added since (`notes`: what a cost guard did to a candidate;
+    `night_id`, `selection`) are added empty to older rows, as migration 002 does at a
+    night's start (this covers a warehouse written outside a night, e.g. by a test or a
+    benchmark).
     """
     ensure_table(con, "model_runs")
     columns = {row[0] for row in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = 'model_runs'"
+        "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+        "AND table_schema = 'marts' AND table_name = 'model_runs'"
     ).fetchall()}
     if "split" not in columns:
         con.execute("BEGIN TRANSACTION")
@@ -40,8 +43,10 @@ def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
         except Exception:
             con.execute("ROLLBACK")
             raise
-    elif "notes" not in columns:
-        con.execute("ALTER TABLE marts.model_runs ADD COLUMN notes VARCHAR")
+    else:
+        for column in ("notes", "night_id", "selection"):
+            if column not in columns:
+                con.execute(f"ALTER TABLE marts.model_runs ADD COLUMN {column} VARCHAR")
 
 
 def write_model_runs(con: duckdb.DuckDBPyConnection, runs: pl.DataFrame) -> int:
@@ -81,16 +86,22 @@ def record_pipeline_run(
     status: str,
     checks: list[dict[str, Any]],
 ) -> None:
-    """One row per orchestrator run with its check results, for the dashboard's overview."""
+    """One row per orchestrator run with its check results, for the dashboard's overview.
+
+    Completes the row the night wrote at its start (`warehouse.nights.start_night`): the
+    bundle its release named there (`export_run_id`) is kept. The run's id is the night's.
+    """
     failed = sum(1 for c in checks if not c.get("passed"))
-    row = pl.DataFrame(
-        {
-            "run_id": [run_id], "job": [job], "started_at": [started_at], "finished_at": [finished_at],
-            "status": [status], "n_checks": [len(checks)], "n_failed_checks": [failed],
-            "checks": [json.dumps(checks, ensure_ascii=False)],
-        }
+    ensure_table(con, "pipeline_runs")
+    con.execute(
+        "INSERT INTO marts.pipeline_runs (run_id, job, started_at, finished_at, status, n_checks, "
+        "n_failed_checks, checks, night_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET "
+        "job = excluded.job, started_at = excluded.started_at, finished_at = excluded.finished_at, "
+        "status = excluded.status, n_checks = excluded.n_checks, n_failed_checks = excluded.n_failed_checks, "
+        "checks = excluded.checks, night_id = excluded.night_id",
+        [run_id, job, started_at, finished_at, status, len(checks), failed,
+         json.dumps(checks, ensure_ascii=False), run_id],
     )
-    insert_by_name(con, "pipeline_runs", row, or_replace=True)
 
 
 def utcnow() -> datetime:

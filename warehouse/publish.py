@@ -72,7 +72,7 @@ def page_ages(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime
 
 def publish_snapshot(
     con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None,
-    checks: list[dict] | None = None,
+    checks: list[dict] | None = None, night_id: str | None = None,
 ) -> Publication:
     """Copy the marts (and RAW_FOR_READERS) of `con`'s warehouse into DATA_DIR/published.duckdb.
 
@@ -80,26 +80,30 @@ def publish_snapshot(
     either the previous night or this one. The file is left read-only (mode 0444).
     """
     started = time.perf_counter()
-    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=export_run_id, checks=checks)
+    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=export_run_id, checks=checks, night_id=night_id)
     return swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
 
 
 def write_snapshot(
     con: duckdb.DuckDBPyConnection, data_dir: Path, *, run_id: str, export_run_id: str | None = None,
-    checks: list[dict] | None = None,
+    checks: list[dict] | None = None, night_id: str | None = None,
 ) -> Path:
     """The next published night, written whole into this process's temporary file; returns it.
 
     Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
     and exports/LATEST one right after the other. Every table and column carries its
     description (`warehouse.comments`), as in the warehouse: analysts hold this file.
-    `checks` (the checks the night ran so far) go into `marts.publication.checks`: the
-    night's own row of marts.pipeline_runs is written only when it ends, after this file,
-    so without them readers counted the previous night's checks, or some other set.
+    `checks` (the checks the night ran so far) go into `marts.publication.checks`, so
+    readers count the night's own checks (its marts.pipeline_runs row is final only when
+    the run ends, after this file). Every mart a night writes is there, empty if this
+    warehouse has none yet, with the views over them (`warehouse.nights`: marts.nights,
+    marts.model_quality), made anew in the file since a copy takes tables only.
+    `night_id` names the night in marts.publication (None for `bodoge build`).
     """
     import json
 
     from warehouse.comments import apply_comments
+    from warehouse.nights import ensure_night_marts
 
     target = published_path(data_dir)
     tmp = _fresh_tmp(target)
@@ -116,12 +120,14 @@ def write_snapshot(
             con.execute(f"CREATE TABLE published_tmp.{schema}.{table} AS SELECT * FROM {schema}.{table}")
         con.execute("USE published_tmp")
         try:
+            ensure_night_marts(con)
             con.execute(PUBLICATION_SQL.read_text(encoding="utf-8"))
             con.execute(
                 "INSERT INTO marts.publication BY NAME SELECT ? AS run_id, ? AS export_run_id, "
-                "now() AS published_at, ? AS oldest_page_at, ? AS newest_page_at, ?::JSON AS checks",
+                "now() AS published_at, ? AS oldest_page_at, ? AS newest_page_at, ?::JSON AS checks, "
+                "? AS night_id",
                 [run_id, export_run_id, oldest, newest,
-                 None if checks is None else json.dumps(checks, ensure_ascii=False)],
+                 None if checks is None else json.dumps(checks, ensure_ascii=False), night_id],
             )
         finally:
             con.execute(f"USE {_quote_ident(home)}")

@@ -152,8 +152,9 @@ class RawWriter:
     """Buffers items by kind and writes them to the raw tables in transactional batches."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, *, run_id: str, batch_size: int = 2000,
-                 eraser: Any = None) -> None:
+                 eraser: Any = None, night_id: str | None = None) -> None:
         self.con = con
+        self.night_id = night_id  # the night whose crawl this is (raw.crawl_runs.night_id), if any
         self.eraser = eraser
         self._urgent = False  # a member the published night shows was found private: commit now
         self.run_id = run_id
@@ -175,7 +176,7 @@ class RawWriter:
     # -- runs -------------------------------------------------------------------------
     def start_run(self, *, base_url: str) -> None:
         """Record the run as running; other runs still `running` died, so they become interrupted."""
-        crawl_runs.start_run(self.con, run_id=self.run_id, base_url=base_url)
+        crawl_runs.start_run(self.con, run_id=self.run_id, base_url=base_url, night_id=self.night_id)
 
     def finish_run(self, *, status: str, stats: dict[str, Any], signals: list[dict[str, Any]] | None = None) -> None:
         """Close the run record with its outcome and stats, and what it measured of the site's signals."""

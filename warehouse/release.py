@@ -49,17 +49,30 @@ def release_night(
     checks: list[dict] | None = None,
 ) -> Publication:
     """Publish `con`'s marts (with the night's `checks` so far) and point LATEST at
-    `exports/<bundle_run_id>`, one right after the other."""
+    `exports/<bundle_run_id>`, one right after the other.
+
+    `run_id` is the night's (the Dagster run's): its row of marts.pipeline_runs names the
+    bundle (`export_run_id`) in the warehouse and in the published night, and loses it
+    again if the release fails before LATEST names the bundle.
+    """
+    from warehouse.nights import mark_released
+
     data_dir = Path(data_dir)
     exports = data_dir / "exports"
     if not (exports / bundle_run_id / MANIFEST).is_file():
         raise ExportError(f"export bundle {exports / bundle_run_id} is missing: nothing was released")
     started = time.perf_counter()
-    tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id, checks=checks)
-    pause_point("publish", data_dir)
-    published = swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
-    pause_point("latest", data_dir)
-    point_latest(exports, bundle_run_id)
+    mark_released(con, night_id=run_id, export_run_id=bundle_run_id)
+    try:
+        tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id, checks=checks,
+                             night_id=run_id)
+        pause_point("publish", data_dir)
+        published = swap_snapshot(tmp, data_dir, run_id=run_id, started=started)
+        pause_point("latest", data_dir)
+        point_latest(exports, bundle_run_id)
+    except Exception:
+        mark_released(con, night_id=run_id, export_run_id=None)
+        raise
     pause_point("prune", data_dir)
     prune_bundles(con, exports, keep=keep)
     return published

@@ -69,3 +69,10 @@ def test_a_reusing_night_skips_tuning_and_says_so(
         assert result.tuning.trials == []  # nothing was refitted for tuning
         assert result.metrics == tuned.results[name].metrics
         assert prior.note in (result.notes or "")
+    # How the champion was chosen says so too (marts.model_runs.selection, the run summary).
+    assert tuned.selection == ("best NDCG@10 of 2 candidates on a fresh random split of TRAIN (20% of each "
+                               "member's rows); weighting and parameters tuned on a validation split of TRAIN")
+    assert again.selection.endswith(f"; {prior.note}")
+    reused = evaluate(train, test, models=FEW, reuse=tuned, split="time")
+    assert reused.selection.endswith("tuned on a validation split of TRAIN (of the random split)")
+    assert set(tuned.model_runs("r", NOW)["selection"]) == {tuned.selection}

@@ -64,7 +64,8 @@ def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: 
     paths = resolve_paths(data_dir=site.data_dir, warehouse=duckdb.database)
     context.log.info(f"crawling {site.base_url} into {paths.warehouse}")
     result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None, full=options.full,
-                       max_pages=options.max_pages, max_age_days=options.max_age_days, data_dir=paths.data_dir)
+                       max_pages=options.max_pages, max_age_days=options.max_age_days, data_dir=paths.data_dir,
+                       night_id=context.run.run_id)
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
         verdict = crawl_floor(con, run_id=result.run_id, floor=site.crawl_floor_fraction())

@@ -1,12 +1,16 @@
-"""The warehouse's schema brought up to this version before the night writes (warehouse/migrate.py)."""
+"""The warehouse's schema brought up to this version before the night writes (warehouse/migrate.py),
+and the night's own row (warehouse/nights.py)."""
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import SiteSettings
+from pipelines.run_log import settle_unfinished
 from warehouse.migrate import MigrationFailed, migrate
+from warehouse.nights import ensure_night_marts, start_night
 
 
 @dg.asset(
@@ -16,16 +20,29 @@ from warehouse.migrate import MigrationFailed, migrate
     pool="warehouse_writer",
 )
 def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
-    """Applies pending migrations (numbered SQL files, declared raw columns the file lacks).
+    """Applies pending migrations (numbered SQL files, declared raw columns the file lacks),
+    then records the night as started.
 
     First in the night, so a warehouse written by an older version is migrated before the
     crawl writes to it; backed up first, and put back from that backup when a migration
-    fails (the night then fails and alerts, and nothing else runs).
+    fails (the night then fails and alerts, and nothing else runs). Then every mart a night
+    writes exists (empty on a first night) with the views over them (marts.nights,
+    marts.model_quality), and marts.pipeline_runs holds the night's row (STARTED), keyed by
+    the run's id: the night id every table of the night carries. Rows of earlier nights
+    still STARTED take the outcome Dagster recorded for them.
     """
     try:
         steps = migrate(Path(duckdb.database), site.backups, run_id=context.run.run_id)
     except MigrationFailed as exc:
         raise dg.Failure(str(exc)) from None
+    with duckdb.get_connection() as con:
+        ensure_night_marts(con)
+        start_night(con, night_id=context.run.run_id, job=context.run.job_name,
+                    started_at=datetime.now(timezone.utc))
+    settled = settle_unfinished(context.instance, duckdb.database, current=context.run.run_id)
+    if settled:
+        context.log.info(f"earlier nights recorded as Dagster ended them: {', '.join(settled)}")
     if steps:
         context.log.info(f"warehouse migrated: {', '.join(steps)}")
-    return dg.MaterializeResult(metadata={"migrated": ", ".join(steps) or "nothing pending"})
+    return dg.MaterializeResult(metadata={"migrated": ", ".join(steps) or "nothing pending",
+                                          "night_id": context.run.run_id})

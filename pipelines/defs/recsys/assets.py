@@ -28,6 +28,7 @@ from pipelines.defs.resources import SiteSettings
 from core.ids import new_run_id
 from pipelines.described import described
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
+from warehouse.nights import record_lists
 
 K = 10
 SEED = 0
@@ -122,7 +123,7 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         [r.model_runs(run_id, trained_at, stability=_stability(folder / "evaluation_lists", r))
          for r in (random_report, report)],
         how="diagonal_relaxed",
-    )
+    ).with_columns(pl.lit(context.run.run_id).alias("night_id"))  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
         write_model_runs(con, runs)
     champion = report.results[report.champion]
@@ -130,7 +131,9 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         json.dumps(
             {
                 "run_id": run_id,
+                "night_id": context.run.run_id,
                 "champion": report.champion,
+                "selection": report.selection,
                 "params": champion.params,
                 "weighting": report.weighting.name,
                 "weighting_reason": report.weighting.reason,
@@ -157,7 +160,8 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         )
     yield dg.MaterializeResult(
         asset_key=["marts", "model_runs"],
-        metadata={"dagster/row_count": runs.height, "run_id": run_id, "champion": report.champion},
+        metadata={"dagster/row_count": runs.height, "run_id": run_id, "champion": report.champion,
+                  "selection": report.selection},
     )
 
 
@@ -193,6 +197,7 @@ def champion_model(site: SiteSettings) -> dg.MaterializeResult:
             "popularity_ndcg@10": float(popularity["ndcg"]),
             "lift_over_popularity": float(champion["ndcg"] / popularity["ndcg"]) if popularity["ndcg"] else 0.0,
             "run_id": chosen["run_id"],
+            "selection": chosen.get("selection", ""),
         }
     )
 
@@ -208,17 +213,21 @@ def _per_second(count: int, seconds: float) -> float:
         _mart_spec("next_to_play", "recsys.champion_model", "marts.games"),
         _mart_spec("watch_next", "recsys.champion_model", "marts.games"),
         _mart_spec("similar_games", "recsys.champion_model", "marts.games"),
+        _mart_spec("recommendation_runs", "recsys.champion_model", "marts.collections"),
+        _mart_spec("served_top10", "recsys.champion_model", "marts.collections"),
     ],
     pool="warehouse_writer",
 )
 def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
-    """Refits the champion on everyone's collections; writes recommendations, play next, the watch list and similar games."""
+    """Refits the champion on everyone's collections; writes recommendations, play next, the watch list and
+    similar games, and how the served lists moved since the previous night (marts.recommendation_runs)."""
     folder = _models_dir(site)
     chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
     with duckdb.get_connection() as con:
         collections = con.sql("SELECT * FROM marts.collections").pl()
         games = con.sql("SELECT * FROM marts.games").pl()
         posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
+    generated_at = utcnow()
     result = discover(
         collections=collections,
         games=games,
@@ -227,16 +236,21 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
         params=chosen["params"],
         weighting=chosen["weighting"],
         run_id=chosen["run_id"],
-        generated_at=utcnow(),
+        generated_at=generated_at,
         model_dir=site.paths.champion,
         seed=SEED,
     )
     context.log.info(f"discovery: {result.stats}")
+    night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
-        n_recs = replace_table(con, "recommendations", result.recommendations)
-        n_similar = replace_table(con, "similar_games", result.similar_games)
+        n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
+        n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
         n_shelf = replace_table(con, "next_to_play", result.next_to_play)
         n_watch = replace_table(con, "watch_next", result.watch_next)
+        served = record_lists(con, night_id=context.run.run_id, run_id=chosen["run_id"], model=chosen["champion"],
+                              generated_at=generated_at)
+    context.log.info(f"served lists: coverage {served['coverage']}, stability {served['stability']} "
+                     f"over {served['n_compared']} members (previous night {served['previous_night_id']})")
     recs = result.recommendations
     yield dg.MaterializeResult(
         asset_key=["marts", "recommendations"],
@@ -262,3 +276,8 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
         asset_key=["marts", "similar_games"],
         metadata={"dagster/row_count": n_similar, "games": result.similar_games["game_id"].n_unique()},
     )
+    yield dg.MaterializeResult(
+        asset_key=["marts", "recommendation_runs"],
+        metadata={key: value for key, value in served.items() if isinstance(value, (int, float, str))},
+    )
+    yield dg.MaterializeResult(asset_key=["marts", "served_top10"], metadata={"dagster/row_count": served["n_members"]})

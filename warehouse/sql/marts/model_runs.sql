@@ -4,6 +4,7 @@
 --   names the night's champion). History is kept: one night adds its rows; re-writing a run id
 --   replaces that run's rows. Written by warehouse.model_marts.write_model_runs.
 -- @key run_id, model, split
+-- @join night_id -> marts.nights
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
 --   the marts.recommendations, similar_games, next_to_play and watch_next rows the champion wrote.
 -- @column model: The candidate's name: popularity, cosine, bm25, ease, rp3beta, als or bpr.
@@ -36,6 +37,12 @@
 --   of the previous night on the same split (1 = nothing churned); NULL on a first night.
 -- @column notes: What a cost guard did to the candidate (e.g. EASE capped to the most collected
 --   games); NULL when nothing.
+-- @column night_id: The night that trained it (marts.nights.night_id, the Dagster run's id); NULL
+--   for runs from before nights had ids.
+-- @column selection: How this split's champion was chosen, in words (the same on every row of a
+--   run and split): the split of TRAIN that scored the candidates, how many there were, and
+--   whether their parameters were tuned that night or reused from an earlier full tuning. NULL for
+--   runs from before it was recorded.
 CREATE TABLE IF NOT EXISTS marts.model_runs (
     run_id VARCHAR NOT NULL,
     model VARCHAR NOT NULL,
@@ -57,5 +64,7 @@ CREATE TABLE IF NOT EXISTS marts.model_runs (
     mean_popularity_rank DOUBLE,
     rank_stability DOUBLE,
     notes VARCHAR,
+    night_id VARCHAR,
+    selection VARCHAR,
     PRIMARY KEY (run_id, model, split)
 );

@@ -8,6 +8,7 @@
 -- @join user_id -> marts.members
 -- @join game_id -> marts.games
 -- @join run_id, model -> marts.model_runs
+-- @join night_id -> marts.nights
 -- @column user_id: The member (marts.members.user_id).
 -- @column rank: Position in the member's list, 1 = best.
 -- @column game_id: The recommended game (marts.games.game_id).
@@ -21,6 +22,7 @@
 --   「X」に興味があるあなたに (you are interested in X: a member with only 興味あり games),
 --   人気のゲーム (popular: nothing personal to go on), あなたへのおすすめ (for you, unattributed).
 -- @column generated_at: When the run's discovery step ranked the lists (UTC).
+-- @column night_id: The night that wrote them (marts.nights.night_id, the Dagster run's id).
 CREATE TABLE IF NOT EXISTS marts.recommendations (
     user_id VARCHAR NOT NULL,
     rank INTEGER NOT NULL,
@@ -29,7 +31,8 @@ CREATE TABLE IF NOT EXISTS marts.recommendations (
     model VARCHAR,
     run_id VARCHAR,
     reason VARCHAR,
-    generated_at TIMESTAMPTZ
+    generated_at TIMESTAMPTZ,
+    night_id VARCHAR
 );
 -- Until issue 23 a member's 興味あり games came back here, flagged by a watching column; a table
 -- made then loses it (they are in marts.watch_next now).

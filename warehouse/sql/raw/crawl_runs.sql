@@ -9,11 +9,14 @@
 -- @column status: running, finished, stopped: <reason>, or interrupted (its process died).
 -- @column stats: The crawl's counters as JSON (pages, items written per kind, errors, the queue
 --   left for the next night); NULL until the run finishes, and for an interrupted run.
+-- @column night_id: The night whose crawl it was (marts.nights.night_id, the Dagster run's id);
+--   NULL for a crawl run on its own (`bodoge crawl`) or recorded before nights had ids.
 CREATE TABLE IF NOT EXISTS raw.crawl_runs (
     run_id      VARCHAR PRIMARY KEY,
     base_url    VARCHAR NOT NULL,
     started_at  TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ,
     status      VARCHAR NOT NULL,
-    stats       JSON
+    stats       JSON,
+    night_id    VARCHAR
 );
