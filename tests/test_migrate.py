@@ -48,13 +48,14 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
     warehouse = _older(tmp_path)
     backups = tmp_path / "data" / "backups"
     assert "etag" not in _columns(warehouse, "pages")
-    assert migrate(warehouse, backups, run_id="night-7") == ["001_baseline", "002_night_ids", "add raw.pages.etag"]
+    assert migrate(warehouse, backups, run_id="night-7") == ["001_baseline", "002_night_ids", "003_watch_list_shelf",
+                                                                 "add raw.pages.etag"]
     assert "etag" in _columns(warehouse, "pages")
     [backup] = list_backups(backups)
     assert backup.run_id == "pre-migration-night-7" and verify_backup(backup.path)
     con = connect(warehouse, read_only=True)
     try:
-        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,)]
+        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
         assert con.execute("SELECT key, etag FROM raw.pages").fetchall() == [("khora", None)]
         assert pending(con) == []
     finally:
@@ -87,7 +88,7 @@ def test_a_fresh_warehouse_only_records_the_migrations(tmp_path: Path) -> None:
     con = connect(warehouse, read_only=True)
     try:
         assert con.execute("SELECT version, name FROM raw.schema_migrations ORDER BY version").fetchall() == [
-            (1, "001_baseline"), (2, "002_night_ids")]
+            (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf")]
     finally:
         con.close()
 
@@ -149,7 +150,7 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
     numbered migration), their rows kept, and the night then writes and joins them."""
     warehouse = _before_night_ids(tmp_path)
     assert migrate(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
-        "002_night_ids", "add raw.crawl_runs.night_id"]
+        "002_night_ids", "003_watch_list_shelf", "add raw.crawl_runs.night_id"]
     con = connect(warehouse)
     try:
         assert con.execute("SELECT run_id, night_id, export_run_id FROM marts.pipeline_runs").fetchall() == [

@@ -71,21 +71,29 @@ def test_every_written_mart_has_its_ddl_file() -> None:
 
 
 def test_recommendations_of_an_older_version_lose_the_watching_column(tmp_path: Path) -> None:
-    """Until issue 23 興味あり games came back in discovery, flagged by `watching`; now they never do."""
+    """A warehouse whose discovery lists flagged 興味あり games (`watching`) is upgraded in place:
+    the column goes (migration 003), the night id comes (002), and every column is described."""
     from warehouse.comments import validate
+    from warehouse.migrate import migrate
+
+    from warehouse.raw import ensure_raw_schema
 
     con = connect(tmp_path / "wh.duckdb")
+    ensure_raw_schema(con)  # a warehouse some night has crawled into: not a fresh one
     con.execute("CREATE SCHEMA marts")
     con.execute("CREATE TABLE marts.recommendations (user_id VARCHAR NOT NULL, rank INTEGER NOT NULL, "
                 "game_id VARCHAR NOT NULL, score DOUBLE, model VARCHAR, run_id VARCHAR, reason VARCHAR, "
                 "watching BOOLEAN, generated_at TIMESTAMPTZ)")
     con.execute("INSERT INTO marts.recommendations VALUES ('1', 1, 'a', 0.5, 'ease', 'r0', '興味ありに登録済み', true, NULL)")
+    con.close()
+    migrate(tmp_path / "wh.duckdb", tmp_path / "backups", run_id=None)
+    con = connect(tmp_path / "wh.duckdb")
     rows = pl.DataFrame({"user_id": ["1"], "rank": [1], "game_id": ["b"], "score": [0.4], "model": ["ease"],
                          "run_id": ["r1"], "reason": ["人気のゲーム"], "generated_at": [WHEN]})
     assert replace_table(con, "recommendations", rows) == 1
     columns = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
                                          "WHERE table_schema = 'marts' AND table_name = 'recommendations'").fetchall()]
-    assert "watching" not in columns
+    assert "watching" not in columns and "night_id" in columns
     assert con.execute("SELECT game_id, reason FROM marts.recommendations").fetchall() == [("b", "人気のゲーム")]
     assert not [line for line in validate(con) if "marts.recommendations" in line]
     con.close()

@@ -34,6 +34,3 @@ CREATE TABLE IF NOT EXISTS marts.recommendations (
     generated_at TIMESTAMPTZ,
     night_id VARCHAR
 );
--- Until issue 23 a member's 興味あり games came back here, flagged by a watching column; a table
--- made then loses it (they are in marts.watch_next now).
-ALTER TABLE marts.recommendations DROP COLUMN IF EXISTS watching;
