@@ -175,7 +175,10 @@ def test_page_in_a_real_browser(
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert JAPANESE.search(body)
     # Tables are headed by labels, never the SQL's snake_case; the site's 興味あり, never 気になる.
-    headers = page.locator('[data-testid="stDataFrame"] [role="columnheader"]').all_inner_texts()
+    cells = page.locator('[data-testid="stDataFrame"] [role="columnheader"]')
+    if page.locator('[data-testid="stDataFrame"]').count():
+        cells.first.wait_for(timeout=30_000)  # drawn after the page settles: never compare an empty list
+    headers = cells.all_inner_texts()
     assert not [h for h in headers if "_" in h], headers
     assert "気になる" not in body
     # Our menu (st.navigation), not Streamlit's file-name listing.
@@ -210,5 +213,7 @@ def test_one_count_of_checks_on_the_overview_and_the_data_quality_page(page: syn
     overview = _metric(page, "Checks passed")
     _load(page, f"{dashboard_url}/{by_slug['data-quality'].route}", by_slug["data-quality"])
     assert re.fullmatch(r"\d+ / \d+", overview) and _metric(page, "Checks passed") == overview
-    headers = page.locator('[data-testid="stDataFrame"] [role="columnheader"]').all_inner_texts()
+    cells = page.locator('[data-testid="stDataFrame"] [role="columnheader"]')
+    cells.first.wait_for(timeout=30_000)  # the grid draws its headers after the page settles
+    headers = cells.all_inner_texts()
     assert {"Check", "Severity", "Passed", "Rows failing"} <= set(headers), headers
