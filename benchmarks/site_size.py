@@ -1,6 +1,6 @@
 """The size of the generated sample site a crawl benchmark runs on, from its command line.
 
-Why one parser: the crawl benchmarks are compared with each other (the README sets a
+Why one parser: the crawl benchmarks are compared with each other (docs/crawl.md sets a
 full crawl beside an incremental one), so they take the same sizes and defaults.
 """
 

@@ -1,4 +1,4 @@
-"""The `bodoge` command line (CONTRACT.md). Each command is a thin shell over plain modules.
+"""The `bodoge` command line (docs/interface.md). Each command is a thin shell over plain modules.
 
 Every failure a user can cause (a missing file, a bad URL, an unknown user) ends in one
 line on stderr and a non-zero exit; set BODOGE_DEBUG=1 to see a traceback instead.

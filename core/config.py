@@ -1,4 +1,4 @@
-"""Where things live: settings from flags, then the environment, then defaults (CONTRACT.md).
+"""Where things live: settings from flags, then the environment, then defaults (docs/interface.md).
 
 - `BODOGE_DATA_DIR` (default `./data`): the warehouse, exports, caches.
 - `BODOGE_WAREHOUSE` (default `$BODOGE_DATA_DIR/warehouse.duckdb`).
@@ -21,7 +21,7 @@ class Paths:
     data_dir: Path
     warehouse: Path
 
-    # Each place the README's "Where the data goes" lists, named once.
+    # Each place docs/data.md's "Where the data goes" lists, named once.
     exports = property(lambda self: self.data_dir / "exports", doc="Export bundles and LATEST.")
     http_cache = property(lambda self: self.data_dir / "httpcache", doc="Scrapy's cache (`crawl --http-cache`).")
     models = property(lambda self: self.data_dir / "models", doc="Interactions, evaluation, the champion.")

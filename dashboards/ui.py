@@ -47,7 +47,7 @@ class WarehouseBusy(Exception):
 def warehouse_path() -> Path:
     """The file the pages read: $BODOGE_WAREHOUSE (set by `bodoge dashboard`), else the
     published night $BODOGE_DATA_DIR/published.duckdb (default data/), never the file the
-    nightly job writes (CONTRACT.md, "Readers and the nightly writer")."""
+    nightly job writes (docs/interface.md, "Readers")."""
     explicit = os.environ.get(WAREHOUSE_ENV)
     if explicit:
         return Path(explicit).expanduser()

@@ -100,7 +100,7 @@ def soft_buckets(values: np.ndarray, centres: Sequence[float]) -> np.ndarray:
 def eligible(*, players: int | None = None, max_minutes: int | None = None) -> pl.Expr:
     """"Playable with ``players``" and "fits in ``max_minutes``" over ``FILTER_COLUMNS``.
 
-    The one rule (README, ``marts.games``): ``players_from <= N <= players_to`` and
+    The one rule (docs/recommenders.md, ``marts.games``): ``players_from <= N <= players_to`` and
     ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side
     (``warehouse.views``) writes the same comparison over the same columns.
     """

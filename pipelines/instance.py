@@ -11,7 +11,7 @@ file says.
   The file names the variable (`postgres_url: {env: BODOGE_DAGSTER_PG_URL}`), so the
   password is never written to disk, and every description of it here hides it.
 - A file bodoge wrote carries MARKER on its first line and is rewritten to match the
-  environment; a file without it is the operator's own (the README shows one) and is
+  environment; a file without it is the operator's own (docs/operations.md shows one) and is
   never rewritten: the operator's explicit choice wins, and a contradiction between it and
   BODOGE_DAGSTER_PG_URL is refused in one line rather than guessed.
 - Going back from PostgreSQL to SQLite is never silent: a lost environment file must not
@@ -189,7 +189,7 @@ def _operator_file(path: Path, text: str, environ: Mapping[str, str], url: str |
         if url:
             raise InstanceConfigError(
                 f"{PG_URL_ENV} is set but {path} (the operator's own, never rewritten) keeps the instance on "
-                f"SQLite: add the README's storage: postgres block to it, or unset {PG_URL_ENV}")
+                f"SQLite: add the storage: postgres block of docs/operations.md to it, or unset {PG_URL_ENV}")
         own = any(k in config for k in ("storage", "run_storage", "event_log_storage"))
         return Storage("the storage that file configures" if own else "SQLite", str(path.parent), path, "operator")
     if not isinstance(pg, dict):

@@ -1,6 +1,6 @@
 """Typed items: one keyword-only dataclass per entity the site shows.
 
-Field names are the `marts` column names (CONTRACT.md), so an item printed by
+Field names are the `marts` column names (docs/interface.md), so an item printed by
 `bodoge parse`, a row in a raw table and a column in a mart all say the same thing.
 Every item carries its `kind` as a class-level constant; the warehouse routes an
 item to its raw table by that kind.

@@ -1,7 +1,7 @@
 """The site signals an incremental night leans on: measured on every page read, remembered per site.
 
 Why: the fast night skips what the site's own signals show unchanged, and several of
-those signals are our reconstruction of the real site (see README "What the crawl
+those signals are our reconstruction of the real site (see docs/crawl.md, "What the crawl
 assumes about the site"). A signal the site does not show, or shows with another
 meaning, would make the fast way silently wrong. So every night counts, on the pages it
 reads anyway, how often each signal was shown (`seen`), missing where it should be

@@ -111,7 +111,7 @@ def test_a_copy_made_by_create_table_as_is_described_by_apply_comments(tmp_path:
 
 
 def test_the_published_night_carries_the_descriptions(tmp_path: Path) -> None:
-    """CONTRACT.md: the descriptions are also in the published night."""
+    """docs/interface.md: the descriptions are also in the published night."""
     con = _night(tmp_path / "warehouse.duckdb")
     try:
         publish_snapshot(con, tmp_path, run_id="night-1")

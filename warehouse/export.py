@@ -1,4 +1,4 @@
-"""The export bundle the site reads (CONTRACT.md), written so no reader sees half of it.
+"""The export bundle the site reads (docs/interface.md), written so no reader sees half of it.
 
 `exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
 owned-but-unplayed games, ranked; from marts.next_to_play), `watch_next.jsonl` (each

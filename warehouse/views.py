@@ -27,7 +27,7 @@ _SORTS = {
 }
 SORT_KEYS = tuple(_SORTS)
 
-# The one rule (marts.games, README): playable with N and fits in M minutes, over the
+# The one rule (marts.games, docs/recommenders.md): playable with N and fits in M minutes, over the
 # filter columns, where an implausible or unpublished value is NULL and so never matches.
 PLAYABLE_WITH = "g.players_from <= $players AND $players <= g.players_to"
 FITS_IN = "g.minutes_to <= $minutes"

@@ -53,11 +53,11 @@ class Blend:
     similar_cf_share: float = 0.7
     similar_shrink: float = 5.0
     tail: float = 0.0
-    """Long-tail boost: ``− tail · pop`` (``models.discovery.rerank``; off: see the README's curve)."""
+    """Long-tail boost: ``− tail · pop`` (``models.discovery.rerank``; off: see the curve in docs/recommenders.md)."""
     diversity: float = 0.4
     """MMR weight on content similarity to games already listed (``models.discovery.rerank``):
     on a time split of the sample site it lifts NDCG@10 by 1.6 % and intra-list diversity
-    from 0.79 to 0.83 (README, "Diversity and long tail")."""
+    from 0.79 to 0.83 (docs/recommenders.md, "Diversity and long tail")."""
 
     def to_dict(self) -> dict[str, float | int]:
         """Plain values, for ``discovery.json``."""
@@ -83,7 +83,7 @@ def liked_weight() -> pl.Expr:
 
 
 def on_watch_list() -> pl.Expr:
-    """A game on the member's watch list: 興味あり, neither 持ってる nor 経験あり (CONTRACT.md's
+    """A game on the member's watch list: 興味あり, neither 持ってる nor 経験あり (docs/interface.md's
     ``--watching``). Discovery never lists it; the watch-list shelf ranks only these."""
     return (pl.col("watching") & ~pl.col("have") & ~pl.col("played")).alias("watch")
 

@@ -12,7 +12,7 @@ Each member's scores come from the shared scoring (``DiscoveryModel.score``, on 
 member's own scale over these candidates, so a member with a steep champion score does
 not outvote the others); ``aggregate`` combines them. ``AGGREGATIONS`` are compared
 offline by ``models.discovery.group_eval``; ``DEFAULT_AGGREGATION`` is its winner (see
-the README's evaluation section).
+docs/recommenders.md's evaluation section).
 
 Reasons name whose taste a game fits: the members (at most two) whose own score for the
 game is at or above the group's and who have personal evidence for it, each with the

@@ -14,7 +14,7 @@ Protocol (seeded, so anyone can reproduce it):
    Each aggregation ranks them from the same member scores (``group.member_scores``);
    NDCG@k and recall@k are averaged over groups.
 
-The winner is ``group.DEFAULT_AGGREGATION``; the README shows the numbers
+The winner is ``group.DEFAULT_AGGREGATION``; docs/recommenders.md shows the numbers
 (``benchmarks/group_aggregation.py`` prints them).
 """
 

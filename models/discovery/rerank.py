@@ -13,7 +13,7 @@
 
 ``benchmarks/diversity_tradeoff.py`` measures both on a time split (what members marked
 next): NDCG@10, long-tail share and intra-list diversity for a grid of settings. The
-README shows the curve and which setting the nightly uses.
+docs/recommenders.md shows the curve and which setting the nightly uses.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The incremental night: what the site spider fetches when the warehouse already knows the site.
 
-Rules (why each is exact, see also README "Incremental nights"):
+Rules (why each is exact, see also docs/crawl.md, "Incremental nights"):
 - **Directory first.** Every night reads the whole member directory. A row whose count
   and newest update (`data-updated-at`) equal what the warehouse holds is `unchanged`:
   the collection is not opened. A site sorts a collection 更新順, so any change to a

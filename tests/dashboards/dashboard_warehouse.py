@@ -6,7 +6,7 @@ values, two crawls so the counters move). The site itself comes from the project
 sample-site generator (`samplesite`) and its ground truth; everything up to the marts
 goes through the project's own code (RawWriter → build_all → run_checks), so the
 dashboard reads exactly what the pipeline writes. Only the tables later parts of the
-project produce (model marts and pipeline runs, CONTRACT.md) are written directly here,
+project produce (model marts and pipeline runs, docs/interface.md) are written directly here,
 with rows shaped as the contract says and labelled as fixtures.
 """
 
@@ -124,7 +124,7 @@ def _crawl(
 
 
 def _model_marts(con: duckdb.DuckDBPyConnection, rng: np.random.Generator) -> None:
-    """Model marts shaped as CONTRACT.md says — fixture rows, not a trained model."""
+    """Model marts shaped as docs/interface.md says — fixture rows, not a trained model."""
     now = datetime.now(timezone.utc)
     runs = []
     for night in range(7):

@@ -2,7 +2,7 @@
 
 A file that says `-- severity: error` (the keys) is a blocking check: when it fails, the
 assets downstream of its mart do not run. `warn` files report and let the night go on.
-The contract-column checks block too: CONTRACT.md promises those columns to readers.
+The contract-column checks block too: the public interface (docs/interface.md) promises those columns to readers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dagster_duckdb import DuckDBResource
 
 from warehouse.quality import CheckSpec, check_specs, run_check
 
-# CONTRACT.md: the columns each public mart has at least.
+# The public interface (docs/interface.md): the columns each public mart has at least.
 CONTRACT_COLUMNS = {
     "games": [
         "game_id", "name_ja", "name_en", "min_players", "max_players", "min_minutes", "max_minutes", "min_age",
@@ -51,7 +51,7 @@ def _schema_check(table: str, columns: list[str]) -> dg.AssetChecksDefinition:
         asset=dg.AssetKey(["marts", table]),
         name=f"{table}_contract_columns",
         blocking=True,
-        description=f"marts.{table} has every column CONTRACT.md promises.",
+        description=f"marts.{table} has every column the public interface (docs/interface.md) promises.",
     )
     def _check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:

@@ -1,4 +1,4 @@
--- @table marts.cafe_games: Which games each board game cafe offers (CONTRACT.md), as the cafe's
+-- @table marts.cafe_games: Which games each board game cafe offers (docs/interface.md), as the cafe's
 --   pages last listed them (a complete crawl of a cafe removes the games it no longer lists).
 -- @key space_slug, game_id
 -- @inherit staging.stg_cafe_games

@@ -1,5 +1,5 @@
 -- @table marts.collections: Members' public collections (マイボードゲーム), the latest state per
---   member and game (CONTRACT.md). An entry the member removed is gone after that member's next
+--   member and game (docs/interface.md). An entry the member removed is gone after that member's next
 --   complete crawl; a private collection (the site answers with its login page) leaves no row.
 --   Only public members are here, so counts over this table (members_have and the like in
 --   marts.game_popularity) are smaller than the site's own counters (marts.games.n_have …).

@@ -1,7 +1,7 @@
--- @table marts.games: The latest state of every game (CONTRACT.md), one row per game: from its
+-- @table marts.games: The latest state of every game (docs/interface.md), one row per game: from its
 --   own page, or from its catalogue row when the page could not be read (source = 'catalog':
 --   no counters, no credits). A game whose page answered 404 is gone and left out.
---   The one definition of "playable with N players" and "fits in M minutes" (README):
+--   The one definition of "playable with N players" and "fits in M minutes" (docs/recommenders.md):
 --   playable with N <=> players_from <= N AND N <= players_to; fits in M <=> minutes_to <= M.
 --   A range the site publishes but no game has (more than 100 players: 1人～65536人 is the
 --   site's placeholder for "any number"; more than a day; fewer than 1 player; a negative time;

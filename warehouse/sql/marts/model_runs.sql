@@ -1,5 +1,5 @@
 -- @table marts.model_runs: Every candidate model of every nightly training run with its held-out
---   metrics (CONTRACT.md), one row per (run, model, evaluation split): random (a seeded 20% of
+--   metrics (docs/interface.md), one row per (run, model, evaluation split): random (a seeded 20% of
 --   each member's rows held out) or time (each member's latest 20% held out: the split that
 --   names the night's champion). History is kept: one night adds its rows; re-writing a run id
 --   replaces that run's rows. Written by warehouse.model_marts.write_model_runs.

@@ -1,5 +1,5 @@
 -- @table marts.recommendations: Each member's discovery list of the latest run, best first
---   (CONTRACT.md): the top 100 games of marts.games the member does not know yet (no entry in
+--   (docs/interface.md): the top 100 games of marts.games the member does not know yet (no entry in
 --   their collection: never a game marked 持ってる, 経験あり, お気に入り or 興味あり; the member's
 --   興味あり games are ranked in marts.watch_next instead), ranked by the night's champion
 --   blended with content similarity and popularity, each with a reason. Members with an empty

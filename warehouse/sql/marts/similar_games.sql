@@ -1,5 +1,5 @@
 -- @table marts.similar_games: For every game, its most similar games of the latest run
---   (CONTRACT.md), at most 10: the champion's item similarity blended with content similarity
+--   (docs/interface.md), at most 10: the champion's item similarity blended with content similarity
 --   (a game with few or no members leans on content). Replaced as a whole by each run
 --   (warehouse.model_marts.replace_table).
 -- @key game_id, rank
