@@ -204,17 +204,27 @@ def checks_summary(wh: ui.Warehouse) -> None:
 
 
 def nightly_run(wh: ui.Warehouse) -> None:
-    """The last nightly job recorded (runs are recorded when they end: the published night's
-    own run is not among them yet); the recent runs as a chart."""
+    """The last nightly job that ended, and the recent runs as a chart.
+
+    A night writes its marts.pipeline_runs row when it starts and is published before it
+    ends, so the newest row of the published night is usually that night itself, still
+    STARTED: it is named as the night on screen, and the metrics show the last night that
+    ended (none on a first night)."""
     with ui.section("夜間ジョブ Last nightly run"):
         if not wh.require("marts.pipeline_runs", what="Nightly runs"):
             return
         runs = wh.query(pipeline_runs, limit=30)
-        last = runs.row(0, named=True)
-        cols = st.columns(3)
-        cols[0].metric("Status", str(last["status"]), help=f"run {last['run_id']} ({last['job']})")
-        cols[1].metric("Finished", ui.ago(last["finished_at"]), help=str(last["finished_at"]))
-        cols[2].metric("Took", ui.took(last["seconds"]))
+        newest = runs.row(0, named=True)
+        ended = runs.filter(pl.col("finished_at").is_not_null())
+        if newest["finished_at"] is None:
+            st.caption(f"This night (run {newest['run_id']}, started {ui.ago(newest['started_at'])}) was "
+                       "published before its run ended; how it ended is in the next night's file.")
+        if ended.height:
+            last = ended.row(0, named=True)
+            cols = st.columns(3)
+            cols[0].metric("Status", str(last["status"]), help=f"run {last['run_id']} ({last['job']})")
+            cols[1].metric("Finished", ui.ago(last["finished_at"]), help=str(last["finished_at"]))
+            cols[2].metric("Took", ui.took(last["seconds"]))
         show(
             runs_chart(runs, title="Nightly runs (duration, coloured by outcome)",
                        tooltip=["run_id", "job", "status", "started_at", "n_checks", "n_failed_checks"]),

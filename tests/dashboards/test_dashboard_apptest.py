@@ -181,6 +181,29 @@ def test_durations_under_a_minute_are_in_seconds(
     assert set(crawl_runs["took"]) == {"42 s"} and "seconds" not in crawl_runs.columns
 
 
+def test_the_published_nights_own_run_is_named_and_the_last_ended_night_is_shown(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
+) -> None:
+    """A night is published before its run ends: its own pipeline_runs row says STARTED, unfinished."""
+    copy = tmp_path / "warehouse.duckdb"
+    copy.write_bytes(dashboard_warehouse.path.read_bytes())
+    con = duckdb.connect(str(copy))
+    try:
+        con.execute("INSERT INTO marts.pipeline_runs (run_id, job, started_at, status) "
+                    "VALUES ('this-night', 'nightly', now() - INTERVAL 2 HOUR, 'STARTED')")
+        last_ended = con.execute("SELECT status FROM marts.pipeline_runs WHERE finished_at IS NOT NULL "
+                                 "ORDER BY started_at DESC LIMIT 1").fetchall()[0][0]
+    finally:
+        con.close()
+    use_warehouse(copy)
+    st.cache_data.clear()
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    assert any("this-night" in c.value and "published before its run ended" in c.value for c in at.caption)
+    metrics = metrics_of(at)
+    assert metrics["Status"] == last_ended and metrics["Took"] != "–"
+
+
 def test_catalogue_filters_narrow_the_charts(
     dashboard_warehouse: DashboardWarehouse, open_sample: Callable[[str], AppTest]
 ) -> None:
