@@ -68,7 +68,7 @@ def collection_rows(n_rows: int, seed: int = 0) -> pl.DataFrame:
 def recommendation_rows(n_rows: int, seed: int = 0) -> pl.DataFrame:
     """``marts.recommendations`` rows as discovery hands them over: 100 per member, best first."""
     rng = np.random.default_rng(seed)
-    reasons = pl.Series(["「カタン」が好きなあなたに", "興味ありに登録済み", "人気のゲーム"])
+    reasons = pl.Series(["「カタン」が好きなあなたに", "「カタン」に興味があるあなたに", "人気のゲーム"])
     return pl.DataFrame(
         {
             "user_id": pl.Series(np.arange(n_rows) // 100).cast(pl.String),
@@ -78,9 +78,9 @@ def recommendation_rows(n_rows: int, seed: int = 0) -> pl.DataFrame:
             "model": pl.repeat("ease", n_rows, eager=True),
             "run_id": pl.repeat("20260101T000000", n_rows, eager=True),
             "reason": reasons.gather(rng.integers(0, len(reasons), n_rows)),
-            "watching": rng.random(n_rows) < 0.1,
             "generated_at": pl.repeat(datetime(2026, 1, 1, tzinfo=timezone.utc), n_rows, eager=True)
             .cast(pl.Datetime("us", "UTC")),
+            "night_id": pl.repeat("night-1", n_rows, eager=True),
         }
     )
 

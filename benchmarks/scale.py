@@ -33,8 +33,8 @@ from typing import Any
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
     "evaluation": "recsys-evaluation",
-    "discovery": [["marts", "recommendations"], ["marts", "next_to_play"], ["marts", "watch_next"],
-                  ["marts", "similar_games"]],
+    "discovery": [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
+                                               "recommendation_runs", "served_top10")],
     "export": [["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
@@ -70,8 +70,8 @@ def _selection(stage: str) -> list[Any]:
         return [dg.AssetKey(key) for key in spec]
     keys = [s.key for s in defs().resolve_all_asset_specs()]
     if spec == "warehouse":
-        return [k for k in keys if k.path[0] in ("staging", "marts") and k.path[-1] not in
-                ("model_runs", "recommendations", "next_to_play", "watch_next", "similar_games")]
+        written_later = {"model_runs"} | {key[-1] for key in STAGES["discovery"]}
+        return [k for k in keys if k.path[0] in ("staging", "marts") and k.path[-1] not in written_later]
     return [k for k in keys if k.path[0] == "recsys" or k.path == ["marts", "model_runs"]]
 
 

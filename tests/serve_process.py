@@ -81,6 +81,7 @@ def still_running(tree: dict[int, tuple[str, str]]) -> dict[int, str]:
 
 
 def logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
+    """The run's final status in marts.pipeline_runs, once the run-status sensor has written it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -89,7 +90,7 @@ def logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
                 rows = con.execute("SELECT status FROM marts.pipeline_runs WHERE run_id = ?", [run_id]).fetchall()
             finally:
                 con.close()
-            if rows:
+            if rows and rows[0][0] != "STARTED":  # a night writes its row as it starts; wait for its end
                 return rows[0][0]
         except duckdb.Error:
             pass  # the sensor is writing it
