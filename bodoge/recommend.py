@@ -91,10 +91,10 @@ def game_night(
     model_dir: Path,
 ) -> list[dict[str, Any]]:
     """`--group`: the group's list from the saved model and the members' collections now."""
-    from models.discovery.group import GroupError, Table, game_night as rank_group, playable_with
+    from models.discovery.group import GroupError, Table, game_night as rank_group
     from models.discovery.store import is_saved, load_state
     from models.interactions import normalise_interactions
-    from warehouse.views import ensure_member
+    from warehouse.views import PLAYABLE_WITH, ensure_member
 
     if len(set(user_ids)) < 2:
         raise GroupError("a group needs at least two different members (--group ID,ID,…)")
@@ -107,12 +107,13 @@ def game_night(
             raise GroupError(f"unknown cafe {cafe!r}: no cafe with that slug offers any game in the warehouse")
     if not is_saved(model_dir):
         raise GroupError(f"no saved model in {model_dir}: run `bodoge run` first")
-    games = con.sql("SELECT * FROM marts.games").pl()
+    size = len(set(user_ids))
+    playable = con.sql(f"SELECT g.game_id FROM marts.games g WHERE {PLAYABLE_WITH}", params={"players": size}).pl()
     collections = con.sql("SELECT * FROM marts.collections WHERE list_contains(?, user_id)", params=[user_ids]).pl()
     table = Table(
         user_ids=list(dict.fromkeys(user_ids)),
         collections=normalise_interactions(collections, source="marts.collections"),
-        playable=games.filter(playable_with(len(set(user_ids)))).get_column("game_id"),
+        playable=playable.get_column("game_id"),
         cafe=cafe,
         cafe_games=cafe_games.get_column("game_id") if cafe_games is not None else None,
         anywhere=anywhere,

@@ -101,8 +101,9 @@ def eligible(*, players: int | None = None, max_minutes: int | None = None) -> p
     """"Playable with ``players``" and "fits in ``max_minutes``" over ``FILTER_COLUMNS``.
 
     The one rule (docs/recommenders.md, ``marts.games``): ``players_from <= N <= players_to`` and
-    ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side
-    (``warehouse.views``) writes the same comparison over the same columns.
+    ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side is
+    the macros ``marts.playable_with`` / ``marts.fits_in`` (``warehouse/sql/macros.sql``);
+    a test holds the two to the same answer on every case.
     """
     keep = pl.lit(True)
     if players is not None:

@@ -7,16 +7,12 @@ Used by the run-status sensors (scheduled runs under the daemon) and by `bodoge 
 from __future__ import annotations
 
 import sys
-import time
 from datetime import datetime, timezone
 from typing import Any
 
 import dagster as dg
-import duckdb
+from dagster_duckdb import DuckDBResource
 
-from warehouse.db import WarehouseError, connect
-
-LOCK_WAIT_SECONDS = 45.0
 from warehouse.model_marts import record_pipeline_run
 
 
@@ -47,8 +43,7 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status
     checks = check_results(instance, run_id)
     started = datetime.fromtimestamp(record.start_time or record.create_timestamp.timestamp(), timezone.utc)
     finished = datetime.fromtimestamp(record.end_time, timezone.utc) if record.end_time else datetime.now(timezone.utc)
-    con = _connect_when_free(warehouse)
-    try:
+    with _writer(warehouse) as con:
         record_pipeline_run(
             con,
             run_id=run_id,
@@ -58,28 +53,18 @@ def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status
             status=status or record.dagster_run.status.value,
             checks=checks,
         )
-    finally:
-        con.close()
     return checks
 
 
-def _connect_when_free(warehouse: str, *, wait: float = LOCK_WAIT_SECONDS) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse for writing, waiting (with backoff) while another process holds it.
+def _writer(warehouse: str) -> Any:
+    """The warehouse opened for writing by Dagster's DuckDBResource, which retries a lock
+    held elsewhere with exponential backoff (about 100 s in all).
 
     Why wait: the sensors fire as a run ends, while its process may still be closing the
     file (or a reader has it open for a moment), and a run-status sensor sees each run
     once: giving up at the first refusal lost that night's row of marts.pipeline_runs.
     """
-    deadline = time.monotonic() + wait
-    delay = 0.5
-    while True:
-        try:
-            return connect(warehouse)
-        except WarehouseError as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() + delay > deadline:
-                raise
-            time.sleep(delay)
-            delay = min(delay * 2, 5.0)
+    return DuckDBResource(database=warehouse).get_connection()
 
 
 def settle_unfinished(instance: dg.DagsterInstance, warehouse: str, *, current: str) -> list[str]:
@@ -91,13 +76,10 @@ def settle_unfinished(instance: dg.DagsterInstance, warehouse: str, *, current: 
     marts.nights. Dagster still knows how each ended; one night runs at a time per data
     directory, so any other STARTED row is over. Returns the run ids recorded.
     """
-    con = _connect_when_free(warehouse)
-    try:
+    with _writer(warehouse) as con:
         stale = [r[0] for r in con.execute(
             "SELECT run_id FROM marts.pipeline_runs WHERE status = 'STARTED' AND run_id <> ?", [current]
         ).fetchall()]
-    finally:
-        con.close()
     for run_id in stale:
         log_run_safely(instance, run_id, warehouse)
     return stale

@@ -199,3 +199,49 @@ def test_the_commands_agree(warehouse: Path, champion: Path) -> None:
     in_collection = {r["game_id"] for r in _cli("collection", EVERYTHING, "--players", "８人", data_dir=data_dir)}
     recommended = _cli("recommend", DISCOVERER, "-n", str(games.height), "--players", "8", data_dir=data_dir)
     assert in_collection == expected and {r["game_id"] for r in recommended} == expected - {OWN}
+
+
+def test_the_macros_and_the_python_twin_agree_on_every_case(tmp_path: Path) -> None:
+    """marts.playable_with / marts.fits_in (warehouse/sql/macros.sql) and models.specs.eligible
+    (discovery's re-rank on frames) say the same for every shape a range can take, NULLs included;
+    the published night carries the macros for its readers."""
+    import duckdb
+
+    from models.specs import eligible
+    from warehouse.ddl import SQL_DIR
+
+    values = [None, 0, 1, 2, 3, 4, 30, 60, 100]
+    games = pl.DataFrame(
+        [{"game_id": f"{a}-{b}-{m}", "players_from": a, "players_to": b, "minutes_to": m}
+         for a in values for b in values for m in values],
+        schema={"game_id": pl.String, "players_from": pl.Int64, "players_to": pl.Int64, "minutes_to": pl.Int64},
+    )
+    con = duckdb.connect()
+    con.execute((SQL_DIR / "macros.sql").read_text(encoding="utf-8"))
+    con.register("g", games.to_arrow())
+    for players, minutes in [(1, None), (2, None), (4, 30), (None, 60), (3, 0), (None, None)]:
+        where = " AND ".join(
+            ([f"marts.playable_with(players_from, players_to, {players})"] if players is not None else [])
+            + ([f"marts.fits_in(minutes_to, {minutes})"] if minutes is not None else [])) or "true"
+        in_sql = {r[0] for r in con.execute(f"SELECT game_id FROM g WHERE {where}").fetchall()}
+        in_python = set(games.filter(eligible(players=players, max_minutes=minutes)).get_column("game_id"))
+        assert in_sql == in_python, (players, minutes)
+        assert players is None or all(None not in (r.split("-")[0], r.split("-")[1]) for r in in_sql)
+    con.close()
+
+
+def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(warehouse.parent / "published.duckdb"), read_only=True)
+    try:
+        rows = con.execute("SELECT function_name, comment FROM duckdb_functions() "
+                           "WHERE schema_name = 'marts' AND function_type = 'macro' ORDER BY 1").fetchall()
+        playable = con.execute("SELECT count(*) FROM marts.games g "
+                               "WHERE marts.playable_with(g.players_from, g.players_to, 2)").fetchall()[0][0]
+        by_hand = con.execute("SELECT count(*) FROM marts.games g "
+                              "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
+    finally:
+        con.close()
+    assert [name for name, _ in rows] == ["fits_in", "playable_with"] and all(comment for _, comment in rows)
+    assert playable == by_hand > 0

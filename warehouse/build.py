@@ -43,6 +43,8 @@ MART_DEPS: dict[str, list[str]] = {
     "play_time_buckets": [],
 }
 STAGING = list(STAGING_DEPS)
+MACROS_SQL = SQL_DIR / "macros.sql"
+"""The filter rules as macros of `marts` (playable_with, fits_in): stated once, in SQL."""
 MARTS = list(MART_DEPS)
 
 
@@ -62,7 +64,7 @@ def build_staging(con: duckdb.DuckDBPyConnection, views: list[str] | None = None
 
 def build_mart(con: duckdb.DuckDBPyConnection, name: str) -> int:
     """(Re)build one mart, with its descriptions; returns its row count."""
-    con.execute("CREATE SCHEMA IF NOT EXISTS marts")
+    run_sql_file(con, MACROS_SQL)  # the filter rules the marts use (and readers find beside them)
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
     apply_comments(con, tables=[f"marts.{name}"])
     return int(scalar(con, f"SELECT count(*) FROM marts.{name}") or 0)

@@ -121,6 +121,7 @@ def write_snapshot(
         con.execute("USE published_tmp")
         try:
             ensure_night_marts(con)
+            con.execute((SQL_DIR / "macros.sql").read_text(encoding="utf-8"))  # readers' filter rules
             con.execute(PUBLICATION_SQL.read_text(encoding="utf-8"))
             con.execute(
                 "INSERT INTO marts.publication BY NAME SELECT ? AS run_id, ? AS export_run_id, "

@@ -29,8 +29,8 @@ SORT_KEYS = tuple(_SORTS)
 
 # The one rule (marts.games, docs/recommenders.md): playable with N and fits in M minutes, over the
 # filter columns, where an implausible or unpublished value is NULL and so never matches.
-PLAYABLE_WITH = "g.players_from <= $players AND $players <= g.players_to"
-FITS_IN = "g.minutes_to <= $minutes"
+PLAYABLE_WITH = "marts.playable_with(g.players_from, g.players_to, $players)"  # warehouse/sql/macros.sql
+FITS_IN = "marts.fits_in(g.minutes_to, $minutes)"
 _DEFAULT_DESC = {"updated"}  # newest first, as on the site
 
 

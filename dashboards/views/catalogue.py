@@ -79,7 +79,7 @@ def players_distribution(*, year_from: int, year_to: int, keep_undated: bool, me
         SELECT n.players, count(f.game_id) AS n_games
         FROM range(1, $max_players + 1) n(players)
         LEFT JOIN filtered f
-          ON f.players_from <= n.players AND n.players <= f.players_to  -- marts.games' one rule
+          ON marts.playable_with(f.players_from, f.players_to, n.players)
         GROUP BY n.players ORDER BY n.players
     """
 
@@ -92,8 +92,7 @@ def minutes_distribution(*, year_from: int, year_to: int, keep_undated: bool, me
         SELECT b.bucket_order, b.bucket, count(f.game_id) AS n_games
         FROM marts.play_time_buckets b
         LEFT JOIN filtered f
-          ON NOT f.minutes_implausible
-         AND coalesce(f.max_minutes, f.min_minutes) BETWEEN b.lo AND b.hi
+          ON f.minutes_to BETWEEN b.lo AND b.hi  -- marts.games' rule: NULL when unknown or implausible
         GROUP BY ALL ORDER BY b.bucket_order
     """
 

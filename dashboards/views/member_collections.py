@@ -69,7 +69,7 @@ def owned_by_players(*, max_players: int = 8) -> str:
         )
         SELECT n.players, count(o.user_id) AS n_owned, count(DISTINCT o.user_id) AS n_members
         FROM range(1, $max_players + 1) n(players)
-        LEFT JOIN owned o ON o.players_from <= n.players AND n.players <= o.players_to  -- marts.games' one rule
+        LEFT JOIN owned o ON marts.playable_with(o.players_from, o.players_to, n.players)
         GROUP BY n.players ORDER BY n.players
     """
 
@@ -79,9 +79,9 @@ def owned_by_minutes() -> str:
     """Owned games per play-time bucket (marts.play_time_buckets: `bucket_order`, `bucket`, `n_owned`)."""
     return """
         WITH owned AS (
-            SELECT coalesce(g.max_minutes, g.min_minutes) AS minutes
+            SELECT g.minutes_to AS minutes  -- marts.games' rule: NULL when unknown or implausible
             FROM marts.collections c JOIN marts.games g USING (game_id)
-            WHERE c.have AND NOT g.minutes_implausible
+            WHERE c.have
         )
         SELECT b.bucket_order, b.bucket, count(o.minutes) AS n_owned
         FROM marts.play_time_buckets b

@@ -3,8 +3,8 @@
 Candidates (the same for every member of the group):
 
 * in the catalogue, and nobody in the group has played it (経験あり);
-* playable with the group's size (``playable_with``: marts.games' ``players_from <= size
-  <= players_to``; an unknown or implausible player count drops out);
+* playable with the group's size (the macro ``marts.playable_with`` on marts.games' filter
+  columns, applied by the caller; an unknown or implausible player count drops out);
 * available at the table: someone in the group has it (持ってる), or the cafe offers it
   (``--cafe``); ``anywhere`` lifts this.
 
@@ -28,7 +28,6 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas, top_n
-from models.specs import eligible
 from models.discovery.members import Members
 from models.discovery.model import DiscoveryModel, Scores
 from models.discovery.reasons import KIND_PERSONAL, KIND_POPULAR, group_reason
@@ -49,11 +48,6 @@ GROUP_SCHEMA = {
 
 class GroupError(ValueError):
     """A group that cannot be served (too small, unknown cafe): one line for the user."""
-
-
-def playable_with(size: int) -> pl.Expr:
-    """Playable with ``size`` players: ``marts.games``' one rule (``models.specs.eligible``)."""
-    return eligible(players=size)
 
 
 def aggregate(scores: np.ndarray, how: str) -> np.ndarray:

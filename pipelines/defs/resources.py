@@ -70,8 +70,9 @@ def _env_or(name: str, default: str) -> dg.EnvVar | str:
 class NightlyLock(dg.ConfigurableResource):
     """Holds DATA_DIR/.nightly.lock for the whole run and recovers dead runs first (run_guard).
 
-    Required by the nightly job's hooks, so every run of it takes the lock, whether
-    `bodoge run`, the schedule under `bodoge serve` or the UI launched it.
+    Required by every asset that writes, so every run that materializes one takes the lock,
+    whether `bodoge run`, the schedule under `bodoge serve`, the UI or the automation
+    sensor launched it (the in-process executor starts the resource once per run).
     """
 
     data_dir: str = "data"
@@ -128,5 +129,8 @@ def resources() -> dg.Definitions:
                 warehouse=_env_or("BODOGE_WAREHOUSE", str(paths.warehouse)),
             ),
             "alerts": AlertSettings(alert_url=_env_or("BODOGE_ALERT_URL", "")),
-        }
+        },
+        # Every run in one process, whoever starts it (the automation sensor's runs too): the
+        # nightly lock is taken once per run, and DuckDB has one writer anyway.
+        executor=dg.in_process_executor,
     )

@@ -1,7 +1,8 @@
 """The nightly job: the whole graph, one step at a time (DuckDB has one writer), at 03:00 JST.
 
-Its hooks require the `nightly_lock` resource, so every run of the job holds the data
-directory's nightly lock (pipelines/run_guard.py), whoever launched it. The sensors log
+Every asset that writes requires the `nightly_lock` resource, so every run that
+materializes one holds the data directory's nightly lock (pipelines/run_guard.py), whoever
+launched it: this job, the UI, or the automation sensor (some assets are eager). The sensors log
 every run into marts.pipeline_runs and alert on failures and stale nights.
 """
 
@@ -16,7 +17,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import AlertSettings, SiteSettings
 
-@dg.success_hook(name="stage_done", required_resource_keys={"nightly_lock"})
+@dg.success_hook(name="stage_done")
 def stage_done(context: dg.HookContext) -> None:
     """One progress line per finished stage, with its row counts (`bodoge run` shows these)."""
     rows = []
@@ -28,7 +29,7 @@ def stage_done(context: dg.HookContext) -> None:
     print(f"nightly: done {context.step_key}{detail}", file=sys.stderr, flush=True)
 
 
-@dg.failure_hook(name="stage_failed", required_resource_keys={"nightly_lock"})
+@dg.failure_hook(name="stage_failed")
 def stage_failed(context: dg.HookContext) -> None:
     print(f"nightly: FAILED {context.step_key}", file=sys.stderr, flush=True)
 

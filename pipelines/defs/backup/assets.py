@@ -5,7 +5,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.resources import AlertSettings, SiteSettings
+from pipelines.defs.resources import AlertSettings, NightlyLock, SiteSettings
 from warehouse.backup import BackupError, make_backup
 
 
@@ -17,7 +17,8 @@ from warehouse.backup import BackupError, make_backup
     pool="warehouse_writer",
 )
 def warehouse_backup(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, alerts: AlertSettings
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, alerts: AlertSettings,
+    nightly_lock: NightlyLock,
 ) -> dg.MaterializeResult:
     """A verified copy of the warehouse in DATA_DIR/backups/<UTC time>/ (7 daily, 4 weekly kept).
 

@@ -8,7 +8,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.alerts import FRESHNESS
-from pipelines.defs.resources import SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import check_results
 from warehouse.export import bundle_run_id, export_bundle
 from warehouse.release import release_night
@@ -20,7 +20,7 @@ from warehouse.release import release_night
     group_name="export",
     kinds={"json"},
 )
-def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
     """exports/<run_id>/ with recommendations.jsonl, similar_games.jsonl and manifest.json (LATEST moves at release).
 
     Each JSONL file's JSON Schema goes in the bundle's `schemas/`, and every line is validated
@@ -44,7 +44,7 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
     # The UI marks a late night as the alerts do: a night is published about every 24 hours.
     freshness_policy=dg.FreshnessPolicy.time_window(fail_window=FRESHNESS, warn_window=FRESHNESS - timedelta(hours=1)),
 )
-def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
     """DATA_DIR/published.duckdb: the read-only copy of the marts that readers open, and exports/LATEST.
 
     After the export: a night that fails before it publishes nothing, and `bodoge

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from pipelines.defs.resources import SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.delivery import Delivery, Pending, deliver
 from warehouse.export import latest_bundle
 
@@ -24,7 +24,7 @@ from warehouse.export import latest_bundle
         )
     ],
 )
-def delivery(context: dg.AssetExecutionContext, site: SiteSettings):
+def delivery(context: dg.AssetExecutionContext, site: SiteSettings, nightly_lock: NightlyLock):
     """The night's bundle POSTed to the site's endpoint (BODOGE_PUSH_URL, `bodoge run --push URL`).
 
     Runs after `published_night`, and never fails the night: the bundle is already published

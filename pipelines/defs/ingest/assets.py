@@ -4,7 +4,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.config import resolve_paths
-from pipelines.defs.resources import CrawlSettings, SiteSettings
+from pipelines.defs.resources import CrawlSettings, NightlyLock, SiteSettings
 from pipelines.described import described
 from scrapers.crawl import run_crawl
 from scrapers.options import CrawlOptionError, CrawlOptions
@@ -49,7 +49,10 @@ _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.it
     ],
     pool="warehouse_writer",
 )
-def raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, crawl: CrawlSettings):
+def raw_tables(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, crawl: CrawlSettings,
+    nightly_lock: NightlyLock,
+):
     """Crawls the site (catalogue, game pages, posts, members' collections, cafes) into raw tables.
 
     Runs Scrapy in a subprocess (its reactor cannot restart in-process); obeys robots.txt,

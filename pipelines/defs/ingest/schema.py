@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.resources import SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import settle_unfinished
 from warehouse.migrate import MigrationFailed, migrate
 from warehouse.nights import ensure_night_marts, start_night
@@ -19,7 +19,7 @@ from warehouse.nights import ensure_night_marts, start_night
     kinds={"duckdb"},
     pool="warehouse_writer",
 )
-def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
     """Applies pending migrations (numbered SQL files, declared raw columns the file lacks),
     then records the night as started.
 

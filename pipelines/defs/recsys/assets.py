@@ -24,7 +24,7 @@ from models.discovery.run import catalog_frame
 from models.report import EvaluationReport
 from models.split import holdout_split, time_split
 from models.tuning_store import load_tuning, save_tuning
-from pipelines.defs.resources import SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings
 from core.ids import new_run_id
 from pipelines.described import described
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
@@ -59,7 +59,7 @@ def _models_dir(site: SiteSettings) -> Path:
     kinds={"polars", "parquet"},
     automation_condition=dg.AutomationCondition.eager(),
 )
-def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeResult:
+def interactions(duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
     """Members' public collections as interactions (user, game, statuses, rating), saved as Parquet,
     with when each entry was last updated (for the time split)."""
     with duckdb.get_connection() as con:
@@ -93,7 +93,7 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings) -> dg.MaterializeRe
     + [_mart_spec("model_runs", "recsys.interactions")],
     pool="warehouse_writer",
 )
-def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
+def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
     """Tunes every candidate and scores it on two splits: a seeded 20% per-user holdout and a
     time split (each member's latest 20%); the time split names the champion."""
     folder = _models_dir(site)
@@ -183,7 +183,7 @@ def _stability(folder: Path, report: EvaluationReport) -> dict[str, float | None
     group_name="recsys",
     kinds={"python"},
 )
-def champion_model(site: SiteSettings) -> dg.MaterializeResult:
+def champion_model(site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
     """The candidate with the best NDCG@10 on a time split of TRAIN (its members' latest entries; never on TEST)."""
     chosen = json.loads((_models_dir(site) / "evaluation.json").read_text(encoding="utf-8"))
     metrics = chosen["report"]["models"]
@@ -218,7 +218,7 @@ def _per_second(count: int, seconds: float) -> float:
     ],
     pool="warehouse_writer",
 )
-def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings):
+def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
     """Refits the champion on everyone's collections; writes recommendations, play next, the watch list and
     similar games, and how the served lists moved since the previous night (marts.recommendation_runs)."""
     folder = _models_dir(site)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.resources import NightlyLock
 from pipelines.described import described
 from warehouse.build import MART_DEPS, STAGING_DEPS, build_mart, build_staging
 from warehouse.db import scalar
@@ -35,7 +36,7 @@ def _table_asset(schema: str, name: str, deps: list[str], build) -> dg.AssetsDef
         automation_condition=dg.AutomationCondition.eager(),
         pool="warehouse_writer",
     )
-    def _table(duckdb: DuckDBResource) -> dg.MaterializeResult:
+    def _table(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
             build(con, name)
             rows = int(scalar(con, f"SELECT count(*) FROM {schema}.{name}") or 0)

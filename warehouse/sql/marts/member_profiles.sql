@@ -43,11 +43,10 @@ stats AS (
         count(*) FILTER (WHERE watching) AS n_watching,
         count(rating) AS n_ratings,
         avg(rating)::DOUBLE AS avg_rating,
-        -- playable with N: marts.games' one rule, players_from <= N <= players_to
-        count(*) FILTER (WHERE have AND players_from <= 2 AND 2 <= players_to) AS owned_for_2,
-        count(*) FILTER (WHERE have AND players_from <= 4 AND 4 <= players_to) AS owned_for_4,
-        count(*) FILTER (WHERE have AND players_from <= 6 AND 6 <= players_to) AS owned_for_6,
-        count(*) FILTER (WHERE have AND players_from <= 1 AND 1 <= players_to) AS owned_solo,
+        count(*) FILTER (WHERE have AND marts.playable_with(players_from, players_to, 2)) AS owned_for_2,
+        count(*) FILTER (WHERE have AND marts.playable_with(players_from, players_to, 4)) AS owned_for_4,
+        count(*) FILTER (WHERE have AND marts.playable_with(players_from, players_to, 6)) AS owned_for_6,
+        count(*) FILTER (WHERE have AND marts.playable_with(players_from, players_to, 1)) AS owned_solo,
         median(minutes_to) FILTER (WHERE have) AS owned_median_minutes,
         median(players_to) FILTER (WHERE have) AS owned_median_max_players,
         max(updated_at) AS last_updated_at

@@ -1,0 +1,14 @@
+-- The site's filter rules, each stated once, as macros of the marts schema. The views, the marts,
+-- the member commands, the dashboard and analysts all call these; nothing writes a rule again.
+-- Their arguments are marts.games' filter columns (players_from, players_to, minutes_to), where
+-- an unpublished or implausible value is NULL: a NULL makes the rule NULL, so the game drops out
+-- of the filter as a missing value does.
+CREATE SCHEMA IF NOT EXISTS marts;
+CREATE OR REPLACE MACRO marts.playable_with(players_from, players_to, n) AS
+    players_from <= n AND n <= players_to;
+COMMENT ON MACRO marts.playable_with IS
+    'Playable with N players: players_from <= N <= players_to (marts.games filter columns; NULL when unknown).';
+CREATE OR REPLACE MACRO marts.fits_in(minutes_to, m) AS
+    minutes_to <= m;
+COMMENT ON MACRO marts.fits_in IS
+    'Fits in M minutes: its longest play time, minutes_to, is at most M (NULL when unknown).';
