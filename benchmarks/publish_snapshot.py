@@ -59,7 +59,7 @@ def frames(games: int, members: int, rows: int, recs: int, similar: int, seed: i
         "user_id": rec_users, "rank": np.tile(np.arange(1, recs + 1), served.len()),
         "game_id": game_ids.gather(rng.integers(0, games, served.len() * recs)),
         "score": rng.random(served.len() * recs), "model": "ease", "run_id": "bench",
-        "reason": "「ゲーム1」が好きなあなたに", "watching": False,
+        "reason": "「ゲーム1」が好きなあなたに", "night_id": "bench",
     }).with_columns(pl.lit(now).alias("generated_at"))
     similar_games = pl.DataFrame({
         "game_id": game_ids.gather(np.repeat(np.arange(games), similar)),
