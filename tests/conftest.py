@@ -4,6 +4,9 @@ Why: the suite runs on two xdist workers, one file per worker at a time (`--dist
 loadfile`), handed out in collection order. A two-minute file collected near the end of
 the alphabet starts when the other worker has nothing left, and the suite waits for it
 alone. Longest first (the classic LPT rule) lets the short files fill in around them.
+xdist would otherwise reorder the files by their number of tests (its default
+`--loadscope-reorder`, which put every one-test end-to-end file last), so `pyproject.toml`
+passes `--no-loadscope-reorder` and this order is the one the workers get.
 The costs are rough seconds measured on 2 cores; a file not listed costs nothing here
 and keeps its place among the rest.
 """
