@@ -73,12 +73,10 @@ def shelf(con: duckdb.DuckDBPyConnection, name: str, user_id: str, *, n: int, mo
     rows = shelf_for(con, name, user_id, n=n)
     if len(rows) >= min(n, shelf_size(con, name, user_id)) or not (model_dir / "discovery.json").is_file():
         return rows
-    from models.discovery.play_next import play_next_for
-    from models.discovery.watch_next import watch_next_for
+    from models.discovery.shelves import SHELVES, shelf_for as rank_shelf
 
-    rank = {"next_to_play": play_next_for, "watch_next": watch_next_for}[name]
     mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
-    return _with_specs(con, rank(model_dir, user_id, collection=mine, n=n))
+    return _with_specs(con, rank_shelf(model_dir, user_id, SHELVES[name], collection=mine, n=n))
 
 
 def game_night(

@@ -5,8 +5,8 @@ members over the games a mode allows (``models.discovery.blend``); ``rank`` turn
 scores into ranked rows with reasons. Each mode is a choice of candidate games:
 
 * discovery (``discover_candidates``): no entry in the member's collection at all;
-* play next (``models.discovery.play_next``): had and not played;
-* the watch-list shelf (``models.discovery.watch_next``): 興味あり, neither had nor played;
+* play next (``models.discovery.shelves``): had and not played;
+* the watch-list shelf (``models.discovery.shelves``): 興味あり, neither had nor played;
 * game night (``models.discovery.group``): nobody in the group played it, playable,
   available; the group's members' scores are then combined.
 """

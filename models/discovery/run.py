@@ -24,9 +24,8 @@ from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend
 from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, DiscoveryModel
-from models.discovery.play_next import next_to_play
 from models.discovery.similar import similar_games as similar_lists
-from models.discovery.watch_next import watch_next
+from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
 from models.discovery.store import empty_interactions, save_state
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
 from models.split import time_split
@@ -189,7 +188,7 @@ def discover(
         )
 
         tick = time.perf_counter()
-        shelf = next_to_play(state, rows, user_ids, run_id=run_id)
+        shelf = shelf_rows(state, rows, user_ids, PLAY_NEXT, run_id=run_id)
         timings["next_to_play_seconds"] = time.perf_counter() - tick
         log.info(
             "discover: %d play-next rows for %d members in %.1fs",
@@ -198,7 +197,7 @@ def discover(
         )
 
         tick = time.perf_counter()
-        watched = watch_next(state, rows, user_ids, run_id=run_id)
+        watched = shelf_rows(state, rows, user_ids, WATCH_NEXT, run_id=run_id)
         timings["watch_next_seconds"] = time.perf_counter() - tick
         log.info(
             "discover: %d watch-list rows for %d members in %.1fs",

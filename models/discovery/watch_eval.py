@@ -37,7 +37,7 @@ from models.base import single_threaded_blas
 from models.discovery.members import Members
 from models.discovery.model import Candidates, DiscoveryModel, discover_candidates
 from models.discovery.run import ChampionFit, catalog_frame, fit_on_earlier, fit_state
-from models.discovery.watch_next import list_not_liked, watch_list
+from models.discovery.shelves import shelf_not_liked, watch_list
 from models.interactions import normalise_interactions
 from models.metrics import catalog_coverage_at_k, ndcg_at_k
 
@@ -128,7 +128,7 @@ def _shelf(earlier: pl.DataFrame, later: pl.DataFrame, catalog: pl.DataFrame, po
     rows = pl.concat([earlier, put_back])
     with single_threaded_blas():
         state = fit_state(rows, catalog, posts, fit)
-        ranked, _ = state.rank(rows, users, None, candidates=watch_list, members_of=list_not_liked)
+        ranked, _ = state.rank(rows, users, None, candidates=watch_list, members_of=shelf_not_liked)
     converted = converted.filter(pl.col("user_id").is_in(users))
     members = rows.group_by("game_id").len("members")
     by_popularity = (
