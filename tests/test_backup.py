@@ -111,7 +111,7 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
     from dagster_duckdb import DuckDBResource
 
     from pipelines.defs.backup.assets import warehouse_backup
-    from pipelines.defs.resources import AlertSettings, SiteSettings
+    from pipelines.defs.resources import AlertSettings, NightlyLock, SiteSettings
     from tests.test_export import Receiver
 
     blocked = tmp_path / "a-file"
@@ -122,7 +122,8 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
         result = dg.materialize(
             [warehouse_backup],
             resources={"duckdb": DuckDBResource(database=str(warehouse)), "site": site,
-                       "alerts": AlertSettings(alert_url=receiver.url)},
+                       "alerts": AlertSettings(alert_url=receiver.url),
+                       "nightly_lock": NightlyLock(data_dir=str(warehouse.parent), warehouse=str(warehouse))},
             selection=[warehouse_backup],
             raise_on_error=False,
         )

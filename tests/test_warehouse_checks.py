@@ -13,6 +13,7 @@ import dagster as dg
 import pytest
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.resources import NightlyLock
 from pipelines.defs.warehouse.assets import mart_assets
 from pipelines.defs.warehouse.checks import sql_checks
 from tests.warehouse_fixtures import build_small_warehouse
@@ -56,7 +57,8 @@ def _materialize(warehouse: Path) -> dg.ExecuteInProcessResult:
     checks = [c for c in sql_checks if next(iter(c.check_specs)).asset_key == dg.AssetKey(["marts", "games"])]
     return dg.materialize(
         [*assets, *checks],
-        resources={"duckdb": DuckDBResource(database=str(warehouse))},
+        resources={"duckdb": DuckDBResource(database=str(warehouse)),
+                   "nightly_lock": NightlyLock(data_dir=str(warehouse.parent), warehouse=str(warehouse))},
         raise_on_error=False,
     )
 
