@@ -13,6 +13,7 @@ send a second alert. A malformed flag stays a usage error (exit 2), with no aler
 from __future__ import annotations
 
 import hashlib
+import shutil
 import socket
 import subprocess
 import threading
@@ -87,23 +88,30 @@ def alerts() -> Iterator[Receiver]:
     r.close()
 
 
-@pytest.fixture()
-def published(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def published_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory that already holds a published night and an export bundle (LATEST)."""
-    data = tmp_path / "data"
+    root = tmp_path_factory.mktemp("published")
+    data = root / "data"
     data.mkdir()
-    make_warehouse(tmp_path / "bundle_source.duckdb", "night-0")
-    con = connect(tmp_path / "bundle_source.duckdb")
+    make_warehouse(root / "bundle_source.duckdb", "night-0")
+    con = connect(root / "bundle_source.duckdb")
     try:
         bundle = export_bundle(con, data / "exports")
     finally:
         con.close()
-    con = connect(build_small_warehouse(tmp_path / "night-0.duckdb"))
+    con = connect(build_small_warehouse(root / "night-0.duckdb"))
     try:  # the night's end: published.duckdb, then LATEST
         release_night(con, data, run_id="night-0", bundle_run_id=bundle.run_id)
     finally:
         con.close()
     return data
+
+
+@pytest.fixture()
+def published(published_template: Path, tmp_path: Path) -> Path:
+    """A copy of the module's published data directory, for one failed night to leave as it was."""
+    return shutil.copytree(published_template, tmp_path / "data", symlinks=True)
 
 
 def fingerprint(data: Path) -> dict:
