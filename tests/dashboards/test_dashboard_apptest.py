@@ -163,18 +163,9 @@ def test_overview_counts_match_the_warehouse(
 def test_durations_under_a_minute_are_in_seconds(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
-    copy = tmp_path / "warehouse.duckdb"
-    copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    con = duckdb.connect(str(copy))
-    try:
-        con.execute("UPDATE raw.crawl_runs SET finished_at = started_at + INTERVAL 42 SECOND")
-        con.execute("UPDATE marts.pipeline_runs SET finished_at = started_at + INTERVAL 95 SECOND")
-    finally:
-        con.close()
-    use_warehouse(copy)
-    st.cache_data.clear()
-    at = open_page(PAGES[0])
-    assert_clean(at)
+    at = _overview_of_a_copy(dashboard_warehouse, use_warehouse, tmp_path,
+                             "UPDATE raw.crawl_runs SET finished_at = started_at + INTERVAL 42 SECOND",
+                             "UPDATE marts.pipeline_runs SET finished_at = started_at + INTERVAL 95 SECOND")
     metrics = metrics_of(at)
     assert (metrics["Latest run took"], metrics["Took"]) == ("42 s", "1 min 35 s")
     crawl_runs = next(df.value for df in at.dataframe if "took" in df.value.columns)
@@ -185,20 +176,11 @@ def test_the_published_nights_own_run_is_named_and_the_last_ended_night_is_shown
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
     """A night is published before its run ends: its own pipeline_runs row says STARTED, unfinished."""
-    copy = tmp_path / "warehouse.duckdb"
-    copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    con = duckdb.connect(str(copy))
-    try:
-        con.execute("INSERT INTO marts.pipeline_runs (run_id, job, started_at, status) "
-                    "VALUES ('this-night', 'nightly', now() - INTERVAL 2 HOUR, 'STARTED')")
-        last_ended = con.execute("SELECT status FROM marts.pipeline_runs WHERE finished_at IS NOT NULL "
-                                 "ORDER BY started_at DESC LIMIT 1").fetchall()[0][0]
-    finally:
-        con.close()
-    use_warehouse(copy)
-    st.cache_data.clear()
-    at = open_page(PAGES[0])
-    assert_clean(at)
+    (last_ended,) = _scalar(dashboard_warehouse.path, "SELECT status FROM marts.pipeline_runs "
+                                                      "WHERE finished_at IS NOT NULL ORDER BY started_at DESC LIMIT 1")
+    at = _overview_of_a_copy(dashboard_warehouse, use_warehouse, tmp_path,
+                             "INSERT INTO marts.pipeline_runs (run_id, job, started_at, status) "
+                             "VALUES ('this-night', 'nightly', now() - INTERVAL 2 HOUR, 'STARTED')")
     assert any("this-night" in c.value and "published before its run ended" in c.value for c in at.caption)
     metrics = metrics_of(at)
     assert metrics["Status"] == last_ended and metrics["Took"] != "–"
@@ -350,6 +332,25 @@ def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: Dashboard
             popularity_page.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
     finally:
         con.close()
+
+
+def _overview_of_a_copy(
+    dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path, *edits: str
+) -> AppTest:
+    """The overview page, drawn on a copy of the fixture's warehouse changed by `edits` (SQL)."""
+    copy = tmp_path / "warehouse.duckdb"
+    copy.write_bytes(dashboard_warehouse.path.read_bytes())
+    con = duckdb.connect(str(copy))
+    try:
+        for statement in edits:
+            con.execute(statement)
+    finally:
+        con.close()
+    use_warehouse(copy)
+    st.cache_data.clear()
+    at = open_page(PAGES[0])
+    assert_clean(at)
+    return at
 
 
 def _scalar(path: Path, sql: str) -> tuple:
