@@ -187,23 +187,16 @@ def discover(
             user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
         )
 
-        tick = time.perf_counter()
-        shelf = shelf_rows(state, rows, user_ids, PLAY_NEXT, run_id=run_id)
-        timings["next_to_play_seconds"] = time.perf_counter() - tick
-        log.info(
-            "discover: %d play-next rows for %d members in %.1fs",
-            shelf.height, shelf.get_column("user_id").n_unique() if shelf.height else 0,
-            timings["next_to_play_seconds"],
-        )
-
-        tick = time.perf_counter()
-        watched = shelf_rows(state, rows, user_ids, WATCH_NEXT, run_id=run_id)
-        timings["watch_next_seconds"] = time.perf_counter() - tick
-        log.info(
-            "discover: %d watch-list rows for %d members in %.1fs",
-            watched.height, watched.get_column("user_id").n_unique() if watched.height else 0,
-            timings["watch_next_seconds"],
-        )
+        shelves = {}
+        for kind in (PLAY_NEXT, WATCH_NEXT):
+            tick = time.perf_counter()
+            shelves[kind.table] = found = shelf_rows(state, rows, user_ids, kind, run_id=run_id)
+            timings[f"{kind.table}_seconds"] = time.perf_counter() - tick
+            log.info(
+                "discover: %d %s rows for %d members in %.1fs", found.height, kind.label,
+                found.get_column("user_id").n_unique() if found.height else 0, timings[f"{kind.table}_seconds"],
+            )
+        shelf, watched = shelves[PLAY_NEXT.table], shelves[WATCH_NEXT.table]
 
         tick = time.perf_counter()
         similar = similar_lists(state, n_similar)

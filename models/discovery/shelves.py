@@ -49,14 +49,16 @@ def shelf_not_liked(members: Members, allowed: np.ndarray) -> Members:
 
 @dataclass(frozen=True, slots=True)
 class Shelf:
-    """A shelf: its mart (``marts.<table>``) and which of a member's games are on it."""
+    """A shelf: its mart (``marts.<table>``), which of a member's games are on it, and how
+    the night's log names it."""
 
     table: str
     games: Callable[[Members], np.ndarray]
+    label: str
 
 
-PLAY_NEXT = Shelf("next_to_play", owned_unplayed)
-WATCH_NEXT = Shelf("watch_next", watch_list)
+PLAY_NEXT = Shelf("next_to_play", owned_unplayed, "play-next")
+WATCH_NEXT = Shelf("watch_next", watch_list, "watch-list")
 SHELVES = {shelf.table: shelf for shelf in (PLAY_NEXT, WATCH_NEXT)}
 
 
