@@ -25,23 +25,22 @@ def no_owned_or_played_recommended(duckdb: DuckDBResource) -> dg.AssetCheckResul
 @dg.asset_check(asset=RECS, blocking=True,
                 description="No member's discovery list holds a game they marked 興味あり (it belongs on marts.watch_next).")
 def no_watched_game_recommended(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        bad = con.execute(
-            "SELECT r.user_id, r.game_id FROM marts.recommendations r "
-            "JOIN marts.collections c USING (user_id, game_id) WHERE c.watching LIMIT 5"
-        ).fetchall()
-    return dg.AssetCheckResult(passed=not bad, metadata={"examples": str(bad)})
+    return _no_rows(duckdb, "SELECT r.user_id, r.game_id FROM marts.recommendations r "
+                            "JOIN marts.collections c USING (user_id, game_id) WHERE c.watching")
 
 
 @dg.asset_check(asset=dg.AssetKey(["marts", "watch_next"]), blocking=True,
                 description="The watch-list shelf holds only the member's 興味あり games, neither had nor played.")
 def watch_next_only_the_watch_list(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    return _no_rows(duckdb, "SELECT w.user_id, w.game_id FROM marts.watch_next w "
+                            "LEFT JOIN marts.collections c USING (user_id, game_id) "
+                            "WHERE NOT coalesce(c.watching AND NOT c.have AND NOT c.played, false)")
+
+
+def _no_rows(duckdb: DuckDBResource, query: str) -> dg.AssetCheckResult:
+    """Passes when `query` (the offending (member, game) pairs) finds none; up to 5 are shown."""
     with duckdb.get_connection() as con:
-        bad = con.execute(
-            "SELECT w.user_id, w.game_id FROM marts.watch_next w "
-            "LEFT JOIN marts.collections c USING (user_id, game_id) "
-            "WHERE NOT coalesce(c.watching AND NOT c.have AND NOT c.played, false) LIMIT 5"
-        ).fetchall()
+        bad = con.execute(f"{query} LIMIT 5").fetchall()
     return dg.AssetCheckResult(passed=not bad, metadata={"examples": str(bad)})
 
 
