@@ -7,8 +7,8 @@ alone. Longest first (the classic LPT rule) lets the short files fill in around 
 xdist would otherwise reorder the files by their number of tests (its default
 `--loadscope-reorder`, which put every one-test end-to-end file last), so `pyproject.toml`
 passes `--no-loadscope-reorder` and this order is the one the workers get.
-The costs are rough seconds measured on 2 cores; a file not listed costs nothing here
-and keeps its place among the rest.
+The costs are seconds measured in a full run on 2 cores; a file not listed costs nothing
+here and keeps its place among the rest.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Files that take longest, with their rough seconds on 2 cores (the suite's --durations).
+#: Files that take longest, with their seconds in a full run (the suite's --durations summed per
+#: file; two workers on two cores that other work shared, so only the order is exact).
 SLOWEST: dict[str, int] = {
-    "test_nightly_crashes.py": 125, "test_postgres_serve.py": 110, "test_release_crashes.py": 105,
-    "test_delivery.py": 100, "test_serve_failures.py": 90, "test_pipeline_e2e.py": 90,
-    "test_serve.py": 80, "test_failed_nights.py": 185, "test_serve_killed.py": 60,
-    "test_pid_reuse.py": 60, "test_readers_during_night.py": 55, "test_signal_fallbacks.py": 55,
-    "test_signal_midnight.py": 65, "test_postgres_nights.py": 50, "test_benchmarks.py": 50,
-    "test_incremental_crawl.py": 70, "test_private_killed_crawl.py": 45, "test_crawl_failures.py": 60,
-    "test_nightly_supervision.py": 45, "test_listing_totals_crawl.py": 40, "test_alerts.py": 30,
-    "test_restore.py": 30, "test_export_schemas.py": 35, "test_one_page_listings_e2e.py": 20, "test_cli_evaluate.py": 30,
-    "test_analyst_cookbook.py": 120, "test_readme_examples.py": 190,
+    "test_nightly_crashes.py": 145, "test_signal_midnight.py": 140, "test_release_crashes.py": 130,
+    "test_benchmarks.py": 110, "test_incremental_crawl.py": 105, "test_delivery.py": 105,
+    "test_postgres_serve.py": 100, "test_readers_during_night.py": 100, "test_serve.py": 95,
+    "test_pipeline_e2e.py": 85, "test_crawl_failures.py": 85, "test_serve_killed.py": 85,
+    "test_signal_fallbacks.py": 85, "test_nightly_supervision.py": 85, "test_pid_reuse.py": 70,
+    "test_serve_failures.py": 70, "test_failed_nights.py": 65, "test_postgres_nights.py": 55,
+    "test_private_killed_crawl.py": 50, "test_listing_totals_crawl.py": 30, "test_dashboard_browser.py": 25,
+    "test_alerts.py": 20, "test_cli_evaluate.py": 20, "test_dashboard_apptest.py": 20, "test_restore.py": 20,
+    "test_one_page_listings_e2e.py": 15,
+    "test_analyst_cookbook.py": 120, "test_readme_examples.py": 190, "test_export_schemas.py": 35,
 }
 
 
