@@ -1,4 +1,5 @@
-"""Test order for two workers: the longest end-to-end files first, so none starts last.
+"""Test order for two workers (the longest end-to-end files first, so none starts last), and the
+sample site the multi-night crawl tests share.
 
 Why: the suite runs on two xdist workers, one file per worker at a time (`--dist
 loadfile`), handed out in collection order. A two-minute file collected near the end of
@@ -61,3 +62,13 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in packages:
         if (ROOT / name).is_dir():
             compileall.compile_dir(ROOT / name, quiet=2)  # a read-only tree: no cache, no noise
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The 300-game, 600-member sample site the multi-night crawl tests serve and change
+    (drawn once per module; a module that defines its own `site` fixture uses that one)."""
+    from samplesite import generate_site
+    from tests.crawl_fixtures import NIGHTS_GAMES, NIGHTS_MEMBERS
+
+    return generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)

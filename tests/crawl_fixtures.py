@@ -13,6 +13,9 @@ from scrapers.crawl import CrawlResult, run_crawl
 from warehouse.build import build_all
 from warehouse.db import connect
 
+#: The site the multi-night crawl tests share (the conftest's `site` fixture draws it).
+NIGHTS_GAMES, NIGHTS_MEMBERS = 300, 600
+
 
 def crawl_and_build(base_url: str, warehouse: Path, **kwargs) -> CrawlResult:
     """A real crawl over HTTP into `warehouse`, then the marts."""

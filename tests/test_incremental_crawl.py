@@ -12,18 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from samplesite import SampleSiteServer, generate_site, permanent_faults, truth_frames
+from samplesite import SampleSiteServer, permanent_faults, truth_frames
 from samplesite.model import Site
 from samplesite.nights import site_on_night
-from tests.crawl_fixtures import crawl_and_build
 from tests.night_checks import collections_differ, frame, trace_of
-
-G, U = 300, 600
-
-
-@pytest.fixture(scope="module")
-def site() -> Site:
-    return generate_site(n_games=G, n_users=U, seed=0)
+from tests.crawl_fixtures import NIGHTS_GAMES as G, NIGHTS_MEMBERS as U, crawl_and_build
 
 
 @pytest.mark.slow

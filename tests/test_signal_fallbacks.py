@@ -14,17 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from samplesite import generate_site
 from samplesite.model import Site
 from samplesite.variants import NO_DIRECTORY_UPDATES, NO_PRIVATE_MARKER
 from tests.night_truth import variant_nights
-
-G, U = 300, 600
-
-
-@pytest.fixture(scope="module")
-def site() -> Site:
-    return generate_site(n_games=G, n_users=U, seed=0)
 
 
 @pytest.mark.slow

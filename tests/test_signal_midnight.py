@@ -11,19 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from samplesite import SampleSiteServer, generate_site
+from samplesite import SampleSiteServer
 from samplesite.model import Site
 from samplesite.nights import site_on_night
 from samplesite.variants import NO_PRIVATE_MARKER, NO_VALIDATORS
-from tests.crawl_fixtures import crawl_and_build
 from tests.night_truth import assert_night_is_truth, frame, recorded, variant_nights
-
-G, U = 300, 600
-
-
-@pytest.fixture(scope="module")
-def site() -> Site:
-    return generate_site(n_games=G, n_users=U, seed=0)
+from tests.crawl_fixtures import NIGHTS_MEMBERS as U, crawl_and_build
 
 
 @pytest.mark.slow
