@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.comments import apply_comments
-from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar, verify_intact
+from warehouse.db import SQL_DIR, WarehouseError, connect, run_sql_file, scalar, transaction, verify_intact
 from warehouse.raw import ensure_raw_schema
 
 log = logging.getLogger("bodoge.warehouse")
@@ -73,17 +73,12 @@ def build_mart(con: duckdb.DuckDBPyConnection, name: str) -> int:
 def build_all(con: duckdb.DuckDBPyConnection, marts: list[str] | None = None) -> dict[str, int]:
     """Staging, then every mart in dependency order, in one transaction; row counts per mart."""
     counts: dict[str, int] = {}
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         build_staging(con)
         for name in marts or MARTS:
             started = time.perf_counter()
             counts[name] = build_mart(con, name)
             log.info("mart %s: %s rows in %.2fs", name, f"{counts[name]:,}", time.perf_counter() - started)
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
     return counts
 
 

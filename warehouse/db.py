@@ -6,6 +6,8 @@ way, and DuckDB allows one writer at a time, so a clear error beats a hung proce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +105,23 @@ def create_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Any], *, rep
             con.unregister("_frame")
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Everything in the block commits together or not at all.
+
+    Why one helper: readers must see a write whole or not at all, and an interrupted
+    write (an exception, or Ctrl-C: BaseException) must roll back rather than leave the
+    connection inside an open transaction that the next statement would silently join.
+    """
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def insert_by_name(
     con: duckdb.DuckDBPyConnection, name: str, frame: object, *, or_replace: bool = False, replace_all: bool = False
 ) -> int:
@@ -117,15 +136,10 @@ def insert_by_name(
     verb = "INSERT OR REPLACE" if or_replace else "INSERT"
     con.register("_frame", arrow)
     try:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             if replace_all:
                 con.execute(f"DELETE FROM marts.{name}")
             con.execute(f"{verb} INTO marts.{name} BY NAME SELECT * FROM _frame")
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     finally:
         con.unregister("_frame")
     return int(arrow.num_rows)

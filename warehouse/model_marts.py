@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import ensure_table, insert_by_name, scalar
+from warehouse.db import ensure_table, insert_by_name, scalar, transaction
 
 
 def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
@@ -33,16 +33,11 @@ def ensure_model_runs(con: duckdb.DuckDBPyConnection) -> None:
         "AND table_schema = 'marts' AND table_name = 'model_runs'"
     ).fetchall()}
     if "split" not in columns:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute("ALTER TABLE marts.model_runs RENAME TO model_runs_before_splits")
             ensure_table(con, "model_runs")
             con.execute("INSERT INTO marts.model_runs BY NAME SELECT * FROM marts.model_runs_before_splits")
             con.execute("DROP TABLE marts.model_runs_before_splits")
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
     else:
         for column in ("notes", "night_id", "selection"):
             if column not in columns:

@@ -25,7 +25,7 @@ from typing import Any
 import duckdb
 
 from warehouse.comments import apply_comments
-from warehouse.db import SQL_DIR, ensure_table, run_sql_file
+from warehouse.db import SQL_DIR, ensure_table, run_sql_file, transaction
 
 NIGHT_TABLES = ("pipeline_runs", "model_runs", "recommendations", "similar_games", "recommendation_runs",
                 "served_top10")
@@ -150,21 +150,17 @@ def record_lists(
         "stability": float(stability) if stability is not None else None,
         "n_compared": int(compared), "previous_night_id": previous,
     }
-    con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM marts.served_top10")
-        con.execute("INSERT INTO marts.served_top10 BY NAME SELECT * FROM lists_tonight")
-        con.execute(
-            "INSERT OR REPLACE INTO marts.recommendation_runs BY NAME SELECT $run_id AS run_id, "
-            "$night_id AS night_id, $model AS model, $generated_at::TIMESTAMPTZ AS generated_at, $k AS k, "
-            "$n_members AS n_members, $coverage AS coverage, $stability AS stability, "
-            "$n_compared AS n_compared, $previous_night_id AS previous_night_id",
-            row,
-        )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        with transaction(con):
+            con.execute("DELETE FROM marts.served_top10")
+            con.execute("INSERT INTO marts.served_top10 BY NAME SELECT * FROM lists_tonight")
+            con.execute(
+                "INSERT OR REPLACE INTO marts.recommendation_runs BY NAME SELECT $run_id AS run_id, "
+                "$night_id AS night_id, $model AS model, $generated_at::TIMESTAMPTZ AS generated_at, $k AS k, "
+                "$n_members AS n_members, $coverage AS coverage, $stability AS stability, "
+                "$n_compared AS n_compared, $previous_night_id AS previous_night_id",
+                row,
+            )
     finally:
         con.execute("DROP TABLE IF EXISTS lists_tonight")
     return row

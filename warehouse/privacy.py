@@ -18,6 +18,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from warehouse.db import transaction
+
 #: A copy loses at most this share of its members in one cut (and at least `MIN_GUARD` may go).
 MAX_SHARE, MIN_GUARD = 0.05, 50
 #: Tables keyed by a member under another name: (schema, table, key column, the filter that makes it a member).
@@ -67,18 +69,13 @@ def erase_members_not_in(con: duckdb.DuckDBPyConnection, public: set[str] | list
                                  "refusing to erase so many (is the site showing its login page to the crawler?)")
         if not gone:
             return gone
-        con.execute("BEGIN")
-        try:
+        with transaction(con):
             for schema, table, column, member in places:
                 where = f'"{column}" IN (SELECT unnest(?::VARCHAR[])) AND {member}'
                 if column == "author_user_id":
                     con.execute(f'UPDATE "{schema}"."{table}" SET "{column}" = NULL WHERE {where}', [sorted(gone)])
                 else:
                     con.execute(f'DELETE FROM "{schema}"."{table}" WHERE {where}', [sorted(gone)])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return gone
     finally:
         con.execute("DROP TABLE IF EXISTS public_now")

@@ -36,7 +36,7 @@ import duckdb
 import polars as pl
 
 from warehouse import crawl_runs
-from warehouse.db import run_sql_file, scalar, sql_files
+from warehouse.db import run_sql_file, scalar, sql_files, transaction
 from warehouse.privacy import purge_members
 
 log = logging.getLogger("bodoge.warehouse")
@@ -180,14 +180,9 @@ class RawWriter:
 
     def finish_run(self, *, status: str, stats: dict[str, Any], signals: list[dict[str, Any]] | None = None) -> None:
         """Close the run record with its outcome and stats, and what it measured of the site's signals."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(self.con):
             crawl_runs.finish_run(self.con, run_id=self.run_id, status=status, stats=stats)
             crawl_runs.record_signals(self.con, run_id=self.run_id, rows=signals or [])
-            self.con.execute("COMMIT")
-        except Exception:
-            self.con.execute("ROLLBACK")
-            raise
 
     @property
     def held_members(self) -> int:
@@ -217,8 +212,7 @@ class RawWriter:
             return {}
         fetched_at = _now()
         counts: dict[str, int] = {}
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(self.con):
             for kind in _WRITE_ORDER:
                 rows = self._buffers.get(kind)
                 if not rows:
@@ -235,10 +229,6 @@ class RawWriter:
                 counts[kind] = frame.height
             self._release_authors()
             self._purge_private()
-            self.con.execute("COMMIT")
-        except Exception:
-            self.con.execute("ROLLBACK")
-            raise
         for kind, n in counts.items():
             self.written[kind] += n
         self._buffers.clear()
