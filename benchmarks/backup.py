@@ -48,19 +48,15 @@ def measure(games: int, members: int, rows: int, work: Path) -> dict[str, Any]:
     build_seconds = _timed(lambda: build(warehouse, frames(games, members, rows, 100, 20)))
     out: dict[str, Any] = {"warehouse_mb": round(_size(warehouse) / 1e6, 1), "build_seconds": build_seconds}
 
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         backup = make_backup(con, warehouse, work / "backups", run_id="bench")
-    finally:
-        con.close()
     out["ours"] = {"backup_seconds": round(backup.seconds, 2), "backup_mb": round(backup.bytes / 1e6, 1),
                    "verify_seconds": _timed(lambda: verify_backup(backup.path)),
                    "restore_copy_seconds": _timed(lambda: shutil.copyfile(backup.database, work / "restored.duckdb"))}
     out["bare_copy_seconds"] = _timed(lambda: shutil.copyfile(warehouse, work / "bare.duckdb"))
 
     export_dir = work / "export"
-    con = duckdb.connect(str(warehouse))
-    try:
+    with duckdb.connect(str(warehouse)) as con:
         out["export_parquet"] = {"seconds": _timed(lambda: con.execute(
             f"EXPORT DATABASE '{export_dir}' (FORMAT parquet)")), "mb": round(_size(export_dir) / 1e6, 1)}
         compact = work / "compact.duckdb"
@@ -69,19 +65,11 @@ def measure(games: int, members: int, rows: int, work: Path) -> dict[str, Any]:
             "COPY FROM DATABASE warehouse TO compact")), "mb": None}
         con.execute("DETACH compact")
         out["copy_from_database"]["mb"] = round(_size(compact) / 1e6, 1)
-    finally:
-        con.close()
-    fresh = duckdb.connect(str(work / "imported.duckdb"))
-    try:
+    with duckdb.connect(str(work / "imported.duckdb")) as fresh:
         out["export_parquet"]["import_seconds"] = _timed(lambda: fresh.execute(f"IMPORT DATABASE '{export_dir}'"))
-    finally:
-        fresh.close()
 
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         public = public_users(con)
-    finally:
-        con.close()
     gone = sorted(public)[0]
     out["scrub_one_member_seconds"] = _timed(lambda: scrub_backups(work / "backups", public - {gone}))
     return out

@@ -75,12 +75,9 @@ def _crawl(srv: SampleSiteServer, warehouse: Path, **kwargs: Any) -> dict[str, A
 
 def _rows_differ(warehouse: Path, truth: pl.DataFrame, *, skip: set[str] = frozenset()) -> int:
     """Collection rows missing or extra against `truth`, members in `skip` left out."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         got = con.sql("SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at "
                       "FROM raw.collection_entries").pl()
-    finally:
-        con.close()
     want = truth.with_columns(pl.col("rating").fill_null(0)).filter(~pl.col("user_id").is_in(list(skip)))
     got = got.with_columns(pl.col("rating").cast(pl.Int64).fill_null(0)).filter(~pl.col("user_id").is_in(list(skip)))
     cols = want.columns

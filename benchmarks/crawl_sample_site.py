@@ -46,11 +46,8 @@ def _cpu(who: int) -> float:
 
 def _collections_check(warehouse: Path, expected: Any) -> dict[str, Any]:
     """Rows, distinct (user, game) keys, and whether they equal the truth's keys exactly."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         got = con.sql("SELECT user_id, game_id FROM raw.collection_entries").pl()
-    finally:
-        con.close()
     keys = set(zip(got["user_id"].to_list(), got["game_id"].to_list()))
     want = set(zip(expected["user_id"].to_list(), expected["game_id"].to_list()))
     return {

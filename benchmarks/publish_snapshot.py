@@ -92,12 +92,9 @@ def frames(games: int, members: int, rows: int, recs: int, similar: int, seed: i
 
 def build(path: Path, tables: dict[str, pl.DataFrame]) -> dict[str, int]:
     """Each frame into the warehouse with one CREATE TABLE AS (never row by row)."""
-    con = connect(path)
-    try:
+    with connect(path) as con:
         create_tables(con, tables)
         con.execute("CHECKPOINT")
-    finally:
-        con.close()
     return {name: frame.height for name, frame in tables.items()}
 
 
@@ -114,8 +111,7 @@ def main() -> None:
         started = time.perf_counter()
         counts = build(data / "warehouse.duckdb", frames(args.games, args.members, args.rows, args.recs, args.similar))
         build_seconds = time.perf_counter() - started
-        con = connect(data / "warehouse.duckdb")
-        try:
+        with connect(data / "warehouse.duckdb") as con:
             result = publish_snapshot(con, data, run_id="bench-night")
             # A member turns private: the next crawl cuts them from the published night.
             gone = con.execute("SELECT user_id FROM raw.collection_entries LIMIT 1").fetchall()[0][0]
@@ -124,8 +120,6 @@ def main() -> None:
             started = time.perf_counter()
             scrubbed = scrub_published(con, data)
             scrub_seconds = time.perf_counter() - started
-        finally:
-            con.close()
         print(json.dumps({
             "rows": counts,
             "warehouse_mb": round((data / "warehouse.duckdb").stat().st_size / 1e6, 1),

@@ -96,8 +96,7 @@ def load_warehouse(path: Path, *, games: int, members: int, seed: int = 0) -> di
     del site
     now = datetime.now(timezone.utc)
     counts: dict[str, Any] = {}
-    con = duckdb.connect(str(path))
-    try:
+    with duckdb.connect(str(path)) as con:
         ensure_raw_schema(con)
         con.execute("BEGIN TRANSACTION")
         for kind, frame in frames.items():
@@ -112,6 +111,4 @@ def load_warehouse(path: Path, *, games: int, members: int, seed: int = 0) -> di
             [RUN_ID, BASE_URL, now, now, json.dumps({"source": "benchmarks.scale"})],
         )
         con.execute("COMMIT")
-    finally:
-        con.close()
     return counts

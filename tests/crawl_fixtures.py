@@ -20,11 +20,8 @@ NIGHTS_GAMES, NIGHTS_MEMBERS = 300, 600
 def crawl_and_build(base_url: str, warehouse: Path, **kwargs) -> CrawlResult:
     """A real crawl over HTTP into `warehouse`, then the marts."""
     result = run_crawl(base_url=base_url, warehouse=warehouse, progress=None, **kwargs)
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         build_all(con)
-    finally:
-        con.close()
     return result
 
 

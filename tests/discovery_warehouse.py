@@ -29,8 +29,7 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
     frames = truth_frames(site)
     paths = resolve_paths(data_dir=data_dir)
     paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
-    con = connect(paths.warehouse)
-    try:
+    with connect(paths.warehouse) as con:
         w = RawWriter(con, run_id="crawl-1")
         w.start_run(base_url="http://127.0.0.1:1")
         for row in frames["games"].iter_rows(named=True):
@@ -61,8 +60,6 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
         replace_table(con, "next_to_play", result.next_to_play)
         replace_table(con, "watch_next", result.watch_next)
         publish_snapshot(con, paths.data_dir, run_id=RUN_ID)  # what the member commands read
-    finally:
-        con.close()
     return {"paths": paths, "frames": frames, "private": frames["private_users"].get_column("user_id").to_list(),
             "collections": collections, "games": games, "cafes": frames["cafe_games"]}
 

@@ -18,11 +18,8 @@ from warehouse.db import connect
 
 def frame(warehouse: Path, sql: str, params: list | None = None) -> pl.DataFrame:
     """A query's rows, read through a read-only connection closed right after."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         return con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
-    finally:
-        con.close()
 
 
 def collections_differ(warehouse: Path, night: Site) -> int:
@@ -38,8 +35,7 @@ def collections_differ(warehouse: Path, night: Site) -> int:
 
 def trace_of(warehouse: Path, user_ids: list[str]) -> int:
     """How many rows anywhere still name one of `user_ids` (a private member must leave none)."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         n = 0
         for sql in ("SELECT count(*) FROM raw.collection_entries WHERE list_contains(?, user_id)",
                     "SELECT count(*) FROM raw.members WHERE list_contains(?, user_id)",
@@ -49,5 +45,3 @@ def trace_of(warehouse: Path, user_ids: list[str]) -> int:
                     "SELECT count(*) FROM marts.members WHERE list_contains(?, user_id)"):
             n += con.execute(sql, [user_ids]).fetchone()[0]
         return n
-    finally:
-        con.close()

@@ -67,11 +67,8 @@ def assert_recovered(pg: Server, db: str, data: Path, dead: str, succeeded: str)
     assert pg.query(db, CLAIMED) == []
     assert pg.query(db, "SELECT concurrency_key, \"limit\" FROM concurrency_limits") == [("warehouse_writer", 1)]
     assert not list((data / "dagster_home").rglob("*.db")), "the instance wrote SQLite files"
-    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         outcomes = dict(con.execute("SELECT run_id, status FROM marts.pipeline_runs").fetchall())
-    finally:
-        con.close()
     assert outcomes.get(dead) == "INTERRUPTED" and outcomes.get(succeeded) == "SUCCESS", outcomes
     for path in data.rglob("*"):
         if path.is_file():

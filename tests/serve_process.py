@@ -85,11 +85,8 @@ def logged(warehouse: Path, run_id: str, timeout: float = 180.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            con = duckdb.connect(str(warehouse), read_only=True)
-            try:
+            with duckdb.connect(str(warehouse), read_only=True) as con:
                 rows = con.execute("SELECT status FROM marts.pipeline_runs WHERE run_id = ?", [run_id]).fetchall()
-            finally:
-                con.close()
             if rows and rows[0][0] != "STARTED":  # a night writes its row as it starts; wait for its end
                 return rows[0][0]
         except duckdb.Error:

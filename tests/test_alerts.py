@@ -103,11 +103,8 @@ def test_an_alert_that_never_got_through_is_tried_again_next_time(tmp_path: Path
 
 
 def test_freshness_is_missed_after_26_hours_once(tmp_path: Path, receiver: Receiver) -> None:
-    con = connect(build_small_warehouse(tmp_path / "warehouse.duckdb"))
-    try:
+    with connect(build_small_warehouse(tmp_path / "warehouse.duckdb")) as con:
         publish_snapshot(con, tmp_path, run_id="night-1")
-    finally:
-        con.close()
     now = datetime.now(timezone.utc)
     assert not alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=25))
     assert alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=27), base_delay=0.01)

@@ -32,11 +32,8 @@ def warehouse(tmp_path: Path) -> Path:
 
 
 def _backup(warehouse: Path, backups: Path, at: datetime, run_id: str = "night") -> object:
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         return make_backup(con, warehouse, backups, run_id=run_id, now=at)
-    finally:
-        con.close()
 
 
 def test_a_backup_holds_every_row_and_says_so_in_its_manifest(warehouse: Path, tmp_path: Path) -> None:
@@ -44,13 +41,10 @@ def test_a_backup_holds_every_row_and_says_so_in_its_manifest(warehouse: Path, t
     backup = _backup(warehouse, backups, T0, run_id="r-1")
     manifest = json.loads((backup.path / MANIFEST).read_text())
     assert backup.path == backups / "20261125T180500Z" and manifest["run_id"] == "r-1"
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         rows = con.execute("SELECT count(*) FROM raw.collection_entries").fetchone()[0]
         tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
                              ).fetchone()[0]
-    finally:
-        con.close()
     assert manifest["tables"]["raw.collection_entries"] == rows > 0
     assert len(manifest["tables"]) == tables and manifest["bytes"] == (backup.path / DATABASE).stat().st_size
     assert verify_backup(backup.path).sha256 == manifest["sha256"]
@@ -144,22 +138,16 @@ def test_a_member_no_longer_public_is_cut_from_every_backup(warehouse: Path, tmp
 
     backups = tmp_path / "backups"
     older = _backup(warehouse, backups, T0 - timedelta(days=1))
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         everyone = public_users(con)
-    finally:
-        con.close()
     gone = sorted(everyone)[0]
     assert scrub_backups(backups, everyone - {gone}) == [older.name]
     cut = verify_backup(older.path)  # still verifies: its manifest was rewritten
-    con = connect(cut.database, read_only=True)
-    try:
+    with connect(cut.database, read_only=True) as con:
         for table, column in (("raw.collection_entries", "user_id"), ("raw.members", "user_id"),
                               ("marts.collections", "user_id"), ("raw.listing_crawls", "key")):
             assert con.execute(f"SELECT count(*) FROM {table} WHERE {column} = ?", [gone]).fetchall()[0][0] == 0
         assert con.execute("SELECT count(*) FROM raw.members").fetchall()[0][0] == len(everyone) - 1
-    finally:
-        con.close()
     assert scrub_backups(backups, everyone - {gone}) == []  # nothing left to cut
 
 
@@ -169,11 +157,8 @@ def test_a_cut_of_most_members_is_refused_and_the_backup_kept_whole(warehouse: P
     from warehouse.privacy import TooManyToErase, erase_members_not_in
 
     backup = _backup(warehouse, tmp_path / "backups", T0)
-    con = duckdb.connect(str(backup.database))
-    try:
+    with duckdb.connect(str(backup.database)) as con:
         members = con.execute("SELECT count(*) FROM raw.members").fetchall()[0][0]
         with pytest.raises(TooManyToErase, match="refusing"):
             erase_members_not_in(con, set(), min_guard=0)  # every member "private": a login wall, not privacy
-    finally:
-        con.close()
     assert verify_backup(backup.path).tables["raw.members"] == members

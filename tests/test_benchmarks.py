@@ -67,15 +67,12 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
     assert figures["discovery_members_per_s"] > 0 and figures["content_similarity_seconds"] > 0
     assert "scale: discovery done" in proc.stderr
     # The stages really ran the night: marts, model runs, recommendations and a bundle.
-    con = duckdb.connect(str(work / "warehouse.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM marts.collections").fetchone()[0] == figures["collection_rows"]
         # one champion per evaluation split; the time split's names the night's model
         assert con.execute("SELECT count(*) FROM marts.model_runs WHERE champion AND split = 'time'").fetchone()[0] == 1
         assert con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0] > 0
         assert "notes" in [row[0] for row in con.execute("DESCRIBE marts.model_runs").fetchall()]
-    finally:
-        con.close()
     assert (work / "exports" / "LATEST").exists()
 
 

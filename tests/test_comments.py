@@ -117,15 +117,12 @@ def test_the_published_night_carries_the_descriptions(tmp_path: Path) -> None:
         publish_snapshot(con, tmp_path, run_id="night-1")
     finally:
         con.close()
-    reader = duckdb.connect(str(published_path(tmp_path)), read_only=True)
-    try:
+    with duckdb.connect(str(published_path(tmp_path)), read_only=True) as reader:
         assert undescribed(reader, SCHEMAS) == []
         views = {r[0] for r in reader.execute("SELECT view_name FROM duckdb_views() WHERE schema_name = 'marts' "
                                               "AND NOT internal").fetchall()}
         assert views == set(NIGHT_VIEWS)  # made anew in the file: a copy takes tables only
         assert reader.execute("SELECT count(*) FROM marts.model_quality").fetchall() == [(1,)]
-    finally:
-        reader.close()
 
 
 def test_docs_warehouse_md_is_what_the_generator_prints() -> None:

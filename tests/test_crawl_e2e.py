@@ -48,11 +48,8 @@ def crawled(served, tmp_path_factory):
 
 
 def query(warehouse: Path, sql: str) -> pl.DataFrame:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         return con.sql(sql).pl()
-    finally:
-        con.close()
 
 
 def sort(frame: pl.DataFrame, *keys: str) -> pl.DataFrame:
@@ -145,8 +142,7 @@ def test_no_trace_of_private_members(crawled, truth) -> None:
     warehouse, _ = crawled
     private = set(truth["private_users"]["user_id"])
     assert private
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         columns = con.execute(
             "SELECT table_schema, table_name, column_name FROM information_schema.columns "
             "WHERE data_type = 'VARCHAR' AND (column_name LIKE '%user_id%' OR column_name IN ('key', 'url'))"
@@ -155,8 +151,6 @@ def test_no_trace_of_private_members(crawled, truth) -> None:
             values = {r[0] for r in con.execute(f'SELECT DISTINCT "{column}" FROM {schema}.{table}').fetchall()}
             leaked = {v for v in values if v and (v in private or any(f"/friends/{p}/" in v for p in private))}
             assert not leaked, f"{schema}.{table}.{column}"
-    finally:
-        con.close()
 
 
 def test_empty_collections_leave_a_member_without_entries(crawled, truth) -> None:

@@ -53,11 +53,8 @@ def assert_one_error_line(run: subprocess.CompletedProcess, *fragments: str, pro
 
 
 def runs(warehouse: Path) -> list[tuple[str, str]]:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         return con.execute("SELECT run_id, status FROM raw.crawl_runs ORDER BY started_at").fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")

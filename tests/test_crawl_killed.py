@@ -79,8 +79,7 @@ def test_a_crawl_killed_mid_way_leaves_no_private_member(tmp_path: Path) -> None
     private_names = set(private.values()) - {m.name for m in site.members if not m.private}
     assert set(private) - answered, "precondition: some private member's login page never came"
 
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         members = dict(con.execute("SELECT user_id, name FROM raw.members").fetchall())
         assert members, "the killed crawl wrote the members whose collection it saw"
         assert not set(members) & set(private)
@@ -96,5 +95,3 @@ def test_a_crawl_killed_mid_way_leaves_no_private_member(tmp_path: Path) -> None
         RawWriter(con, run_id="next-night").start_run(base_url=base_url)  # the next crawl
         runs = con.execute("SELECT run_id, status FROM raw.crawl_runs ORDER BY run_id").fetchall()
         assert runs == [("killed-run", "interrupted"), ("next-night", "running")]
-    finally:
-        con.close()

@@ -40,11 +40,8 @@ def refusing_port() -> socket.socket:
 
 def make_bundle(tmp_path: Path, run_id: str) -> Path:
     make_warehouse(tmp_path / f"{run_id}.duckdb", run_id)
-    con = connect(tmp_path / f"{run_id}.duckdb")
-    try:
+    with connect(tmp_path / f"{run_id}.duckdb") as con:
         return export_bundle(con, tmp_path / "data" / "exports").path
-    finally:
-        con.close()
 
 
 def test_a_post_gives_up_at_its_deadline() -> None:

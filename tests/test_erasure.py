@@ -30,8 +30,7 @@ def _rows_of(path: Path, user: str) -> dict[str, int]:
     """Rows naming `user` in each member column of a DuckDB file (only the non-zero ones)."""
     import duckdb
 
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         found = {}
         for s, t, c in con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
                                    "WHERE column_name IN ('user_id', 'author_user_id')").fetchall():
@@ -39,8 +38,6 @@ def _rows_of(path: Path, user: str) -> dict[str, int]:
             if n:
                 found[f"{s}.{t}"] = n
         return found
-    finally:
-        con.close()
 
 
 @pytest.fixture()
@@ -57,12 +54,9 @@ def night(tmp_path: Path) -> Path:
         "similar_games": pl.DataFrame({"game_id": ["khora"], "rank": [1], "similar_game_id": ["propolis"],
                                        "score": [0.5], "run_id": ["run-1"]}),
     })
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         export_bundle(con, tmp_path / "exports")
         release_night(con, tmp_path, run_id="night-1", bundle_run_id="run-1")
-    finally:
-        con.close()
     assert _rows_of(published_path(tmp_path), MEMBER)
     return tmp_path
 
@@ -73,8 +67,7 @@ def _bundle_holds(data: Path, user: str) -> bool:
 
 
 def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_its_batch(night: Path) -> None:
-    con = connect(night / "warehouse.duckdb")
-    try:
+    with connect(night / "warehouse.duckdb") as con:
         writer = RawWriter(con, run_id="r2", batch_size=10_000, eraser=Eraser(night))
         writer.add("listing_crawl", {"listing": "collection", "key": MEMBER, "status": "private",
                                      "n_entries": 0, "n_pages": 1})
@@ -89,8 +82,6 @@ def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_
         assert pending(night) == {"999"} and writer._buffered == 1
         writer.flush()
         assert pending(night) == set()
-    finally:
-        con.close()
 
 
 def test_a_reader_cuts_members_a_killed_crawl_journalled_but_could_not_cut(night: Path) -> None:
@@ -106,12 +97,9 @@ def test_a_reader_cuts_members_a_killed_crawl_journalled_but_could_not_cut(night
 def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every_bundle(night: Path) -> None:
     note(night, [MEMBER])
     assert settle_pending(night, night / "warehouse.duckdb") == {MEMBER}
-    con = connect(night / "warehouse.duckdb")
-    try:
+    with connect(night / "warehouse.duckdb") as con:
         for table in ("raw.members", "raw.collection_entries"):
             assert con.execute(f"SELECT count(*) FROM {table} WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
-    finally:
-        con.close()
     assert _rows_of(published_path(night), MEMBER) == {}
     assert not _bundle_holds(night, MEMBER)
     assert not journal_path(night).exists() and settle_pending(night, night / "warehouse.duckdb") == set()

@@ -90,13 +90,10 @@ def test_tampered_bundle_fails_verification(tmp_path: Path) -> None:
 def test_a_shelf_of_another_run_is_not_exported(tmp_path: Path) -> None:
     """marts.watch_next left by an older run (a night that stopped half-way) never joins a bundle."""
     make_warehouse(tmp_path / "wh.duckdb", "run-2")
-    con = connect(tmp_path / "wh.duckdb")
-    try:
+    with connect(tmp_path / "wh.duckdb") as con:
         con.execute("UPDATE marts.watch_next SET run_id = 'run-1'")
         with pytest.raises(ExportError, match="marts.watch_next holds run run-1, not run-2"):
             export_bundle(con, tmp_path / "exports")
-    finally:
-        con.close()
     assert not (tmp_path / "exports" / "run-2").exists()
 
 

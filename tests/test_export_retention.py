@@ -38,8 +38,7 @@ def write_marts(wh: Path, run_id: str, users: list[str]) -> None:
 
 def crawl(wh: Path, run_id: str, outcomes: dict[str, str]) -> None:
     """What a crawl leaves in raw: each member's collection outcome (a public one has one entry)."""
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         w = RawWriter(con, run_id=run_id)
         for user, status in outcomes.items():
             w.add("member", {"user_id": user, "name": f"name-{user}"})
@@ -49,20 +48,15 @@ def crawl(wh: Path, run_id: str, outcomes: dict[str, str]) -> None:
             w.add("listing_crawl", {"listing": "collection", "key": user, "status": status,
                                     "n_entries": int(status == "public"), "n_pages": 1})
         w.flush()
-    finally:
-        con.close()
 
 
 def export(wh: Path, exports: Path, run_id: str, users: list[str], **kwargs) -> Path:
     """A night's end: its bundle, then its release (published night and LATEST, then the prune)."""
     write_marts(wh, run_id, users)
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         bundle = export_bundle(con, exports, **kwargs)
         release_night(con, exports.parent, run_id=f"night-{run_id}", bundle_run_id=bundle.run_id, **kwargs)
         return bundle.path
-    finally:
-        con.close()
 
 
 def bundles(exports: Path) -> list[str]:
@@ -77,12 +71,9 @@ def user_ids(bundle: Path, name: str = "recommendations.jsonl") -> list[str]:
 def wh(tmp_path: Path) -> Path:
     path = tmp_path / "warehouse.duckdb"
     crawl(path, "c1", {"1": "public", "2": "public", "3": "public"})
-    con = connect(path)
-    try:
+    with connect(path) as con:
         con.execute("CREATE SCHEMA marts")
         con.execute("CREATE TABLE marts.collections AS SELECT user_id, game_id FROM raw.collection_entries")
-    finally:
-        con.close()
     return path
 
 
@@ -101,11 +92,8 @@ def test_the_bundle_latest_names_is_never_deleted(wh: Path, tmp_path: Path) -> N
     for n in range(1, 5):
         export(wh, exports, f"run-{n:02d}", ["1"], keep=10)
     (exports / "LATEST").write_text("run-01\n", encoding="utf-8")  # an operator rolled back
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         report = prune_bundles(con, exports, keep=2)
-    finally:
-        con.close()
     assert report.deleted == ["run-03", "run-02"]
     assert bundles(exports) == ["run-01", "run-04"]
 
@@ -144,11 +132,8 @@ def test_a_member_turned_private_is_cut_from_every_old_bundle(wh: Path, tmp_path
     export(wh, exports, "run-02", ["1", "2", "3"])
 
     crawl(wh, "c2", {"2": "private"})  # raw forgets member 2 at once; the marts still show them
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         report = prune_bundles(con, exports)  # right after the crawl, before anything else
-    finally:
-        con.close()
 
     assert report.scrubbed == ["run-01", "run-02"]
     for bundle in (exports / "run-01", exports / "run-02"):
@@ -177,14 +162,11 @@ def test_a_deleted_member_is_cut_and_unchanged_bundles_are_left_alone(tmp_path: 
     con.close()
     export(wh, exports, "run-01", ["1", "4"])
     before = (exports / "run-01" / "manifest.json").read_bytes()
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         assert prune_bundles(con, exports).scrubbed == []  # nothing to cut: nothing rewritten
         assert (exports / "run-01" / "manifest.json").read_bytes() == before
         con.execute("DELETE FROM marts.collections WHERE user_id = '4'")  # the member left the site
         assert prune_bundles(con, exports).scrubbed == ["run-01"]
-    finally:
-        con.close()
     assert user_ids(exports / "run-01") == ["1"]
     assert verify_bundle(exports / "run-01")["counts"]["users"] == 1
 
@@ -223,12 +205,9 @@ def test_an_unreadable_old_bundle_is_deleted_an_unreadable_latest_is_an_error(wh
     export(wh, exports, "run-01", ["1"])
     export(wh, exports, "run-02", ["1"])
     (exports / "run-01" / "recommendations.jsonl").write_text("{not json\n", encoding="utf-8")
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         prune_bundles(con, exports)
         assert bundles(exports) == ["run-02"]  # it may hold anyone: it cannot stay
         (exports / "run-02" / "recommendations.jsonl").write_text("{not json\n", encoding="utf-8")
         with pytest.raises(ExportError, match="run-02 is unreadable"):
             prune_bundles(con, exports)
-    finally:
-        con.close()

@@ -81,11 +81,8 @@ def test_every_exported_file_has_a_strict_draft_2020_12_schema() -> None:
 @pytest.fixture()
 def bundle(tmp_path: Path) -> Path:
     make_warehouse(tmp_path / "wh.duckdb", "run-1")
-    con = connect(tmp_path / "wh.duckdb")
-    try:
+    with connect(tmp_path / "wh.duckdb") as con:
         return export_bundle(con, tmp_path / "exports").path
-    finally:
-        con.close()
 
 
 def test_every_line_of_an_export_validates_here_and_under_the_reference_validator(bundle: Path) -> None:
@@ -170,12 +167,9 @@ def test_an_invalid_export_fails_leaves_nothing_and_latest_stays(tmp_path: Path)
     """A NaN score (Polars writes it as null) fails the export before its bundle is renamed into place."""
     wh, exports = tmp_path / "wh.duckdb", tmp_path / "exports"
     make_warehouse(wh, "run-1")
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         good = export_bundle(con, exports)
         release_night(con, tmp_path, run_id="night-1", bundle_run_id=good.run_id)
-    finally:
-        con.close()
     before = {str(p.relative_to(exports)): p.read_bytes() for p in exports.rglob("*") if p.is_file()}
     recs = pl.DataFrame({"user_id": ["1", "2"], "rank": [1, 1], "game_id": ["a", "c"], "score": [0.9, float("nan")],
                          "model": ["ease"] * 2, "run_id": ["run-2"] * 2, "reason": ["人気のゲーム"] * 2})
@@ -184,12 +178,9 @@ def test_an_invalid_export_fails_leaves_nothing_and_latest_stays(tmp_path: Path)
                           "run_id": ["run-2"]})
     create_marts(wh, {"recommendations": recs, "similar_games": similar, "next_to_play": shelf,
                       "watch_next": shelf})
-    con = connect(wh)
-    try:
+    with connect(wh) as con:
         with pytest.raises(BundleInvalid) as err:
             export_bundle(con, exports)
-    finally:
-        con.close()
     assert str(err.value) == ("recommendations.jsonl line 2 does not match schemas/recommendations.schema.json: "
                               'at /items/0/score: null is not of type "number"')
     assert {str(p.relative_to(exports)): p.read_bytes() for p in exports.rglob("*") if p.is_file()} == before

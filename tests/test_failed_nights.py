@@ -95,11 +95,8 @@ def published_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = root / "data"
     data.mkdir()
     make_warehouse(root / "bundle_source.duckdb", "night-0")
-    con = connect(root / "bundle_source.duckdb")
-    try:
+    with connect(root / "bundle_source.duckdb") as con:
         bundle = export_bundle(con, data / "exports")
-    finally:
-        con.close()
     con = connect(build_small_warehouse(root / "night-0.duckdb"))
     try:  # the night's end: published.duckdb, then LATEST
         release_night(con, data, run_id="night-0", bundle_run_id=bundle.run_id)
@@ -187,12 +184,9 @@ def test_a_bundle_whose_lines_do_not_match_their_schema_fails_the_night_and_publ
     fail like a failed check: exit 1, one `night_failed` alert naming the file and line,
     and the published night, LATEST and every bundle as they were (no half bundle).
     """
-    con = connect(published / "warehouse.duckdb")
-    try:
+    with connect(published / "warehouse.duckdb") as con:
         ensure_table(con, "recommendations")
         con.execute("ALTER TABLE marts.recommendations ALTER COLUMN score TYPE VARCHAR")
-    finally:
-        con.close()
     before = fingerprint(published)
     code, lines = NightlyProcess(published, site_url, "--alert-url", alerts.url).finish(timeout=400)
     last = one_error_line(lines)
@@ -209,11 +203,8 @@ def test_a_bundle_whose_lines_do_not_match_their_schema_fails_the_night_and_publ
     after = fingerprint(published)
     assert {k: v for k, v in after.items() if k != "published.duckdb"} == {
         k: v for k, v in before.items() if k != "published.duckdb"}
-    con = duckdb.connect(str(published / "published.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(published / "published.duckdb"), read_only=True) as con:
         assert (publication(con) or {}).get("run_id") == "night-0"
-    finally:
-        con.close()
 
 
 @pytest.mark.parametrize(("flag", "says"), [

@@ -41,11 +41,8 @@ def cli(demo: dict, capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str
 
 
 def published(demo: dict, query: str, params: list | None = None) -> pl.DataFrame:
-    con = connect(demo["paths"].data_dir / "published.duckdb", read_only=True)
-    try:
+    with connect(demo["paths"].data_dir / "published.duckdb", read_only=True) as con:
         return con.sql(query, params=params or []).pl()
-    finally:
-        con.close()
 
 
 def a_member(demo: dict) -> str:
@@ -127,11 +124,8 @@ def test_ids_are_trimmed(demo: dict, capsys: pytest.CaptureFixture) -> None:
 
 def test_summary_says_the_members_count_and_how_many_are_shown(demo: dict, capsys: pytest.CaptureFixture) -> None:
     paths = demo["paths"]
-    con = connect(paths.data_dir / "published.duckdb", read_only=True)
-    try:
+    with connect(paths.data_dir / "published.duckdb", read_only=True) as con:
         user = example_member(con)
-    finally:
-        con.close()
     assert user is not None
     n_games = demo["collections"].filter(pl.col("user_id") == user).height
     assert n_games > 8

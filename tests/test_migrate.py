@@ -21,26 +21,20 @@ WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
 
 
 def _columns(path: Path, table: str) -> list[str]:
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:
         return [r[0] for r in con.execute(
             "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'raw' AND table_name = ? "
             "ORDER BY column_index", [table]).fetchall()]
-    finally:
-        con.close()
 
 
 def _older(tmp_path: Path) -> Path:
     """The small warehouse as a version before migrations and before raw.pages had ETags."""
     path = build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
-    con = connect(path)
-    try:
+    with connect(path) as con:
         con.execute("INSERT INTO raw.pages VALUES ('game', 'khora', '/games/khora', 200, '\"e1\"', NULL, NULL, "
                     "'r1', now())")
         con.execute("ALTER TABLE raw.pages DROP COLUMN etag")
         con.execute("DROP TABLE raw.schema_migrations")
-    finally:
-        con.close()
     return path
 
 
@@ -53,13 +47,10 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
     assert "etag" in _columns(warehouse, "pages")
     [backup] = list_backups(backups)
     assert backup.run_id == "pre-migration-night-7" and verify_backup(backup.path)
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
         assert con.execute("SELECT key, etag FROM raw.pages").fetchall() == [("khora", None)]
         assert pending(con) == []
-    finally:
-        con.close()
     assert migrate(warehouse, backups, run_id="night-8") == []  # up to date: no second backup
     assert len(list_backups(backups)) == 1
 
@@ -85,32 +76,23 @@ def test_a_fresh_warehouse_only_records_the_migrations(tmp_path: Path) -> None:
     warehouse = tmp_path / "warehouse.duckdb"
     assert migrate(warehouse, tmp_path / "backups", run_id=None) == []
     assert not (tmp_path / "backups").exists()
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT version, name FROM raw.schema_migrations ORDER BY version").fetchall() == [
             (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf")]
-    finally:
-        con.close()
 
 
 def test_a_missing_not_null_column_and_a_misnamed_file_are_refused(tmp_path: Path) -> None:
     warehouse = build_small_warehouse(tmp_path / "warehouse.duckdb")
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         con.execute("ALTER TABLE raw.pages DROP COLUMN url")
         with pytest.raises(MigrationFailed, match="NOT NULL column url"):
             pending(con)
-    finally:
-        con.close()
     folder = tmp_path / "migrations"
     folder.mkdir()
     (folder / "2-fix.sql").write_text("SELECT 1;")
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         with pytest.raises(WarehouseError, match="not named NNN_name.sql"):
             pending(con, folder)
-    finally:
-        con.close()
 
 
 def _before_night_ids(tmp_path: Path) -> Path:
@@ -118,8 +100,7 @@ def _before_night_ids(tmp_path: Path) -> Path:
     night_id, export_run_id and selection, no recommendation_runs, served_top10 or views, and
     raw.crawl_runs without night_id; migrations up to 001."""
     path = build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
-    con = connect(path)
-    try:
+    with connect(path) as con:
         ensure_night_marts(con)
         record_pipeline_run(con, run_id="dagster-1", job="nightly", started_at=WHEN, finished_at=WHEN,
                             status="SUCCESS", checks=[])
@@ -140,8 +121,6 @@ def _before_night_ids(tmp_path: Path) -> Path:
             con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         con.execute("DELETE FROM raw.schema_migrations")
         con.execute("INSERT INTO raw.schema_migrations VALUES (1, '001_baseline', now())")
-    finally:
-        con.close()
     return path
 
 
@@ -151,8 +130,7 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
     warehouse = _before_night_ids(tmp_path)
     assert migrate(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
         "002_night_ids", "003_watch_list_shelf", "add raw.crawl_runs.night_id"]
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         assert con.execute("SELECT run_id, night_id, export_run_id FROM marts.pipeline_runs").fetchall() == [
             ("dagster-1", "dagster-1", None)]  # an earlier run's id is its night's
         assert con.execute("SELECT run_id, night_id, selection FROM marts.model_runs").fetchall() == [
@@ -168,26 +146,18 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
                           ("dagster-2", "STARTED", "r1", "20261102T030000Z-bbbbbb")]
         quality = con.execute("SELECT night_id, model_run_id, selection FROM marts.model_quality").fetchall()
         assert quality == [(None, "20261101T030000Z-aaaaaa", None), ("dagster-2", "20261102T030000Z-bbbbbb", "best")]
-    finally:
-        con.close()
 
 
 def test_a_warehouse_no_night_has_migrated_yet_still_publishes_the_views(tmp_path: Path) -> None:
     """`bodoge build` right after an upgrade publishes a warehouse from before night ids: the
     copy gets the missing columns empty so that marts.nights and marts.model_quality bind."""
     warehouse = _before_night_ids(tmp_path)
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         publish_snapshot(con, tmp_path / "data", run_id="build-1")
         assert "night_id" not in [r[0] for r in con.execute(
             "SELECT column_name FROM duckdb_columns() WHERE table_name = 'model_runs'").fetchall()]  # untouched
-    finally:
-        con.close()
-    reader = connect(published_path(tmp_path / "data"), read_only=True)
-    try:
+    with connect(published_path(tmp_path / "data"), read_only=True) as reader:
         assert reader.execute("SELECT night_id, status FROM marts.nights").fetchall() == [("dagster-1", "SUCCESS")]
         assert reader.execute("SELECT night_id, model_run_id FROM marts.model_quality").fetchall() == [
             (None, "20261101T030000Z-aaaaaa")]
         assert reader.execute("SELECT run_id, night_id FROM marts.publication").fetchall() == [("build-1", None)]
-    finally:
-        reader.close()

@@ -73,12 +73,9 @@ def test_a_run_killed_at_any_stage_never_blocks_the_next(tmp_path, site_url, slo
         statuses = sorted(r.status.value for r in runs)
         assert statuses.count("SUCCESS") == 1 and statuses.count("FAILURE") == 4, statuses
         assert not instance.event_log_storage.get_concurrency_run_ids()
-    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as con:
         outcomes = dict(con.execute("SELECT status, count(*) FROM marts.pipeline_runs GROUP BY status").fetchall())
         running = con.execute("SELECT count(*) FROM raw.crawl_runs WHERE status = 'running'").fetchone()[0]
-    finally:
-        con.close()
     assert outcomes.get("SUCCESS") == 1 and outcomes.get("INTERRUPTED", 0) >= 1, outcomes
     assert running == 0
     assert (tmp_path / "exports" / "LATEST").exists()

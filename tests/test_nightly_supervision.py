@@ -85,8 +85,7 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
         site, members=tuple(dataclasses.replace(m, private=True) if m.user_id == gone_private else m for m in site.members)
     )
     with SampleSiteServer(tonight) as server:
-        con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-        try:
+        with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as con:
             # Three earlier incremental nights of the same site that accounted for ten times as many pages.
             stats = json.dumps({"bodoge/mode": "incremental", "bodoge/skipped/collections": 10 * 100_000,
                                 "bodoge/written": {"collection_entry": 10 * 100_000}})
@@ -98,8 +97,6 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
                      f"2026-11-0{day} 04:00:00+00", stats],
                 )
             recs_before = con.execute("SELECT max(generated_at) FROM marts.recommendations").fetchone()[0]
-        finally:
-            con.close()
         code, lines = NightlyProcess(tmp_path, server.base_url).finish(timeout=400)
     assert code != 0
     last = one_error_line(lines)
@@ -107,11 +104,8 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
     log_path = Path(last.rsplit("(log: ", 1)[1].rstrip(")"))
     assert log_path.exists() and log_path.parent == tmp_path / "logs"
     assert (tmp_path / "exports" / "LATEST").read_text().strip() == latest
-    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as con:
         assert con.execute("SELECT max(generated_at) FROM marts.recommendations").fetchone()[0] == recs_before
-    finally:
-        con.close()
     verify_bundle(bundle)
     users = {json.loads(ln)["user_id"] for ln in (bundle / "recommendations.jsonl").read_text().splitlines()}
     assert gone_private not in users and len(users) > 10

@@ -45,11 +45,8 @@ def two_runs(tmp_path_factory):
         with SampleSiteServer(site) as server:
             for push in (None, receiver.url):  # the second run also delivers its bundle
                 summaries.append(run_nightly(paths, base_url=server.base_url, push_url=push))
-                con = connect(paths.warehouse, read_only=True)
-                try:
+                with connect(paths.warehouse, read_only=True) as con:
                     snapshots.append({t: con.sql(f"SELECT * FROM marts.{t}").pl() for t in MARTS})
-                finally:
-                    con.close()
                 published.append(_published_nights(paths.data_dir / "published.duckdb"))
     finally:
         receiver.close()
@@ -64,8 +61,7 @@ def two_runs(tmp_path_factory):
 def _published_nights(path: Path) -> dict:
     """What the published night says of the nights: its marts (tables and views), its publication,
     marts.nights and marts.model_quality."""
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:
         return {
             "marts": {r[0] for r in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'marts' UNION ALL "
@@ -74,8 +70,6 @@ def _published_nights(path: Path) -> dict:
             "nights": con.sql("SELECT * FROM marts.nights").pl(),
             "quality": con.sql("SELECT * FROM marts.model_quality").pl(),
         }
-    finally:
-        con.close()
 
 
 def stable(frame: pl.DataFrame) -> pl.DataFrame:
@@ -104,13 +98,10 @@ def test_two_runs_leave_identical_marts(two_runs) -> None:
 
 def test_no_recommendation_is_in_the_members_collection(two_runs) -> None:
     paths, *_ = two_runs
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         recs = con.sql("SELECT * FROM marts.recommendations").pl()
         owned = con.sql("SELECT user_id, game_id FROM marts.collections").pl()  # 興味あり and favourites too
         members = con.sql("SELECT count(*) AS n FROM marts.members WHERE n_games > 0").pl()["n"][0]
-    finally:
-        con.close()
     assert recs.height > 0 and recs["user_id"].n_unique() == members
     assert recs.join(owned, on=["user_id", "game_id"], how="semi").height == 0
     assert {"user_id", "rank", "game_id", "score", "model", "run_id", "reason", "generated_at"} <= set(recs.columns)
@@ -146,25 +137,19 @@ def test_each_published_night_is_backed_up_and_verified(two_runs) -> None:
     assert len(backups) == 1, backups  # two nights on one day: retention keeps that day's newest
     backup = verify_backup(backups[0].path)
     assert backup.run_id == summaries[1].run_id
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         rows = con.execute("SELECT count(*) FROM marts.recommendations").fetchall()[0][0]
-    finally:
-        con.close()
     assert backup.tables["marts.recommendations"] == rows > 0
 
 
 def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
     paths, summaries, *_ = two_runs
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         runs = con.sql("SELECT run_id, split, count(*) AS n, sum(champion::INT) AS champions, "
                        "count(long_tail_share) AS n_tail, count(intra_list_diversity) AS n_ild, "
                        "count(mean_popularity_rank) AS n_pop, count(rank_stability) AS n_stable "
                        "FROM marts.model_runs GROUP BY ALL ORDER BY run_id, split").pl()
         pipeline = con.sql("SELECT run_id, status, n_checks FROM marts.pipeline_runs").pl()
-    finally:
-        con.close()
     # Every candidate on both splits (random, time) of both nights, one champion per split;
     # beyond-accuracy metrics for all, rank stability from the second night on.
     assert runs.height == 4 and runs["split"].to_list() == ["random", "time"] * 2
@@ -190,8 +175,7 @@ def test_definitions_schedule_and_dg_check(tmp_path: Path) -> None:
 
 def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
     paths, *_ = two_runs
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         user = con.execute("SELECT user_id FROM marts.members WHERE n_games >= 5 ORDER BY user_id LIMIT 1").fetchall()[0][0]
         known = {r[0] for r in con.execute(
             "SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played)", [user]).fetchall()}
@@ -200,8 +184,6 @@ def test_recommend_cli_filters_and_still_returns_n(two_runs) -> None:
             "AND minutes_to <= 30 AND game_id NOT IN "
             "(SELECT game_id FROM marts.collections WHERE user_id = ? AND (have OR played OR favorite))", [user]
         ).fetchall()[0][0]
-    finally:
-        con.close()
     run = subprocess.run(
         [sys.executable, "-m", "bodoge.cli", "recommend", user, "-n", "10", "--players", "４", "--max-minutes", "30",
          "--json", "--data-dir", str(paths.data_dir)],
@@ -229,11 +211,8 @@ def test_the_second_night_is_incremental_and_fetches_almost_nothing(two_runs) ->
     from warehouse.crawl_runs import crawl_figures
 
     paths, *_ = two_runs
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         stats = [json.loads(s) for (s,) in con.execute("SELECT stats FROM raw.crawl_runs ORDER BY started_at").fetchall()]
-    finally:
-        con.close()
     first, second = (crawl_figures(s) for s in stats[-2:])
     assert (first["mode"], second["mode"]) == ("full", "incremental")
     assert second["fetched"] < 0.15 * first["fetched"] and second["skipped"] > 150
@@ -243,11 +222,8 @@ def test_the_second_night_is_incremental_and_fetches_almost_nothing(two_runs) ->
 def test_the_published_night_records_the_checks_it_ran(two_runs) -> None:
     """marts.publication.checks: the one count of checks readers show, all but what runs after publishing."""
     paths, summaries, *_ = two_runs
-    con = connect(paths.data_dir / "published.duckdb", read_only=True)
-    try:
+    with connect(paths.data_dir / "published.duckdb", read_only=True) as con:
         run_id, checks = con.execute("SELECT run_id, checks FROM marts.publication").fetchall()[0]
-    finally:
-        con.close()
     assert run_id == summaries[-1].run_id
     recorded = {c["name"]: c["passed"] for c in json.loads(checks)}
     ran = {c["name"]: c["passed"] for c in summaries[-1].checks}
@@ -264,8 +240,7 @@ def test_two_nights_are_joined_by_one_id_and_model_quality_shows_both(two_runs, 
 
     paths, summaries, _, _, published = two_runs
     night_ids = [s.run_id for s in summaries]
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         nights = con.sql("SELECT * FROM marts.nights").pl()
         carried = {table: {r[0] for r in con.execute(f"SELECT DISTINCT night_id FROM {table}").fetchall()}
                    for table in ("raw.crawl_runs", "marts.model_runs", "marts.recommendations", "marts.similar_games",
@@ -273,8 +248,6 @@ def test_two_nights_are_joined_by_one_id_and_model_quality_shows_both(two_runs, 
         bundle_of = {r[0]: r[1] for r in con.execute(
             "SELECT night_id, any_value(run_id) FROM marts.recommendations GROUP BY night_id").fetchall()}
         quality = con.sql("SELECT * FROM marts.model_quality").pl()
-    finally:
-        con.close()
     assert nights["night_id"].to_list() == night_ids and nights["status"].to_list() == ["SUCCESS"] * 2
     assert nights["crawl_run_id"].null_count() == 0 and nights["crawl_status"].to_list() == ["finished"] * 2
     assert (nights["export_run_id"] == nights["model_run_id"]).all()

@@ -98,21 +98,17 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_site_has_the_cases_that_used_to_disagree(warehouse: Path) -> None:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         implausible, single, unknown_time = con.execute(
             "SELECT count(*) FILTER (WHERE players_implausible), count(*) FILTER (WHERE min_players = max_players), "
             "count(*) FILTER (WHERE minutes_to IS NULL AND min_minutes IS NOT NULL) FROM marts.games"
         ).fetchone()
-    finally:
-        con.close()
     assert implausible >= 2 and single >= 1 and unknown_time >= 1
 
 
 @pytest.mark.parametrize("players", PLAYERS)
 def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int | None) -> None:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
         stored = con.sql("SELECT * FROM marts.recommendations").pl()
         n = games.height
@@ -126,8 +122,6 @@ def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int |
             assert sql == model == recommendable, (players, minutes, sorted(sql ^ model), sorted(sql ^ recommendable))
             if minutes is None:
                 assert in_collection == expected
-    finally:
-        con.close()
 
 
 def test_what_the_rule_says_about_the_edges(warehouse: Path) -> None:
@@ -168,13 +162,10 @@ def champion(warehouse: Path) -> Path:
 @pytest.mark.parametrize(("players", "minutes"), [(2, None), (8, None), (4, 30), (None, 45)])
 def test_the_champion_re_ranking_keeps_the_same_games(warehouse: Path, champion: Path, players, minutes) -> None:
     """`bodoge recommend`'s model path: a thin stored list, the whole catalogue re-ranked, then filtered."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
         stored = con.sql("SELECT * FROM marts.recommendations WHERE rank <= 5").pl()
         mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[DISCOVERER]).pl()
-    finally:
-        con.close()
     shown = recommend_filtered(stored, games, user_id=DISCOVERER, n=games.height, players=players,
                                max_minutes=minutes, model_dir=champion, collection=mine)
     assert set(shown["game_id"]) == _expected(games, players, minutes) - {OWN}
@@ -233,15 +224,12 @@ def test_the_macros_and_the_python_twin_agree_on_every_case(tmp_path: Path) -> N
 def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
     import duckdb
 
-    con = duckdb.connect(str(warehouse.parent / "published.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(warehouse.parent / "published.duckdb"), read_only=True) as con:
         rows = con.execute("SELECT function_name, comment FROM duckdb_functions() "
                            "WHERE schema_name = 'marts' AND function_type = 'macro' ORDER BY 1").fetchall()
         playable = con.execute("SELECT count(*) FROM marts.games g "
                                "WHERE marts.playable_with(g.players_from, g.players_to, 2)").fetchall()[0][0]
         by_hand = con.execute("SELECT count(*) FROM marts.games g "
                               "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
-    finally:
-        con.close()
     assert [name for name, _ in rows] == ["fits_in", "playable_with"] and all(comment for _, comment in rows)
     assert playable == by_hand > 0

@@ -35,14 +35,11 @@ PAGES_AFTER = 3  # pages the crawl fetched after the login page before the kill
 
 def _members_in(path: Path) -> dict[str, set[str]]:
     """Every member id in each member column of a DuckDB file, read directly (not through a reader path)."""
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         columns = con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
                               "WHERE column_name IN ('user_id', 'author_user_id')").fetchall()
         return {f"{s}.{t}.{c}": {r[0] for r in con.execute(f"SELECT DISTINCT {c} FROM {s}.{t}").fetchall()}
                 for s, t, c in columns}
-    finally:
-        con.close()
 
 
 def _bundle_users(exports: Path) -> dict[str, set[str]]:

@@ -23,21 +23,15 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def _tables(path: Path) -> set[str]:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         return {f"{s}.{t}" for s, t in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall()}
-    finally:
-        con.close()
 
 
 def test_publish_copies_the_marts_and_says_which_night(data_dir: Path) -> None:
-    con = connect(data_dir / "warehouse.duckdb")
-    try:
+    with connect(data_dir / "warehouse.duckdb") as con:
         result = publish_snapshot(con, data_dir, run_id="night-1", export_run_id="exp-1")
         oldest, newest = page_ages(con)
         n_collections = con.execute("SELECT count(*) FROM marts.collections").fetchall()[0][0]
-    finally:
-        con.close()
     assert result.path == published_path(data_dir) and result.bytes > 0
     tables = _tables(result.path)
     assert {"marts.games", "marts.collections", "marts.cafe_games", "marts.publication"} <= tables
@@ -76,20 +70,16 @@ def test_a_reader_holding_the_old_night_does_not_block_the_next_publish(data_dir
 def test_no_published_night_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(WarehouseError, match="no night has been published"):
         open_published(tmp_path)
-    con = connect(tmp_path / "empty.duckdb")
-    try:
+    with connect(tmp_path / "empty.duckdb") as con:
         with pytest.raises(WarehouseError, match="no marts"):
             publish_snapshot(con, tmp_path, run_id="x")
-    finally:
-        con.close()
     assert not published_path(tmp_path).exists()
 
 
 def test_a_member_turning_private_leaves_the_published_night_at_once(data_dir: Path) -> None:
     from warehouse.publish import scrub_published
 
-    con = connect(data_dir / "warehouse.duckdb")
-    try:
+    with connect(data_dir / "warehouse.duckdb") as con:
         publish_snapshot(con, data_dir, run_id="night-1")
         users = [r[0] for r in con.execute("SELECT DISTINCT user_id FROM marts.collections").fetchall()]
         assert scrub_published(con, data_dir) == []  # everyone still public: the file is untouched
@@ -98,8 +88,6 @@ def test_a_member_turning_private_leaves_the_published_night_at_once(data_dir: P
         con.execute("DELETE FROM raw.collection_entries WHERE user_id = ?", [gone])
         con.execute("DELETE FROM raw.listing_crawls WHERE key = ?", [gone])
         assert scrub_published(con, data_dir) == [gone]
-    finally:
-        con.close()
     reader = open_published(data_dir)
     try:
         for table in ("marts.collections", "marts.members"):
@@ -124,10 +112,7 @@ def test_a_killed_publish_leaves_nothing_the_next_one_does_not_sweep(data_dir: P
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     litter = data_dir / f".published.duckdb.{dead.stdout.strip()}.tmp"
     litter.write_bytes(b"half a snapshot")
-    con = connect(data_dir / "warehouse.duckdb")
-    try:
+    with connect(data_dir / "warehouse.duckdb") as con:
         publish_snapshot(con, data_dir, run_id="night-1")
-    finally:
-        con.close()
     assert not litter.exists()
     assert [p.name for p in data_dir.glob(".published*")] == []

@@ -151,12 +151,9 @@ def test_writer_dying_before_the_outcome_leaves_no_private_member(tmp_path: Path
     w.add("post", {"post_id": "p", "game_id": "a", "post_kind": "rule", "author_user_id": "9", "title": "t"})
     con.close()  # killed: no flush, no finish
 
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:
         assert rows(con, "SELECT user_id, run_id FROM raw.members ORDER BY 1") == [("1", "r2"), ("3", "r1")]
         assert rows(con, "SELECT status FROM raw.crawl_runs") == [("running",)]
-    finally:
-        con.close()
 
 
 def test_a_new_run_closes_runs_left_running_by_a_dead_process(con, caplog) -> None:

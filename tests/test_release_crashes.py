@@ -26,11 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _released(data: Path) -> tuple[str | None, str | None]:
     """(the bundle the published night names, the bundle LATEST names)."""
-    con = duckdb.connect(str(data / "published.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(data / "published.duckdb"), read_only=True) as con:
         named = con.execute("SELECT export_run_id FROM marts.publication").fetchone()[0]
-    finally:
-        con.close()
     latest = data / "exports" / "LATEST"
     return named, latest.read_text(encoding="utf-8").strip() if latest.exists() else None
 
@@ -90,13 +87,10 @@ def test_a_release_killed_at_any_step_is_repaired_by_the_next_start(tmp_path: Pa
     wh = tmp_path / "warehouse.duckdb"
     for run in ("run-1", "run-2"):
         make_warehouse(wh, run)
-        con = connect(wh)
-        try:
+        with connect(wh) as con:
             export_bundle(con, tmp_path / "exports")
             if run == "run-1":
                 release_night(con, tmp_path, run_id="night-1", bundle_run_id="run-1")
-        finally:
-            con.close()
     child = subprocess.Popen(
         [sys.executable, "-c", "import sys; from pathlib import Path; from warehouse.db import connect; "
          "from warehouse.release import release_night; con = connect(sys.argv[1]); "

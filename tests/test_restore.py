@@ -35,12 +35,9 @@ def bodoge(*args: str) -> subprocess.CompletedProcess:
 
 def _history(warehouse: Path) -> set[tuple]:
     """Every counter row and crawl run: the history no crawl can bring back."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         counters = con.execute("SELECT game_id, run_id FROM raw.game_counters").fetchall()
         runs = con.execute("SELECT run_id, status FROM raw.crawl_runs").fetchall()
-    finally:
-        con.close()
     return {("counter", *r) for r in counters} | {("run", *r) for r in runs}
 
 
@@ -50,13 +47,10 @@ def _flip_middle(path: Path) -> None:
     Why that block: a file also has free blocks (left by deleted rows), and damage there
     harms nothing; this is damage to data the warehouse holds.
     """
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:
         size = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0]
         blocks = sorted({r[0] for r in con.execute(
             "SELECT block_id FROM pragma_storage_info('raw.collection_entries') WHERE block_id >= 0").fetchall()})
-    finally:
-        con.close()
     start = 3 * 4096 + blocks[len(blocks) // 2] * size + 64
     with open(path, "r+b") as f:
         f.seek(start)
@@ -128,14 +122,11 @@ def test_a_damaged_backup_is_passed_over_for_an_older_good_one(tmp_path: Path) -
 
     data = tmp_path / "data"
     warehouse = build_small_warehouse(data / "warehouse.duckdb")
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         old = make_backup(con, warehouse, data / "backups", run_id="old",
                           now=datetime(2026, 11, 23, 18, tzinfo=timezone.utc))
         new = make_backup(con, warehouse, data / "backups", run_id="new",
                           now=datetime(2026, 11, 24, 18, tzinfo=timezone.utc))
-    finally:
-        con.close()
     _flip_middle(new.path / DATABASE)
     warehouse.unlink()
     run = bodoge("restore", "--data-dir", str(data))

@@ -57,17 +57,11 @@ def test_an_earlier_night_left_started_takes_the_outcome_dagster_recorded(tmp_pa
     path = tmp_path / "warehouse.duckdb"
     with dg.DagsterInstance.ephemeral() as instance:
         earlier = nightly.execute_in_process(instance=instance).run_id
-        con = connect(path)
-        try:
+        with connect(path) as con:
             for night in (earlier, "tonight"):
                 start_night(con, night_id=night, job="nightly", started_at=datetime.now(timezone.utc))
-        finally:
-            con.close()
         assert settle_unfinished(instance, str(path), current="tonight") == [earlier]
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:
         rows = con.execute("SELECT run_id, status, finished_at IS NOT NULL FROM marts.pipeline_runs "
                            "ORDER BY status").fetchall()
-    finally:
-        con.close()
     assert rows == [("tonight", "STARTED", False), (earlier, "SUCCESS", True)]

@@ -79,9 +79,6 @@ def test_a_killed_serve_leaves_no_process_and_the_next_night_recovers_its_night(
     with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
         assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.FAILURE
         assert not instance.event_log_storage.get_concurrency_run_ids()
-    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         crawls = dict(con.execute("SELECT status, count(*) FROM raw.crawl_runs GROUP BY status").fetchall())
-    finally:
-        con.close()
     assert crawls.get("running") is None and crawls.get("finished") == 1, crawls

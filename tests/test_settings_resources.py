@@ -38,12 +38,9 @@ def test_the_run_sensor_writes_to_the_warehouse_its_resource_names(tmp_path: Pat
         )
         nightly_succeeded(context)
     assert not (tmp_path / "not-this-one.duckdb").exists()
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT run_id, status FROM marts.pipeline_runs").fetchall() == [
             (result.run_id, "SUCCESS")]
-    finally:
-        con.close()
 
 
 def test_site_settings_parse_what_they_were_given(tmp_path: Path, monkeypatch) -> None:

@@ -59,12 +59,9 @@ def test_a_signal_an_earlier_night_contradicted_gets_its_fallback(tmp_path: Path
     warehouse = tmp_path / "warehouse.duckdb"
     with SampleSiteServer(site, transient_faults=False) as srv:
         full = crawl_and_build(srv.base_url, warehouse)
-        con = duckdb.connect(str(warehouse))
-        try:
+        with duckdb.connect(str(warehouse)) as con:
             con.execute("UPDATE raw.crawl_signals SET state = 'contradicted' WHERE run_id = ? AND signal = ?",
                         [full.run_id, signal])
-        finally:
-            con.close()
         night = site_on_night(site, 2)
         srv.site = night
         result = crawl_and_build(srv.base_url, warehouse)

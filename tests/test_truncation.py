@@ -204,11 +204,8 @@ def test_bodoge_parse_on_a_cut_page_fails_with_one_line(small_site: Site, tmp_pa
 
 
 def _rows(warehouse: Path, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         return con.sql(sql, params=params).pl()
-    finally:
-        con.close()
 
 
 def _whole_and_cut(*, n_users: int, cut_pages: Callable[[Site], frozenset[int]]) -> tuple[Site, Site, int]:

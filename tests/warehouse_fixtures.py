@@ -30,11 +30,8 @@ COLLECTION = [
 
 def create_marts(path: Path, tables: dict[str, pl.DataFrame]) -> None:
     """`marts.<name>` made (or replaced) from each frame: for tests that state the marts outright."""
-    con = connect(path)
-    try:
+    with connect(path) as con:
         create_tables(con, {f"marts.{name}": frame for name, frame in tables.items()}, replace=True)
-    finally:
-        con.close()
 
 
 def build_small_warehouse(path: Path) -> Path:

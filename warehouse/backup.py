@@ -154,8 +154,7 @@ def scrub_backups(backups: Path, public: set[str]) -> list[str]:
 
     rewritten = []
     for backup in list_backups(backups):
-        con = duckdb.connect(str(backup.database))
-        try:
+        with duckdb.connect(str(backup.database)) as con:
             try:
                 if not erase_members_not_in(con, public):
                     continue
@@ -164,8 +163,6 @@ def scrub_backups(backups: Path, public: set[str]) -> list[str]:
                 continue
             con.execute("CHECKPOINT")
             counts = table_counts(con)
-        finally:
-            con.close()
         sha, size = file_sha256(backup.database)
         manifest = json.loads((backup.path / MANIFEST).read_text(encoding="utf-8"))
         manifest.update({"sha256": sha, "bytes": size, "tables": counts,

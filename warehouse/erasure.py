@@ -118,12 +118,9 @@ def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
     from warehouse.privacy import purge_members
     from warehouse.raw import ensure_raw_schema
 
-    con = duckdb.connect(str(warehouse))
-    try:
+    with duckdb.connect(str(warehouse)) as con:
         ensure_raw_schema(con)
         purge_members(con, users)
-    finally:
-        con.close()
     cut_everywhere(data_dir, users)
     settle(data_dir, users)
     log.warning("privacy: %d member(s) a killed crawl found private were cut everywhere", len(users))
@@ -170,12 +167,9 @@ def _published_members(data_dir: Path) -> set[str]:
     path = published_path(data_dir)
     if not path.is_file():
         return set()
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         users: set[str] = set()
         for schema, table, column in member_columns(con):
             users |= {r[0] for r in con.execute(
                 f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
         return users
-    finally:
-        con.close()

@@ -20,8 +20,7 @@ RULE_COLUMNS = ("players_from", "players_to", "minutes_to", "players_implausible
 def with_filter_columns(games: pl.DataFrame) -> pl.DataFrame:
     """`games` with marts.games' filter columns (replacing any it had), rows in their order."""
     fields = [name for name in RAW_TABLES["game"].schema if name in games.columns]
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         writer = RawWriter(con, run_id="rule")
         for row in games.select(fields).unique("game_id", keep="first").iter_rows(named=True):
             writer.add("game", row)
@@ -29,7 +28,5 @@ def with_filter_columns(games: pl.DataFrame) -> pl.DataFrame:
         build_staging(con, ["stg_games", "stg_game_summaries"])
         build_mart(con, "games")
         rule = con.sql(f"SELECT game_id, {', '.join(RULE_COLUMNS)} FROM marts.games").pl()
-    finally:
-        con.close()
     kept = games.drop([name for name in RULE_COLUMNS if name in games.columns])
     return kept.join(rule, on="game_id", how="left", maintain_order="left")

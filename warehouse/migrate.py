@@ -84,14 +84,11 @@ def pending(con: duckdb.DuckDBPyConnection, folder: Path = MIGRATIONS_DIR) -> li
 
 def _missing_columns(con: duckdb.DuckDBPyConnection, tables: set[str]) -> list[Step]:
     """`ADD COLUMN` steps for declared columns an existing raw table lacks."""
-    declared = duckdb.connect()
-    try:
+    with duckdb.connect() as declared:
         ensure_raw_schema(declared)
         columns = declared.execute(
             "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
             "WHERE table_schema = 'raw' ORDER BY table_name, ordinal_position").fetchall()
-    finally:
-        declared.close()
     present = {(t, c) for t, c in con.execute(
         "SELECT table_name, column_name FROM duckdb_columns() "
         "WHERE schema_name = 'raw' AND database_name = current_database()").fetchall()}
@@ -119,8 +116,7 @@ def migrate(warehouse: Path, backups: Path, *, run_id: str | None, folder: Path 
     from warehouse.db import connect
     from warehouse.restore import put_back
 
-    con = connect(warehouse)
-    try:
+    with connect(warehouse) as con:
         fresh = not con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'raw' "
                                 "AND database_name = current_database()").fetchall()[0][0]
         steps = pending(con, folder)
@@ -133,8 +129,6 @@ def migrate(warehouse: Path, backups: Path, *, run_id: str | None, folder: Path 
         log.info("warehouse %s: %d migration step(s) pending; backing it up first", warehouse, len(steps))
         backup = make_backup(con, warehouse, backups, run_id=f"pre-migration-{run_id or 'manual'}")
         failed = _apply(con, steps)
-    finally:
-        con.close()
     if failed is not None:
         step, error = failed
         put_back(backup, warehouse)

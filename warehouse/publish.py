@@ -199,11 +199,8 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
     with published_lock(data_dir):
         if not target.is_file():
             return []
-        reader = duckdb.connect(str(target), read_only=True)
-        try:
+        with duckdb.connect(str(target), read_only=True) as reader:
             gone = _members_to_cut(reader, users, keep=keep)
-        finally:
-            reader.close()
         if not gone:
             return []
         tmp = _fresh_tmp(target)
@@ -262,12 +259,9 @@ def publication(con: duckdb.DuckDBPyConnection) -> dict | None:
 
 
 def _count_tables(path: Path) -> int:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         return int(con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()")
                    .fetchall()[0][0])
-    finally:
-        con.close()
 
 
 def _reader_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:

@@ -81,8 +81,7 @@ def _raw_tables() -> dict[str, RawTable]:
     writer builds its frames with are derived here (by creating the tables in an
     in-memory DuckDB and reading its catalogue), so the two can never disagree.
     """
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         ensure_raw_schema(con)
         columns: dict[str, dict[str, pl.DataType]] = defaultdict(dict)
         for table, column, dtype in con.execute(
@@ -93,8 +92,6 @@ def _raw_tables() -> dict[str, RawTable]:
         keys = {t: tuple(cols) for t, cols in con.execute(
             "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
             "WHERE schema_name = 'raw' AND constraint_type = 'PRIMARY KEY'").fetchall()}
-    finally:
-        con.close()
     return {kind: RawTable(f"raw.{table}", keys[table], columns[table], rename)
             for kind, (table, rename) in ITEM_TABLES.items()}
 

@@ -131,11 +131,8 @@ def _published_bundle(data_dir: Path) -> str | None:
     path = published_path(data_dir)
     if not path.is_file():
         return None
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         row = publication(con)
-    finally:
-        con.close()
     return (row or {}).get("export_run_id") or None
 
 

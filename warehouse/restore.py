@@ -102,15 +102,12 @@ def next_night(warehouse: Path) -> str:
     """What the next `bodoge run` does with this warehouse, in words."""
     from warehouse.crawl_runs import has_complete_crawl, page_age_range
 
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
         try:
             finished = has_complete_crawl(con)
         except duckdb.Error:
             finished = False
         _, newest = page_age_range(con)
-    finally:
-        con.close()
     if not finished:
         return "a full crawl (the backup holds no complete crawl of the site)"
     since = f" (its newest page was read {newest:%Y-%m-%d %H:%M})" if newest is not None else ""

@@ -28,12 +28,9 @@ def dashboard_warehouse(tmp_path_factory: pytest.TempPathFactory) -> DashboardWa
 def empty_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A warehouse as the first night leaves it before any crawl: every table, no rows."""
     path = tmp_path_factory.mktemp("dashboard-empty") / "warehouse.duckdb"
-    con = duckdb.connect(str(path))
-    try:
+    with duckdb.connect(str(path)) as con:
         ensure_raw_schema(con)
         build_all(con)
-    finally:
-        con.close()
     return path
 
 
@@ -42,12 +39,9 @@ def marts_only_warehouse(dashboard_warehouse: DashboardWarehouse, tmp_path_facto
     """The test warehouse without the tables later parts of the project write (models, runs)."""
     path = tmp_path_factory.mktemp("dashboard-marts-only") / "warehouse.duckdb"
     path.write_bytes(dashboard_warehouse.path.read_bytes())
-    con = duckdb.connect(str(path))
-    try:
+    with duckdb.connect(str(path)) as con:
         for table in ("marts.model_runs", "marts.recommendations", "marts.similar_games", "marts.pipeline_runs"):
             con.execute(f"DROP TABLE {table}")
-    finally:
-        con.close()
     return path
 
 

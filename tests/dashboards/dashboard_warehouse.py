@@ -48,8 +48,7 @@ def build_test_warehouse(path: Path, *, n_games: int = 2000, n_users: int = 5000
     site = generate_site(n_games=n_games, n_users=n_users, seed=seed)
     truth = truth_frames(site)
     rng = np.random.default_rng(seed)
-    con = duckdb.connect(str(path))
-    try:
+    with duckdb.connect(str(path)) as con:
         _crawl(con, rng, site, truth)
         build_all(con)
         run_checks(con)
@@ -60,8 +59,6 @@ def build_test_warehouse(path: Path, *, n_games: int = 2000, n_users: int = 5000
             for t in ("games", "members", "collections")
         }
         con.execute("CHECKPOINT")
-    finally:
-        con.close()
     return DashboardWarehouse(path, counts["games"], counts["members"], counts["collections"])
 
 

@@ -319,8 +319,7 @@ def test_dashboard_never_blocks_the_nightly_writer(
 def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: DashboardWarehouse) -> None:
     """Quotes and SQL in a picked value are just a value that matches nothing."""
     hostile = "x' OR '1'='1'; DROP TABLE marts.games; --"
-    con = duckdb.connect(str(dashboard_warehouse.path), read_only=True)
-    try:
+    with duckdb.connect(str(dashboard_warehouse.path), read_only=True) as con:
         assert recommendations_page.member_recommendations(con, user_id=hostile).height == 0
         assert recommendations_page.member_collection(con, user_id=hostile).height == 0
         assert cafes_page.cafe_wanted_games(con, space_slug=hostile).height == 0
@@ -330,8 +329,6 @@ def test_values_people_pick_are_bound_not_spliced(dashboard_warehouse: Dashboard
         assert summary["n_games"][0] == 0
         with pytest.raises(ValueError):
             popularity_page.top_games(con, metric="members_have; DROP TABLE marts.games", limit=5)
-    finally:
-        con.close()
 
 
 def _overview_of_a_copy(
@@ -340,12 +337,9 @@ def _overview_of_a_copy(
     """The overview page, drawn on a copy of the fixture's warehouse changed by `edits` (SQL)."""
     copy = tmp_path / "warehouse.duckdb"
     copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    con = duckdb.connect(str(copy))
-    try:
+    with duckdb.connect(str(copy)) as con:
         for statement in edits:
             con.execute(statement)
-    finally:
-        con.close()
     use_warehouse(copy)
     st.cache_data.clear()
     at = open_page(PAGES[0])
@@ -354,29 +348,20 @@ def _overview_of_a_copy(
 
 
 def _scalar(path: Path, sql: str) -> tuple:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         return con.execute(sql).fetchone()
-    finally:
-        con.close()
 
 
 def _member_ids(path: Path) -> list[str]:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         return [r[0] for r in con.execute("SELECT DISTINCT user_id FROM marts.recommendations").fetchall()]
-    finally:
-        con.close()
 
 
 def _member_recommendations(path: Path, user_id: str) -> list[str]:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
+    with duckdb.connect(str(path), read_only=True) as con:
         return [r[0] for r in con.execute(
             "SELECT game_id FROM marts.recommendations WHERE user_id = ? ORDER BY rank", [user_id]
         ).fetchall()]
-    finally:
-        con.close()
 
 
 def _hold_write_lock(path: Path) -> subprocess.Popen:
@@ -400,8 +385,7 @@ def test_overview_says_which_published_night_it_shows(
     from warehouse.publish import publish_snapshot
 
     (tmp_path / "warehouse.duckdb").write_bytes(dashboard_warehouse.path.read_bytes())
-    con = connect(tmp_path / "warehouse.duckdb")
-    try:
+    with connect(tmp_path / "warehouse.duckdb") as con:
         # The night's checks as the published_night asset records them: the data-quality files and the rest.
         checks = [{"name": name, "asset": f"marts/{name.split('_')[0]}", "passed": passed,
                    "severity": severity.upper(), "description": ""}
@@ -412,8 +396,6 @@ def test_overview_says_which_published_night_it_shows(
                    {"name": "crawl_volume_floor", "asset": "raw/crawl_runs", "passed": False, "severity": "ERROR",
                     "description": "the crawl accounted for 12 pages"}]
         published = publish_snapshot(con, tmp_path, run_id="night-42", export_run_id="exp-42", checks=checks)
-    finally:
-        con.close()
     use_warehouse(published.path)
     st.cache_data.clear()
     at = open_page(PAGES[0])
