@@ -21,6 +21,7 @@ import polars as pl
 from samplesite.generator import generate_site
 from samplesite.model import Site
 from samplesite.truth import truth_frames
+from warehouse.db import registered
 from warehouse.raw import RAW_TABLES, ensure_raw_schema
 
 RUN_ID = "scale-benchmark"
@@ -41,11 +42,8 @@ def _typed(kind: str, frame: pl.DataFrame, fetched_at: datetime) -> pl.DataFrame
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> int:
-    con.register("frame", frame.to_arrow())
-    try:
+    with registered(con, "frame", frame.to_arrow()):
         con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT * FROM frame")
-    finally:
-        con.unregister("frame")
     return frame.height
 
 

@@ -98,11 +98,23 @@ def create_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Any], *, rep
         schema = name.rpartition(".")[0]
         if schema:
             con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-        con.register("_frame", frame.to_arrow() if hasattr(frame, "to_arrow") else frame)
-        try:
+        with registered(con, "_frame", frame):
             con.execute(f"{verb} {name} AS SELECT * FROM _frame")
-        finally:
-            con.unregister("_frame")
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, frame: Any) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`frame` (Polars or Arrow) readable as the view `name` inside the block, and gone after it.
+
+    Why: DuckDB scans a registered Arrow table in place, the fast way to load a frame
+    (never row by row); unregistering it afterwards, also on errors, keeps a name from one
+    batch from shadowing the next or holding its memory.
+    """
+    con.register(name, frame.to_arrow() if hasattr(frame, "to_arrow") else frame)
+    try:
+        yield con
+    finally:
+        con.unregister(name)
 
 
 @contextmanager
@@ -134,14 +146,11 @@ def insert_by_name(
     ensure_table(con, name)
     arrow = frame.to_arrow() if hasattr(frame, "to_arrow") else frame
     verb = "INSERT OR REPLACE" if or_replace else "INSERT"
-    con.register("_frame", arrow)
-    try:
+    with registered(con, "_frame", arrow):
         with transaction(con):
             if replace_all:
                 con.execute(f"DELETE FROM marts.{name}")
             con.execute(f"{verb} INTO marts.{name} BY NAME SELECT * FROM _frame")
-    finally:
-        con.unregister("_frame")
     return int(arrow.num_rows)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from warehouse.db import transaction
+from warehouse.db import registered, transaction
 
 #: A copy loses at most this share of its members in one cut (and at least `MIN_GUARD` may go).
 MAX_SHARE, MIN_GUARD = 0.05, 50
@@ -86,8 +86,7 @@ def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
     if not users:
         return
     private = pl.DataFrame({"user_id": sorted(users)}, schema={"user_id": pl.String})
-    con.register("private_users", private.to_arrow())
-    try:
+    with registered(con, "private_users", private.to_arrow()):
         con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
         con.execute("DELETE FROM raw.members WHERE user_id IN (SELECT user_id FROM private_users)")
         con.execute(
@@ -102,5 +101,3 @@ def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
             "UPDATE raw.posts SET author_user_id = NULL "
             "WHERE author_user_id IN (SELECT user_id FROM private_users)"
         )
-    finally:
-        con.unregister("private_users")

@@ -36,7 +36,7 @@ import duckdb
 import polars as pl
 
 from warehouse import crawl_runs
-from warehouse.db import run_sql_file, scalar, sql_files, transaction
+from warehouse.db import registered, run_sql_file, scalar, sql_files, transaction
 from warehouse.privacy import purge_members
 
 log = logging.getLogger("bodoge.warehouse")
@@ -239,15 +239,12 @@ class RawWriter:
         """Forget quarantined URLs that parsed cleanly in this run (the page was fixed)."""
         if not urls:
             return 0
-        self.con.register("ok_urls", pl.DataFrame({"url": sorted(urls)}).to_arrow())
-        try:
+        with registered(self.con, "ok_urls", pl.DataFrame({"url": sorted(urls)}).to_arrow()):
             n = scalar(
                 self.con,
                 "DELETE FROM raw.quarantine WHERE run_id <> ? AND url IN (SELECT url FROM ok_urls)",
                 [self.run_id],
             )
-        finally:
-            self.con.unregister("ok_urls")
         return int(n or 0)
 
     # -- internals --------------------------------------------------------------------
@@ -282,12 +279,9 @@ class RawWriter:
         if not self._author_release:
             return
         released = pl.DataFrame({"post_id": list(self._author_release), "author": list(self._author_release.values())})
-        self.con.register("released_authors", released.to_arrow())
-        try:
+        with registered(self.con, "released_authors", released.to_arrow()):
             self.con.execute("UPDATE raw.posts SET author_user_id = r.author FROM released_authors r "
                              "WHERE raw.posts.post_id = r.post_id")
-        finally:
-            self.con.unregister("released_authors")
         self._author_release.clear()
 
     def _append(self, kind: str, row: dict[str, Any]) -> None:
@@ -316,12 +310,9 @@ class RawWriter:
 
     def _upsert(self, table: str, frame: pl.DataFrame, *, keep_first: bool = False) -> None:
         """Insert or replace by key (`keep_first`: an existing row wins, e.g. a queue time)."""
-        self.con.register("batch", frame.to_arrow())
-        try:
+        with registered(self.con, "batch", frame.to_arrow()):
             verb = "INSERT OR IGNORE" if keep_first else "INSERT OR REPLACE"
             self.con.execute(f"{verb} INTO {table} BY NAME SELECT * FROM batch")
-        finally:
-            self.con.unregister("batch")
 
     def _leave_frontier(self, kind: str, frame: pl.DataFrame) -> None:
         """Pages read to a known outcome leave the frontier; failed ones stay for next night."""
@@ -332,12 +323,9 @@ class RawWriter:
                 .select(pl.lit("collection").alias("kind"), "key")
         if done.height == 0:
             return
-        self.con.register("done_pages", done.to_arrow())
-        try:
+        with registered(self.con, "done_pages", done.to_arrow()):
             self.con.execute("DELETE FROM raw.crawl_frontier f USING done_pages d "
                              "WHERE f.kind = d.kind AND f.key = d.key")
-        finally:
-            self.con.unregister("done_pages")
 
     def _record_counters(self, games: pl.DataFrame) -> None:
         counters = games.select("game_id", "run_id", *_COUNTERS, "fetched_at")
@@ -350,14 +338,11 @@ class RawWriter:
             keys = complete.filter(pl.col("listing") == listing).select(pl.col("key"))
             if keys.height == 0:
                 continue
-            self.con.register("done", keys.to_arrow())
-            try:
+            with registered(self.con, "done", keys.to_arrow()):
                 self.con.execute(
                     f"DELETE FROM {table} WHERE {key_col} IN (SELECT key FROM done) AND run_id <> ?",
                     [self.run_id],
                 )
-            finally:
-                self.con.unregister("done")
 
     def _purge_private(self) -> None:
         purge_members(self.con, self.private_users)
