@@ -5,8 +5,9 @@ subprocess) against the published night the demo leaves, and must answer with ro
 a real demo night and not a warehouse written by hand: the queries must hold on what a
 night really publishes (which tables a first night has, the keys a crawl writes into
 `raw.crawl_runs.stats`, the rows a training writes into `marts.model_runs`). One demo for
-the file: 300 games, 300 members, seed 0, the smallest sample site where some games that
-members watch are offered by no cafe (the cafe question needs one).
+the session (`tests/demo_night.py`, `bodoge demo`'s defaults, shared with the README's
+examples), where some games that members watch are offered by no cafe (the cafe question
+needs one).
 
 The rest pins the shell's promises: one line `bodoge: error: …` and exit 2 for bad SQL, a
 missing file or a write, no traceback ever; the night's file is never changed; the
@@ -28,10 +29,14 @@ from pathlib import Path
 
 import pytest
 
+from bodoge.demo import DEMO_SITE
+from tests.demo_night import shared_demo_night
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 COOKBOOK = REPO / "docs" / "analysts.md"
+GAMES = DEMO_SITE["games"]
 QUESTIONS = ("Most owned games", "Most wanted games", "Share of members with at least one お気に入り",
              "Games for N players in under M minutes", "A member's recommendations", "Model quality, night over night",
              "Crawl health, night over night", "Demand at cafes")
@@ -74,13 +79,9 @@ def sha256(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The data directory `bodoge demo` leaves: one night of the sample site, published."""
-    data_dir = tmp_path_factory.mktemp("analyst-demo")
-    run = subprocess.run(
-        [sys.executable, "-m", "bodoge.cli", "demo", "--games", "300", "--users", "300", "--seed", "0",
-         "--data-dir", str(data_dir)],
-        capture_output=True, text=True, encoding="utf-8", cwd=REPO, timeout=900, env=clean_env())
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    """The data directory `bodoge demo` leaves: one night of the sample site, published (the
+    session's, shared with the README's examples)."""
+    data_dir = shared_demo_night(tmp_path_factory)
     assert (data_dir / "published.duckdb").is_file()
     return data_dir
 
@@ -110,7 +111,7 @@ def test_a_file_or_stdin_runs_statement_after_statement_in_csv(night: Path, tmp_
     for run in (from_file, from_stdin):
         assert run.returncode == 0, run.stderr
         lines = run.stdout.splitlines()
-        assert lines[0] == "games" and int(lines[1]) == 300 and lines[2:] == ["word,nothing", "ボードゲーム,"]
+        assert lines[0] == "games" and int(lines[1]) == GAMES and lines[2:] == ["word,nothing", "ボードゲーム,"]
 
 
 def test_the_table_and_the_dictionary_commands(night: Path) -> None:
@@ -174,7 +175,7 @@ def test_a_backup_or_copy_opens_with_db(night: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes((night / "published.duckdb").read_bytes())
     run = bodoge("sql", "SELECT count(*) AS n FROM marts.games", "--db", str(copy), "--format", "csv")
-    assert run.stdout.splitlines() == ["n", "300"], run.stderr
+    assert run.stdout.splitlines() == ["n", str(GAMES)], run.stderr
 
 
 class Terminal:
@@ -221,7 +222,7 @@ def test_the_interactive_shell_goes_on_after_a_mistake(night: Path, tmp_path: Pa
         term.type("SELECT count(*) AS n_games")
         term.expect("...> ")
         term.type("FROM marts.games;")
-        assert "n_games\n300\n" in term.expect("bodoge> ")
+        assert f"n_games\n{GAMES}\n" in term.expect("bodoge> ")
         term.type("SELEC 1;")
         answer = term.expect("bodoge> ")
         assert "bodoge: error: Parser Error" in answer and "Traceback" not in answer
@@ -232,7 +233,7 @@ def test_the_interactive_shell_goes_on_after_a_mistake(night: Path, tmp_path: Pa
         term.type(".nope")
         assert "bodoge: error: unknown command .nope" in term.expect("bodoge> ")
         term.type("SELECT count(*) AS still FROM marts.games;")
-        assert "still\n300\n" in term.expect("bodoge> ")
+        assert f"still\n{GAMES}\n" in term.expect("bodoge> ")
         term.type(".quit")
     finally:
         code = term.close()

@@ -2,7 +2,8 @@
 (its defaults), prints the lines the README shows (`tests/readme_examples.py` says how
 lines compare, and how to regenerate the examples).
 
-The night is a real `bodoge demo` (crawl over HTTP, build, every model, export): about
+The night is a real `bodoge demo` (crawl over HTTP, build, every model, export), shared with
+the analysts' cookbook (`tests/demo_night.py`): about
 2½ minutes on 2 idle cores, so the file is marked slow. `BODOGE_README_DATA_DIR=DIR` reuses
 a published night of `bodoge demo` with its defaults (its sample-site.json must say so)
 while iterating.
@@ -11,14 +12,14 @@ while iterating.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from bodoge.demo import DEMO_SITE, SITE_FILE
-from tests.readme_examples import README, Example, build_demo_night, examples, mismatch, rendered, run_example
+from tests.demo_night import shared_demo_night
+from tests.readme_examples import README, Example, examples, mismatch, rendered, run_example
 
 EXAMPLES = examples(README.read_text(encoding="utf-8"))
 
@@ -81,10 +82,7 @@ def test_the_readme_states_the_demos_defaults() -> None:
 
 @pytest.fixture(scope="module")
 def demo_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    reuse = os.environ.get("BODOGE_README_DATA_DIR")
-    data_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("readme-demo") / "data"
-    if not reuse:
-        build_demo_night(data_dir)
+    data_dir = shared_demo_night(tmp_path_factory)
     note = json.loads((data_dir / SITE_FILE).read_text(encoding="utf-8"))
     assert {k: note[k] for k in DEMO_SITE} == DEMO_SITE, f"{data_dir} is not the night of `bodoge demo`'s defaults"
     return data_dir
