@@ -1,11 +1,11 @@
-"""Discovery without the watch list, and the watch-list shelf: before and after (issue 23).
+"""Discovery without the watch list, and the watch-list shelf: the rule against the one it replaced.
 
 Run: ``uv run python benchmarks/watch_list.py [--games 1000] [--users 2000] [--seed 0]``.
 
 Generates the sample site (seeded; the defaults are ``bodoge demo``'s), then
 ``models.discovery.watch_eval``: the night's discovery lists (the watch list's share of the
 top-10 slots, catalogue coverage) and, on a time split, discovery NDCG@10 on new games
-(before: 興味あり games allowed back in, as until issue 23; after: never) and the shelf's
+(before: 興味あり games allowed in, the replaced rule; after: never) and the shelf's
 NDCG@10 on the watch list against the same shelf by popularity. The champion defaults to
 the demo night's (``marts.model_runs``: bm25, B 1.0, K 200, K1 0.6, flags-only weighting).
 Prints one JSON object.

@@ -128,9 +128,9 @@ def check_values(frame: pl.DataFrame, *, source: str) -> None:
     """Refuse a file whose ratings or flags are not what the contract says they are.
 
     A ``rating`` is a whole number 1–5 or empty; a flag (``have``, ``played``, ``favorite``,
-    ``watching``) is 0/1, true/false or empty. Why strict: a lenient cast used to turn
-    ``five`` into "unrated" and ``maybe`` into "no", and a model was then scored on data
-    nobody had written. The error names the file, the column, the row (1 = the first
+    ``watching``) is 0/1, true/false or empty. Why strict: a lenient cast would turn
+    ``five`` into "unrated" and ``maybe`` into "no", and score a model on data nobody
+    had written. The error names the file, the column, the row (1 = the first
     row after a CSV header) and the first bad value.
     """
     checks: dict[str, Callable[[str, pl.DataType], pl.Expr]] = {"rating": _bad_rating}

@@ -1,6 +1,6 @@
 """The sample site night after night: a deterministic evolution of a generated site.
 
-Why: the incremental crawl (issue 11) must be judged on a site that changes the way the
+Why: the incremental crawl must be judged on a site that changes the way the
 real one does between two nightly runs, with a ground truth for every night. Night 1 is
 the generated site itself; night K is night K-1 plus one day of activity, drawn from a
 seed derived from (site seed, K), so `site_on_night(site, K)` is a pure function and the

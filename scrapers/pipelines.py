@@ -1,8 +1,8 @@
 """Item pipeline: crawled items into the warehouse's raw tables, in batches.
 
 Why it is strict about failures: Scrapy logs an exception from a pipeline and carries on,
-so a warehouse that cannot be opened or written used to end in "0 pages" and success. Here
-a warehouse that cannot be opened fails the crawl's start (the crawl subprocess turns that
+so left alone a warehouse that cannot be opened or written would end in "0 pages" and
+success. The rule: a warehouse that cannot be opened fails the crawl's start (the crawl subprocess turns that
 into one line and a non-zero exit), and one that fails mid-crawl closes the spider and
 records `bodoge/failure` in the stats, which the subprocess reads the same way.
 """

@@ -86,7 +86,7 @@ def open_crawled(path: Path | str) -> duckdb.DuckDBPyConnection:
     """Open for a build a warehouse that a crawl has written; a one-line WarehouseError otherwise.
 
     Why: opening for writing creates a missing file, so `bodoge build --data-dir <typo>`
-    used to build empty marts in a new warehouse and report every check ok. A build only
+    would build empty marts in a new warehouse and report every check ok. A build only
     makes sense over raw tables a crawl wrote.
     """
     path = Path(path)

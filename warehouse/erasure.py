@@ -1,9 +1,9 @@
 """Members a crawl finds private leave what readers and the site see at once, even if the crawl dies.
 
 Why: the crawl writer purges a private member from raw at its next batch commit, but the
-published night (`published.duckdb`) and the export bundles used to be cut only after the
-crawl had finished; a crawl killed in between left the member's name, collection and
-recommendations readable until a later crawl finished. Now:
+published night (`published.duckdb`) and the export bundles are other files; cut only after
+the crawl finished, a crawl killed in between would leave the member's name, collection
+and recommendations readable until a later crawl finished. The rule:
 
 1. The moment the crawl learns a member is private, their id is appended to the
    journal `DATA_DIR/erasures.pending` and fsynced (`Eraser.learned`), before the writer

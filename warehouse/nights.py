@@ -1,10 +1,8 @@
 """Nights you can compare: one night id across everything a night writes, and what it served.
 
-Why: a night used to leave three unrelated ids (the Dagster run's in marts.pipeline_runs
-and the publication, a timestamp id in model_runs/recommendations/similar_games, the
-crawl's in raw.crawl_runs), and a night's row of pipeline_runs appeared only after the
-night ended, so "how did quality change over the nights?" was guesswork. Now the Dagster
-run's id is the night's id: pipeline_runs keys on it (a row from the night's start,
+Why: "how did quality change over the nights?" needs every row a night writes to name
+the same night, and the night to have a row from its start. The rule: the Dagster run's
+id is the night's id: pipeline_runs keys on it (a row from the night's start,
 `start_night`), and raw.crawl_runs, model_runs, recommendations, similar_games,
 recommendation_runs and the publication carry it as `night_id`. Two views read them
 together: `marts.nights` (one row per night with its crawl, training run and bundle) and

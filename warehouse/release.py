@@ -1,9 +1,9 @@
 """Releasing a night: published.duckdb and exports/LATEST move together, last.
 
 Why: readers of the published night and the site (which follows LATEST) must see the
-same night. LATEST used to move when the export was written, before the published night;
-a full disk or a kill at publish left LATEST on a night that says nothing was published.
-Now the night's end is, in order:
+same night; if LATEST moved when the export was written, before the published night, a
+full disk or a kill at publish would leave LATEST on a night that says nothing was
+published. The rule: the night's end is, in order:
 
 1. the bundle `exports/<run_id>/` is written whole, every line validated against its JSON
    Schema (`warehouse.export`, `warehouse.export_schemas`; LATEST unmoved),

@@ -1,9 +1,9 @@
 """Each list scored for what it is for: discovery on new games, the watch-list shelf on the watch list.
 
-Since issue 23 discovery never lists a game the member marked 興味あり (their watch list:
-neither 持ってる nor 経験あり); those games have their own shelf (``watch_next``). This
-measures both lists, and discovery as it was before ("before": the watch list allowed back
-in, exactly the old rule: a 興味あり row without 持ってる/経験あり/お気に入り), on a time split
+Discovery never lists a game the member marked 興味あり (their watch list: neither 持ってる
+nor 経験あり); those games have their own shelf (``watch_next``). This measures both lists,
+and discovery under the rule it replaces ("before": the watch list allowed in, a 興味あり
+row without 持ってる/経験あり/お気に入り as a candidate), on a time split
 (``fit_on_earlier``: each member's latest 20 % of entries are "later"):
 
 * **Discovery on new games.** Relevant: the later games the member had, played or loved —
@@ -50,8 +50,8 @@ def watch_pairs(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def before_candidates(state: DiscoveryModel, rows: pl.DataFrame) -> Candidates:
-    """Discovery's candidates before issue 23: also the 興味あり rows without 持ってる, 経験あり
-    or お気に入り (they came back, flagged)."""
+    """Discovery's candidates under the replaced rule: also the 興味あり rows without 持ってる,
+    経験あり or お気に入り (they come back, flagged)."""
     back = rows.filter(pl.col("watching") & ~pl.col("have") & ~pl.col("played") & ~pl.col("favorite")).select(PAIR)
     columns = state.game_ids.to_frame().with_row_index("col")
 
