@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from scrapers import runlock
+from ops.lock import LOCK_FD_ENV, RunLock, acquire
 from core.config import Paths
 
 # Lines of the worker's output that the operator sees; everything goes to the log file.
@@ -159,7 +159,7 @@ def run_nightly(
     started = datetime.now(timezone.utc)
     with _forwarded_signals() as stop:
         try:
-            lock = runlock.acquire(paths.data_dir, say=say)
+            lock = acquire(paths.data_dir, say=say)
         except KeyboardInterrupt:
             name = signal.Signals(stop.signum or signal.SIGINT).name
             raise JobInterrupted(stop.signum or signal.SIGINT,
@@ -281,11 +281,11 @@ def _forwarded_signals() -> Iterator[_Stop]:
             signal.signal(s, handler)
 
 
-def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO,
+def _supervise(log: TextIO, result_path: Path, lock: RunLock, stop: _Stop, progress: TextIO,
                settings: dict[str, str]) -> int:
     """Start the worker with the night's `settings`, copy its output to the log (progress
     lines to the terminal too)."""
-    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", runlock.LOCK_FD_ENV: str(lock.fd)}
+    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", LOCK_FD_ENV: str(lock.fd)}
     stop.proc = subprocess.Popen(
         [sys.executable, "-m", "pipelines.worker", "--result", str(result_path), "--parent-pid", str(os.getpid())],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -21,7 +21,7 @@ from core.ids import new_run_id
 from scrapers.crawl_setup import CHILD_ERROR, CrawlError, validate_base_url, validate_sections
 from scrapers.lifeline import stop_process
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
-from scrapers.runlock import inherited_fds
+from ops.lock import inherited_fds
 from scrapers.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
