@@ -4,7 +4,7 @@ live no longer than PID.
 Why: `bodoge serve` killed with SIGKILL (or by the OOM killer) runs no handler, and its
 daemon and web UI used to stay behind with all they had started: two code servers
 (`dagster api grpc`), a night in progress (the run worker, its log tails, its crawler),
-the web UI still answering. The kernel's parent-death signal (`core.procs.die_with_parent`)
+the web UI still answering. The kernel's parent-death signal (`ops.procs.die_with_parent`)
 reaches only a direct child, and Dagster starts its processes from worker threads (a
 parent-death signal would fire when such a thread ends), so each Dagster process cannot
 ask for it itself. This process asks for it once, for the whole tree: it runs COMMAND as
@@ -29,7 +29,7 @@ import sys
 import time
 from types import FrameType
 
-from core.procs import become_subreaper, descendants, die_with_parent
+from ops.procs import become_subreaper, descendants, die_with_parent
 
 GRACE_SECONDS = 20.0  # below `bodoge serve`'s own STOP_SECONDS, so this sweep ends first
 POLL_SECONDS = 0.1

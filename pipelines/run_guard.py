@@ -22,7 +22,7 @@ import dagster as dg
 from pipelines.instance import describe
 from pipelines.recovery import PID_TAG, Recovered, recover_dead_runs
 from ops.lock import LOCK_FD_ENV, acquire, inherited_fds
-from core.procs import identity
+from ops.procs import identity
 
 
 def say_progress(message: str) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import dagster as dg
 
 from core.config import resolve_paths
-from core.procs import die_with_parent, identity
+from ops.procs import die_with_parent, identity
 
 from pipelines.recovery import PID_TAG
 from pipelines.instance import describe

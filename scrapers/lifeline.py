@@ -1,7 +1,7 @@
 """Tying the crawl subprocess's life to its parent's, from the parent's side.
 
 Why: an unattended night must never leave a crawler running on its own. If the parent
-dies (SIGKILL, OOM killer) the kernel sends the child SIGTERM (`core.procs.die_with_parent`),
+dies (SIGKILL, OOM killer) the kernel sends the child SIGTERM (`ops.procs.die_with_parent`),
 and Scrapy stops gracefully on it; if the parent is interrupted while it waits, it stops
 the child itself (here) before passing the interruption on.
 """

@@ -25,7 +25,7 @@ import pytest
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from scrapers.crawl import CrawlError, run_crawl
-from core.procs import process_alive
+from ops.procs import process_alive
 from warehouse.db import connect
 
 pytestmark = pytest.mark.slow

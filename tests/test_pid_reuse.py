@@ -42,7 +42,7 @@ def stranger() -> Iterator[subprocess.Popen]:
 
 
 def test_an_identity_names_one_process_of_one_boot(stranger: subprocess.Popen) -> None:
-    from core.procs import identity, owner_alive
+    from ops.procs import identity, owner_alive
 
     assert identity(stranger.pid) == proc_identity(stranger.pid)
     pid, start, boot = identity(stranger.pid).split(":")

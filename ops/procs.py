@@ -1,10 +1,10 @@
 """Is a process still the one we knew (pid plus kernel start time plus boot id, read from
 /proc), and tying a child's life to its parent's.
 
-Why in the bottom layer: the crawl's scratch folders, the nightly run guard and the
-published night's temporary files all ask the first, from different layers; the crawler,
-the nightly worker, the dashboard's Streamlit server and `bodoge serve`'s children all
-need the second.
+Why in `ops`, under every layer but `core`: the crawl's scratch folders, the nightly run
+guard and the published night's temporary files all ask the first, from different layers;
+the crawler, the nightly worker, the dashboard's Streamlit server and `bodoge serve`'s
+children all need the second.
 
 Why not the pid alone: pids repeat, soonest after a container restart (the new pid
 namespace counts from 1 again), and a dead run whose pid now names another process was
