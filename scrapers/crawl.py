@@ -22,7 +22,7 @@ from scrapers.crawl_setup import CHILD_ERROR, CrawlError, validate_base_url, val
 from scrapers.lifeline import stop_process
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
 from ops.lock import inherited_fds
-from scrapers.scratch import scratch_dir
+from ops.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
 __all__ = ["CrawlError", "CrawlResult", "run_crawl"]

@@ -251,7 +251,7 @@ def test_the_crawler_dies_with_its_parent_and_the_next_crawl_sweeps_its_litter(
 
 
 def test_a_live_crawls_scratch_dir_is_not_swept(tmp_path) -> None:
-    from scrapers.scratch import remove_stale, scratch_dir
+    from ops.scratch import remove_stale, scratch_dir
 
     with scratch_dir(tmp_path, run_id="live") as live:
         dead = tmp_path / "crawl-dead"
