@@ -244,7 +244,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     from bodoge.args import reader_path
     from bodoge.interrupts import Interrupted, signals_raise
-    from dashboards.launch import launch, stop, url_for, wait_until_ready
+    from dashboards.launch import launch, url_for, wait_until_ready
+    from ops.children import stop
 
     warehouse = reader_path(args)  # the published night, never the file the night writes
     if not warehouse.is_file():

@@ -216,7 +216,8 @@ def register_serve(sub: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
     from bodoge.interrupts import Interrupted, signals_raise
-    from bodoge.serve import died, prepare, start, stop_all, wait_until_ready
+    from bodoge.serve import died, prepare, start, wait_until_ready
+    from ops.children import stop_groups
     from pipelines.alerts import check_alert_url
     from scrapers.crawl_setup import validate_base_url
 
@@ -235,9 +236,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 time.sleep(1.0)
             raise RuntimeError(f"{dead}; both stopped (log: {log_path})")
     except Interrupted as stop:
-        stop_all(processes, signum=stop.signum)
+        stop_groups(processes, signum=stop.signum)
         print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)
         return stop.exit_code
     except BaseException:
-        stop_all(processes)
+        stop_groups(processes)
         raise

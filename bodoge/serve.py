@@ -7,7 +7,7 @@ instance that holds it (DATA_DIR/dagster_home). This command sets the same setti
 both — with whatever they started (code servers, a running night) — on Ctrl-C or
 SIGTERM, exiting 130 or 143. If either child dies, the other is stopped too and the
 command fails in one line, so a service manager (deploy/bodoge.service) restarts both.
-Each child runs under `bodoge.tether`, so a `bodoge serve` killed with SIGKILL (no handler
+Each child runs under `ops.tether`, so a `bodoge serve` killed with SIGKILL (no handler
 runs) still takes its whole tree with it.
 
 Runs the daemon launches take the nightly lock themselves (pipelines/run_guard.py), so
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -33,13 +32,12 @@ from bodoge.jobs import night_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CODE = ["-m", "pipelines.definitions", "-d", str(REPO_ROOT)]
-STOP_SECONDS = 30.0
 
 
 def commands(*, host: str, port: int) -> dict[str, list[str]]:
     """The two processes: the daemon (schedules, sensors, run queue) and the web UI, each
-    tethered to this process (`bodoge.tether`: they and all they start die with it)."""
-    tether = [sys.executable, "-m", "bodoge.tether", "--parent-pid", str(os.getpid()), "--"]
+    tethered to this process (`ops.tether`: they and all they start die with it)."""
+    tether = [sys.executable, "-m", "ops.tether", "--parent-pid", str(os.getpid()), "--"]
     return {
         "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *CODE],
         "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *CODE, "-h", host, "-p", str(port)],
@@ -167,29 +165,3 @@ def died(processes: dict[str, subprocess.Popen]) -> str | None:
         if proc.poll() is not None:
             return f"the Dagster {name} exited with code {proc.returncode}"
     return None
-
-
-def stop_all(processes: dict[str, subprocess.Popen], *, signum: int = signal.SIGTERM) -> None:
-    """Signal each child (its tether passes the one signal on to its group, then sweeps);
-    a tether already gone has its group signalled here. Wait, then SIGKILL what is left."""
-    for proc in processes.values():
-        if proc.poll() is None:
-            proc.send_signal(signum)
-        else:
-            _signal_group(proc, signum)
-    deadline = time.monotonic() + STOP_SECONDS
-    for proc in processes.values():
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-    for proc in processes.values():
-        _signal_group(proc, signal.SIGKILL)  # the group may outlive its leader (code servers, a run)
-        proc.wait()
-
-
-def _signal_group(proc: subprocess.Popen, signum: int) -> None:
-    try:
-        os.killpg(proc.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -9,7 +9,6 @@ wait on the health endpoint rather than guessing with a sleep.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -88,18 +87,3 @@ def wait_until_ready(url: str, timeout: float = 30.0, *, process: subprocess.Pop
         if time.monotonic() >= deadline:
             raise TimeoutError(f"the dashboard did not answer at {health} within {timeout:.0f} s")
         time.sleep(0.2)
-
-
-def stop(process: subprocess.Popen, *, signum: int = signal.SIGTERM, timeout: float = 15.0) -> int:
-    """Pass `signum` on to the server and wait until it has exited (SIGKILL after `timeout` s).
-
-    Why wait: the port is free only once the server process is gone; a caller that
-    returned earlier would leave a server answering on it. Returns its exit code.
-    """
-    if process.poll() is None:
-        process.send_signal(signum)
-        try:
-            return process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    return process.wait()

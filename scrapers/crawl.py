@@ -19,8 +19,8 @@ from typing import Any, TextIO
 
 from core.ids import new_run_id
 from scrapers.crawl_setup import CHILD_ERROR, CrawlError, validate_base_url, validate_sections
-from scrapers.lifeline import stop_process
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
+from ops.children import stop
 from ops.lock import inherited_fds
 from ops.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
@@ -145,7 +145,7 @@ def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) 
                 print(line, file=progress, flush=True)
         return proc.wait(), last_lines
     except BaseException:
-        stop_process(proc, timeout=stop_timeout)
+        stop(proc, timeout=stop_timeout)
         raise
     finally:
         if proc.stderr is not None:

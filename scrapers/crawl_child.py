@@ -17,7 +17,7 @@ from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
-from ops.procs import die_with_parent, orphaned
+from ops.children import die_with_parent, orphaned
 from scrapers import settings as default_settings
 from scrapers.crawl_setup import (
     CHILD_ERROR,
