@@ -243,7 +243,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import tempfile
 
     from bodoge.args import reader_path
-    from bodoge.interrupts import Interrupted, signals_raise
+    from ops.signals import Interrupted, signals_raise
     from dashboards.launch import launch, url_for, wait_until_ready
     from ops.children import stop
 

@@ -56,7 +56,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_crawl(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
-    from bodoge.interrupts import Interrupted, signals_raise
+    from ops.signals import Interrupted, signals_raise
     from scrapers.crawl import run_crawl
 
     if args.probe:
@@ -215,7 +215,7 @@ def register_serve(sub: Any) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
-    from bodoge.interrupts import Interrupted, signals_raise
+    from ops.signals import Interrupted, signals_raise
     from bodoge.serve import died, prepare, start, wait_until_ready
     from ops.children import stop_groups
     from pipelines.alerts import check_alert_url
