@@ -21,7 +21,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import IO
 
 from core.config import Paths
 from bodoge.jobs import night_environment
+from ops.readiness import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CODE = ["-m", "pipelines.definitions", "-d", str(REPO_ROOT)]
@@ -101,28 +101,22 @@ def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: 
     machine) stays failed until someone reloads it, so a night submitted then finds no job.
     A failed load is reloaded here, every RELOAD_SECONDS, until it loads or time runs out.
     """
-    deadline = time.monotonic() + timeout
     last_error, reloaded = "the web UI did not answer", 0.0
-    while True:
-        dead = died(processes)
-        if dead:
-            raise RuntimeError(dead)
-        try:
-            state, message = location_state(url)
-            if state == "loaded":
-                return
-            if state == "error":
-                last_error = f"the code location failed to load: {message}"
-                if time.monotonic() - reloaded > RELOAD_SECONDS:
-                    _graphql(url, RELOAD, {"name": LOCATION})
-                    reloaded = time.monotonic()
-            else:
-                last_error = "the code location is still loading"
-        except (urllib.error.URLError, OSError, ValueError):
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
-        time.sleep(1.0)
+
+    def ready() -> bool:
+        nonlocal last_error, reloaded
+        state, message = location_state(url)
+        if state == "error":
+            last_error = f"the code location failed to load: {message}"
+            if time.monotonic() - reloaded > RELOAD_SECONDS:
+                _graphql(url, RELOAD, {"name": LOCATION})
+                reloaded = time.monotonic()
+        elif state != "loaded":
+            last_error = "the code location is still loading"
+        return state == "loaded"
+
+    wait_until(ready, timeout=timeout, interval=1.0, exited=lambda: died(processes),
+               gave_up=lambda: f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
 
 
 LOCATION = "pipelines.definitions"
