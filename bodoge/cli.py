@@ -12,12 +12,13 @@ import os
 import sys
 from typing import Any, Callable
 
-from bodoge.args import add_data_dir, an_id, comma_list, one_line, open_warehouse, positive_int
+from bodoge.args import add_data_dir, an_id, comma_list, open_warehouse, positive_int
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
 from bodoge.cli_site import register_site
 from bodoge.sql_shell import register_sql
+from ops.errors import one_line
 from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
