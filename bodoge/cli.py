@@ -18,7 +18,7 @@ from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
 from bodoge.cli_site import register_site
 from bodoge.sql_shell import register_sql
-from ops.errors import one_line
+from ops.errors import fail, one_line
 from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns errors into one line
         if os.environ.get("BODOGE_DEBUG"):
             raise
-        print(f"bodoge: error: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return fail(one_line(exc), 2)
 
 
 def build_parser() -> argparse.ArgumentParser:

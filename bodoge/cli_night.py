@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from bodoge.args import add_data_dir, comma_list, positive_int
+from ops.errors import fail
 
 
 def _interrupted(exc: Any) -> int:
@@ -49,8 +50,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     try:
         run_probe(base_url, out=sys.stdout, local=is_local(base_url))
     except ProbeError as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(str(exc), 1)
     return 0
 
 
@@ -78,8 +78,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 data_dir=paths.data_dir,
             )
     except Interrupted as stop:
-        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
-        return stop.exit_code
+        return fail(f"crawl {stop}; the crawler was stopped first", stop.exit_code)
     written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
     print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
     return 0
@@ -164,8 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except JobInterrupted as exc:
         return _interrupted(exc)
     except JobFailed as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(str(exc), 1)
     print_summary(paths, summary)
     return 0
 
