@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ops.errors import error_line, error_of, fail, one_line
+from ops.errors import error_line, error_of, one_line
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("core", "ops", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards",
