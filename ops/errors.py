@@ -32,7 +32,7 @@ def one_line(exc: BaseException) -> str:
 
 def error_line(message: str, *, prog: str = PROG) -> str:
     """`<prog>: error: <message>`, the line every failed command ends with."""
-    return f"{prog}: {_TAG}{message}"
+    return f"{prog}: error: {message}"
 
 
 def error_of(line: str, *, prog: str = PROG) -> str | None:
@@ -45,6 +45,3 @@ def fail(message: str, code: int, *, prog: str = PROG) -> int:
     """Print `error_line(message)` on stderr and return `code`, for `return fail(…)` in a command."""
     print(error_line(message, prog=prog), file=sys.stderr, flush=True)
     return code
-
-
-_TAG = "error: "
