@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+from ops.errors import error_line
+
 
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2.
@@ -27,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("bodoge").strip()
         where = f" (see `bodoge {command} --help`)" if command else " (see `bodoge --help`)"
-        self.exit(2, f"bodoge: error: {message}{where}\n")
+        self.exit(2, error_line(f"{message}{where}") + "\n")
 
 
 def positive_int(text: str) -> int:
@@ -113,13 +115,3 @@ def open_warehouse(args: argparse.Namespace) -> Iterator[Any]:
         yield con
     finally:
         con.close()
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: its message, or its type where it has none."""
-    text = str(exc).strip().splitlines()
-    known = type(exc).__module__.split(".")[0] in {"scrapers", "warehouse", "models", "samplesite", "bodoge", "pipelines"}
-    message = text[0] if text else type(exc).__name__
-    if isinstance(exc, FileNotFoundError) and exc.filename:
-        return f"no such file: {exc.filename}"
-    return message if known or isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {message}"

@@ -12,12 +12,13 @@ import os
 import sys
 from typing import Any, Callable
 
-from bodoge.args import add_data_dir, an_id, comma_list, one_line, open_warehouse, positive_int
+from bodoge.args import add_data_dir, an_id, comma_list, open_warehouse, positive_int
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
 from bodoge.cli_site import register_site
 from bodoge.sql_shell import register_sql
+from ops.errors import fail, one_line
 from scrapers.kinds import KINDS
 
 # implicit's BLAS must be single-threaded (it parallelises itself); set before numpy loads.
@@ -41,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns errors into one line
         if os.environ.get("BODOGE_DEBUG"):
             raise
-        print(f"bodoge: error: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return fail(one_line(exc), 2)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -243,8 +243,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import tempfile
 
     from bodoge.args import reader_path
-    from bodoge.interrupts import Interrupted, signals_raise
-    from dashboards.launch import launch, stop, url_for, wait_until_ready
+    from ops.signals import Interrupted, signals_raise
+    from dashboards.launch import launch, url_for, wait_until_ready
+    from ops.children import stop
 
     warehouse = reader_path(args)  # the published night, never the file the night writes
     if not warehouse.is_file():

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from bodoge.args import add_data_dir, comma_list, positive_int
+from ops.errors import fail
 
 
 def _interrupted(exc: Any) -> int:
@@ -49,14 +50,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
     try:
         run_probe(base_url, out=sys.stdout, local=is_local(base_url))
     except ProbeError as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(str(exc), 1)
     return 0
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
-    from bodoge.interrupts import Interrupted, signals_raise
+    from ops.signals import Interrupted, signals_raise
     from scrapers.crawl import run_crawl
 
     if args.probe:
@@ -78,8 +78,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 data_dir=paths.data_dir,
             )
     except Interrupted as stop:
-        print(f"bodoge: error: crawl {stop}; the crawler was stopped first", file=sys.stderr)
-        return stop.exit_code
+        return fail(f"crawl {stop}; the crawler was stopped first", stop.exit_code)
     written = ", ".join(f"{k} {v:,}" for k, v in sorted(result.written.items()))
     print(f"crawl {result.run_id}: {result.pages:,} pages into {paths.warehouse} ({written})")
     return 0
@@ -164,8 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except JobInterrupted as exc:
         return _interrupted(exc)
     except JobFailed as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(str(exc), 1)
     print_summary(paths, summary)
     return 0
 
@@ -215,8 +213,9 @@ def register_serve(sub: Any) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from core.config import require_base_url, resolve_paths
-    from bodoge.interrupts import Interrupted, signals_raise
-    from bodoge.serve import died, prepare, start, stop_all, wait_until_ready
+    from ops.signals import Interrupted, signals_raise
+    from bodoge.serve import died, prepare, start, wait_until_ready
+    from ops.children import stop_groups
     from pipelines.alerts import check_alert_url
     from scrapers.crawl_setup import validate_base_url
 
@@ -235,9 +234,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 time.sleep(1.0)
             raise RuntimeError(f"{dead}; both stopped (log: {log_path})")
     except Interrupted as stop:
-        stop_all(processes, signum=stop.signum)
+        stop_groups(processes, signum=stop.signum)
         print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)
         return stop.exit_code
     except BaseException:
-        stop_all(processes)
+        stop_groups(processes)
         raise

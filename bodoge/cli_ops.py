@@ -38,7 +38,7 @@ def register_restore(sub: Any) -> None:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from scrapers.runlock import try_acquire
+    from ops.lock import try_acquire
     from warehouse.backup import backup_dir, list_backups, make_backup
     from warehouse.db import WarehouseError, connect
 
@@ -70,7 +70,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
-    from scrapers.runlock import LOCK_NAME, holder, try_acquire
+    from ops.lock import LOCK_NAME, holder, try_acquire
     from warehouse.backup import backup_dir
     from warehouse.restore import RestoreError, restore
 

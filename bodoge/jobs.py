@@ -32,16 +32,14 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from scrapers import runlock
+from ops.lock import LOCK_FD_ENV, RunLock, acquire
+from ops.signals import Forwarding, forwarded_signals
 from core.config import Paths
 
 # Lines of the worker's output that the operator sees; everything goes to the log file.
@@ -157,9 +155,9 @@ def run_nightly(
         print(f"nightly: {message}", file=progress, flush=True)
 
     started = datetime.now(timezone.utc)
-    with _forwarded_signals() as stop:
+    with forwarded_signals(grace=STOP_GRACE_SECONDS) as stop:
         try:
-            lock = runlock.acquire(paths.data_dir, say=say)
+            lock = acquire(paths.data_dir, say=say)
         except KeyboardInterrupt:
             name = signal.Signals(stop.signum or signal.SIGINT).name
             raise JobInterrupted(stop.signum or signal.SIGINT,
@@ -219,7 +217,7 @@ def _alert(paths: Paths, url: str, say: Any, **failure: Any) -> None:
         say(f"could not deliver the alert: {exc}")
 
 
-def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: "_Stop") -> None:
+def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: Forwarding) -> None:
     """The start of a night: a short try at the newest bundle an earlier night could not deliver.
 
     Why here and short: the site gets last night's recommendations hours before tonight's
@@ -244,48 +242,11 @@ def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: "_Stop"
         say(f"bundle {item.run_id} still not delivered to {item.url}: {item.last_error}; tried again {later}")
 
 
-class _Stop:
-    """The first stopping signal the supervisor received, and the worker to pass it on to."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self.proc: subprocess.Popen | None = None
-        self.timer: threading.Timer | None = None
-
-    def __call__(self, signum: int, _frame: Any) -> None:
-        if self.signum is None:
-            self.signum = signum
-        proc = self.proc
-        if proc is None or proc.poll() is not None:
-            raise KeyboardInterrupt  # nothing running yet (e.g. waiting for the lock)
-        proc.send_signal(signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT)
-        if self.timer is None:
-            self.timer = threading.Timer(STOP_GRACE_SECONDS, proc.kill)
-            self.timer.daemon = True
-            self.timer.start()
-
-
-@contextmanager
-def _forwarded_signals() -> Iterator[_Stop]:
-    stop = _Stop()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield stop
-    finally:
-        if stop.timer is not None:
-            stop.timer.cancel()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def _supervise(log: TextIO, result_path: Path, lock: runlock.RunLock, stop: _Stop, progress: TextIO,
+def _supervise(log: TextIO, result_path: Path, lock: RunLock, stop: Forwarding, progress: TextIO,
                settings: dict[str, str]) -> int:
     """Start the worker with the night's `settings`, copy its output to the log (progress
     lines to the terminal too)."""
-    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", runlock.LOCK_FD_ENV: str(lock.fd)}
+    env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", LOCK_FD_ENV: str(lock.fd)}
     stop.proc = subprocess.Popen(
         [sys.executable, "-m", "pipelines.worker", "--result", str(result_path), "--parent-pid", str(os.getpid())],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

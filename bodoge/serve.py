@@ -7,7 +7,7 @@ instance that holds it (DATA_DIR/dagster_home). This command sets the same setti
 both — with whatever they started (code servers, a running night) — on Ctrl-C or
 SIGTERM, exiting 130 or 143. If either child dies, the other is stopped too and the
 command fails in one line, so a service manager (deploy/bodoge.service) restarts both.
-Each child runs under `bodoge.tether`, so a `bodoge serve` killed with SIGKILL (no handler
+Each child runs under `ops.tether`, so a `bodoge serve` killed with SIGKILL (no handler
 runs) still takes its whole tree with it.
 
 Runs the daemon launches take the nightly lock themselves (pipelines/run_guard.py), so
@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,16 +28,16 @@ from typing import IO
 
 from core.config import Paths
 from bodoge.jobs import night_environment
+from ops.readiness import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CODE = ["-m", "pipelines.definitions", "-d", str(REPO_ROOT)]
-STOP_SECONDS = 30.0
 
 
 def commands(*, host: str, port: int) -> dict[str, list[str]]:
     """The two processes: the daemon (schedules, sensors, run queue) and the web UI, each
-    tethered to this process (`bodoge.tether`: they and all they start die with it)."""
-    tether = [sys.executable, "-m", "bodoge.tether", "--parent-pid", str(os.getpid()), "--"]
+    tethered to this process (`ops.tether`: they and all they start die with it)."""
+    tether = [sys.executable, "-m", "ops.tether", "--parent-pid", str(os.getpid()), "--"]
     return {
         "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *CODE],
         "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *CODE, "-h", host, "-p", str(port)],
@@ -103,28 +101,22 @@ def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: 
     machine) stays failed until someone reloads it, so a night submitted then finds no job.
     A failed load is reloaded here, every RELOAD_SECONDS, until it loads or time runs out.
     """
-    deadline = time.monotonic() + timeout
     last_error, reloaded = "the web UI did not answer", 0.0
-    while True:
-        dead = died(processes)
-        if dead:
-            raise RuntimeError(dead)
-        try:
-            state, message = location_state(url)
-            if state == "loaded":
-                return
-            if state == "error":
-                last_error = f"the code location failed to load: {message}"
-                if time.monotonic() - reloaded > RELOAD_SECONDS:
-                    _graphql(url, RELOAD, {"name": LOCATION})
-                    reloaded = time.monotonic()
-            else:
-                last_error = "the code location is still loading"
-        except (urllib.error.URLError, OSError, ValueError):
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
-        time.sleep(1.0)
+
+    def ready() -> bool:
+        nonlocal last_error, reloaded
+        state, message = location_state(url)
+        if state == "error":
+            last_error = f"the code location failed to load: {message}"
+            if time.monotonic() - reloaded > RELOAD_SECONDS:
+                _graphql(url, RELOAD, {"name": LOCATION})
+                reloaded = time.monotonic()
+        elif state != "loaded":
+            last_error = "the code location is still loading"
+        return state == "loaded"
+
+    wait_until(ready, timeout=timeout, interval=1.0, exited=lambda: died(processes),
+               gave_up=lambda: f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
 
 
 LOCATION = "pipelines.definitions"
@@ -167,29 +159,3 @@ def died(processes: dict[str, subprocess.Popen]) -> str | None:
         if proc.poll() is not None:
             return f"the Dagster {name} exited with code {proc.returncode}"
     return None
-
-
-def stop_all(processes: dict[str, subprocess.Popen], *, signum: int = signal.SIGTERM) -> None:
-    """Signal each child (its tether passes the one signal on to its group, then sweeps);
-    a tether already gone has its group signalled here. Wait, then SIGKILL what is left."""
-    for proc in processes.values():
-        if proc.poll() is None:
-            proc.send_signal(signum)
-        else:
-            _signal_group(proc, signum)
-    deadline = time.monotonic() + STOP_SECONDS
-    for proc in processes.values():
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-    for proc in processes.values():
-        _signal_group(proc, signal.SIGKILL)  # the group may outlive its leader (code servers, a run)
-        proc.wait()
-
-
-def _signal_group(proc: subprocess.Popen, signum: int) -> None:
-    try:
-        os.killpg(proc.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -245,7 +245,7 @@ def _first_sentence(text: str) -> str:
 
 def interactive(con: Any, fmt: str, banner: str) -> int:
     """The prompt: statements end at `;`, `.commands` on a line of their own; errors do not end it."""
-    from bodoge.args import one_line
+    from ops.errors import fail, one_line
 
     save_history = _start_history()
     print(banner)
@@ -275,7 +275,7 @@ def interactive(con: Any, fmt: str, banner: str) -> int:
         except KeyboardInterrupt:
             print("\nbodoge: interrupted", file=sys.stderr)
         except Exception as exc:  # noqa: BLE001 - one line, then the next prompt
-            print(f"bodoge: error: {one_line(exc)}", file=sys.stderr)
+            fail(one_line(exc), 2)
         sys.stdout.flush()
     save_history()
     return 0

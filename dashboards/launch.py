@@ -9,14 +9,12 @@ wait on the health endpoint rather than guessing with a sleep.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import IO
+
+from ops.readiness import answers, wait_until
 
 # Same name as dashboards.ui.WAREHOUSE_ENV; not imported from there so that starting the
 # server does not first import Streamlit into the CLI process.
@@ -69,37 +67,17 @@ def url_for(port: int, address: str = "127.0.0.1") -> str:
 
 
 def wait_until_ready(url: str, timeout: float = 30.0, *, process: subprocess.Popen | None = None) -> None:
-    """Poll `<url>/_stcore/health` until it answers "ok".
+    """Poll `<url>/_stcore/health` until it answers "ok" (`ops.readiness.wait_until`).
 
     Raises TimeoutError after `timeout` seconds, or RuntimeError at once if `process`
     (the server, when given) has exited — a port already in use, for instance.
     """
     health = url.rstrip("/") + "/_stcore/health"
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def exited() -> str | None:
         if process is not None and process.poll() is not None:
-            raise RuntimeError(f"the dashboard exited with code {process.returncode} before it was ready")
-        try:
-            with urllib.request.urlopen(health, timeout=2) as response:
-                if response.status == 200 and response.read().strip() == b"ok":
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-            pass
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"the dashboard did not answer at {health} within {timeout:.0f} s")
-        time.sleep(0.2)
+            return f"the dashboard exited with code {process.returncode} before it was ready"
+        return None
 
-
-def stop(process: subprocess.Popen, *, signum: int = signal.SIGTERM, timeout: float = 15.0) -> int:
-    """Pass `signum` on to the server and wait until it has exited (SIGKILL after `timeout` s).
-
-    Why wait: the port is free only once the server process is gone; a caller that
-    returned earlier would leave a server answering on it. Returns its exit code.
-    """
-    if process.poll() is None:
-        process.send_signal(signum)
-        try:
-            return process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    return process.wait()
+    wait_until(lambda: answers(health, body=b"ok"), timeout=timeout, interval=0.2, exited=exited,
+               gave_up=lambda: f"the dashboard did not answer at {health} within {timeout:.0f} s")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.procs import die_with_parent
+from ops.children import die_with_parent
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 Why: a run killed mid-step stays STARTED in the Dagster instance for ever and keeps the
 `warehouse_writer` pool slot it had claimed, so every later run waits for a slot that is
 never freed. Every run of the nightly job carries the tag `bodoge/pid` naming its process
-(`core.procs.identity`: pid, start time and boot id, so a pid reused after a container
+(`ops.procs.identity`: pid, start time and boot id, so a pid reused after a container
 restart is not taken for the dead run's process); before a new run starts (under the data
 directory's run lock, so no live run of ours can be missed), every unfinished run whose
 process is gone is marked failed and its slots are freed. A tag written before identities
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
-from core.procs import identity_pid, owner_alive
+from ops.procs import identity_pid, owner_alive
 
 PID_TAG = "bodoge/pid"
 # Every status a run can be in before it ends (Dagster's public enum; its own list of these
@@ -43,7 +43,7 @@ def recover_dead_runs(
 ) -> list[Recovered]:
     """Mark unfinished runs of dead nightly processes failed and free every orphaned pool slot.
 
-    `is_alive(tag, written_at=…)` decides (`core.procs.owner_alive`); a bare-pid tag is
+    `is_alive(tag, written_at=…)` decides (`ops.procs.owner_alive`); a bare-pid tag is
     taken as written when the run started (the process tags its run before or right
     after that, and was started before it).
     """

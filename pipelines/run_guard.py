@@ -21,8 +21,8 @@ import dagster as dg
 
 from pipelines.instance import describe
 from pipelines.recovery import PID_TAG, Recovered, recover_dead_runs
-from scrapers import runlock
-from core.procs import identity
+from ops.lock import LOCK_FD_ENV, acquire, inherited_fds
+from ops.procs import identity
 
 
 def say_progress(message: str) -> None:
@@ -67,11 +67,11 @@ def guarded_run(
     say: Callable[[str], None] = say_progress,
 ) -> Iterator[None]:
     """Hold the nightly lock for the run (unless `bodoge run`'s supervisor already handed it over)."""
-    if runlock.inherited_fds():  # a `bodoge run` worker: locked and recovered before the run began
+    if inherited_fds():  # a `bodoge run` worker: locked and recovered before the run began
         yield
         return
-    lock = runlock.acquire(Path(data_dir), say=say)
-    os.environ[runlock.LOCK_FD_ENV] = str(lock.fd)  # the crawler subprocess inherits the lock
+    lock = acquire(Path(data_dir), say=say)
+    os.environ[LOCK_FD_ENV] = str(lock.fd)  # the crawler subprocess inherits the lock
     try:
         if run_id:
             instance.add_run_tags(run_id, {PID_TAG: identity()})
@@ -79,5 +79,5 @@ def guarded_run(
         recover(instance, warehouse, data_dir=Path(data_dir), say=say)
         yield
     finally:
-        os.environ.pop(runlock.LOCK_FD_ENV, None)
+        os.environ.pop(LOCK_FD_ENV, None)
         lock.release()

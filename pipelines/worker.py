@@ -22,7 +22,8 @@ from typing import Any
 import dagster as dg
 
 from core.config import resolve_paths
-from core.procs import die_with_parent, identity
+from ops.children import die_with_parent
+from ops.procs import identity
 
 from pipelines.recovery import PID_TAG
 from pipelines.instance import describe

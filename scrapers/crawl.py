@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.ids import new_run_id
-from scrapers.crawl_setup import CHILD_ERROR, CrawlError, validate_base_url, validate_sections
-from scrapers.lifeline import stop_process
+from scrapers.crawl_setup import CrawlError, validate_base_url, validate_sections
 from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
-from scrapers.runlock import inherited_fds
-from scrapers.scratch import scratch_dir
+from ops.children import stop
+from ops.errors import error_of
+from ops.lock import inherited_fds
+from ops.scratch import scratch_dir
 from scrapers.spiders.site import ALL_SECTIONS
 
 __all__ = ["CrawlError", "CrawlResult", "run_crawl"]
@@ -112,7 +113,7 @@ def run_crawl(
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
         if code != 0 or not stats_file.exists():
-            errors = [ln.removeprefix(CHILD_ERROR) for ln in last_lines if ln.startswith(CHILD_ERROR)]
+            errors = [message for ln in last_lines if (message := error_of(ln)) is not None]
             last = last_lines[-1] if last_lines else ""
             raise CrawlError(errors[-1] if errors else f"crawl failed (exit {code}): {last}")
         stats = json.loads(stats_file.read_text(encoding="utf-8"))
@@ -145,7 +146,7 @@ def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) 
                 print(line, file=progress, flush=True)
         return proc.wait(), last_lines
     except BaseException:
-        stop_process(proc, timeout=stop_timeout)
+        stop(proc, timeout=stop_timeout)
         raise
     finally:
         if proc.stderr is not None:
@@ -153,7 +154,7 @@ def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) 
 
 
 def _is_progress(line: str) -> bool:
-    return line.startswith("crawl:") or (line.startswith("bodoge:") and not line.startswith(CHILD_ERROR))
+    return line.startswith("crawl:") or (line.startswith("bodoge:") and error_of(line) is None)
 
 
 def _is_summary(line: str) -> bool:

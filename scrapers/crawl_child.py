@@ -17,10 +17,10 @@ from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
-from core.procs import die_with_parent, orphaned
+from ops.children import die_with_parent, orphaned
+from ops.errors import fail
 from scrapers import settings as default_settings
 from scrapers.crawl_setup import (
-    CHILD_ERROR,
     CrawlError,
     crawl_settings,
     robots_crawl_delay,
@@ -86,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         delay = robots_crawl_delay(base_url, default_settings.USER_AGENT,
                                    starts=start_paths(args.sections.split(","), users))
     except CrawlError as exc:
-        print(f"{CHILD_ERROR}{exc}", file=sys.stderr, flush=True)
-        return 2
+        return fail(str(exc), 2)
     settings = crawl_settings(
         base_url=base_url,
         warehouse=args.warehouse,
@@ -112,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         _die_of(process.received_signal)
     failure = first_line(start_errors[0]) if start_errors else stats.get(FAILURE_STAT)
     if failure:
-        print(f"{CHILD_ERROR}{failure}", file=sys.stderr, flush=True)
-        return 1
+        return fail(str(failure), 1)
     return 0
 
 

@@ -15,9 +15,6 @@ from urllib.parse import urlsplit
 from scrapers import settings as default_settings
 from scrapers.spiders.site import ALL_SECTIONS
 
-CHILD_ERROR = "bodoge: error: "
-"""How the crawl process says why it failed, on its last stderr line; the parent raises it."""
-
 
 class CrawlError(Exception):
     """The crawl could not run (bad base URL, unreachable site, crawler crash)."""

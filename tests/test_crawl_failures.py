@@ -25,7 +25,7 @@ import pytest
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from scrapers.crawl import CrawlError, run_crawl
-from core.procs import process_alive
+from ops.procs import process_alive
 from warehouse.db import connect
 
 pytestmark = pytest.mark.slow
@@ -248,7 +248,7 @@ def test_the_crawler_dies_with_its_parent_and_the_next_crawl_sweeps_its_litter(
 
 
 def test_a_live_crawls_scratch_dir_is_not_swept(tmp_path) -> None:
-    from scrapers.scratch import remove_stale, scratch_dir
+    from ops.scratch import remove_stale, scratch_dir
 
     with scratch_dir(tmp_path, run_id="live") as live:
         dead = tmp_path / "crawl-dead"

@@ -3,7 +3,7 @@ nor between any two modules, inside a package or across packages.
 
 Every module of every package is parsed (ast, nothing imported), including imports made
 inside functions, since a lazy import is still a dependency. `core` is the bottom layer and
-imports no other package of the project.
+imports no other package of the project; `ops` sits just above it and imports only `core`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
+PACKAGES = ("core", "ops", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
 #: Every folder of modules whose imports must not go round in a circle.
 MODULE_ROOTS = (*PACKAGES, "benchmarks")
 
@@ -73,6 +73,12 @@ def test_no_import_cycle_between_top_level_packages() -> None:
 
 def test_core_is_the_bottom_layer() -> None:
     assert package_imports()["core"] == {}
+
+
+def test_ops_sits_just_above_core() -> None:
+    """Operations (lock, scratch, children, signals, readiness, errors) serve every layer
+    above, so they may lean on `core` alone."""
+    assert set(package_imports()["ops"]) <= {"core"}
 
 
 def test_the_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from scrapers import runlock
+from ops.lock import acquire
 
 
 def test_every_asset_requires_the_lock_and_runs_in_one_process() -> None:
@@ -38,7 +38,7 @@ def test_a_single_asset_materialized_outside_the_nightly_job_waits_for_the_lock(
     monkeypatch.setenv("BODOGE_DATA_DIR", str(data))  # what the definitions' resources read
     monkeypatch.setenv("BODOGE_WAREHOUSE", warehouse)
     asset = defs().resolve_assets_def(dg.AssetKey(["marts", "play_time_buckets"]))
-    held = runlock.acquire(data)  # another night, as far as the run can tell
+    held = acquire(data)  # another night, as far as the run can tell
     done: dict[str, object] = {}
 
     def materialize() -> None:

@@ -53,7 +53,7 @@ def test_a_bad_floor_setting_is_one_line(tmp_path, site_url) -> None:
 def test_a_waiting_run_says_so_and_obeys_sigterm(tmp_path, site_url) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from scrapers.runlock import acquire; "
+         "import sys, time; from pathlib import Path; from ops.lock import acquire; "
          f"acquire(Path({str(tmp_path)!r})); print('held', flush=True); time.sleep(120)"],
         stdout=subprocess.PIPE, text=True,
     )

@@ -42,7 +42,7 @@ def stranger() -> Iterator[subprocess.Popen]:
 
 
 def test_an_identity_names_one_process_of_one_boot(stranger: subprocess.Popen) -> None:
-    from core.procs import identity, owner_alive
+    from ops.procs import identity, owner_alive
 
     assert identity(stranger.pid) == proc_identity(stranger.pid)
     pid, start, boot = identity(stranger.pid).split(":")
@@ -136,7 +136,7 @@ def test_a_killed_night_whose_pid_was_reused_does_not_hang_the_next(
 
 def test_a_crawl_scratch_folder_owned_by_a_reused_pid_is_swept(tmp_path: Path, stranger: subprocess.Popen) -> None:
     """Owner records written before the stranger started (bare pids, as older crawls wrote them)."""
-    from scrapers.scratch import remove_stale
+    from ops.scratch import remove_stale
 
     finished = tmp_path / "crawl-old"
     finished.mkdir()

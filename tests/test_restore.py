@@ -16,7 +16,7 @@ import pytest
 
 from samplesite import SampleSiteServer, generate_site
 from samplesite.nights import site_on_night
-from scrapers.runlock import try_acquire
+from ops.lock import try_acquire
 from tests.crawl_fixtures import crawl_and_build
 from tests.night_checks import collections_differ
 from warehouse.backup import DATABASE, list_backups

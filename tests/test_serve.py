@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import boot_id
+from ops.procs import boot_id
 from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
 from tests.serve_process import logged, serving, submit_and_wait

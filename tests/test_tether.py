@@ -1,4 +1,4 @@
-"""`bodoge.tether`: a command and all it starts live no longer than the tether's parent
+"""`ops.tether`: a command and all it starts live no longer than the tether's parent
 (real processes, real signals; each case takes seconds, the `bodoge serve` one is
 tests/test_serve_killed.py)."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.serve_process import process_tree, still_running
 
-TETHER = [sys.executable, "-m", "bodoge.tether"]
+TETHER = [sys.executable, "-m", "ops.tether"]
 
 # Starts, like the Dagster daemon does, a child in its own group that ignores SIGTERM
 # (as a crawler whose parent died is in a group of its own) and one in its group.

@@ -265,7 +265,7 @@ def prune(backups: Path, *, daily: int = DAILY, weekly: int = WEEKLY) -> list[st
 
 def sweep_partial(backups: Path) -> list[str]:
     """Remove `.tmp-*` folders of backups whose process died before finishing."""
-    from core.procs import owner_alive
+    from ops.procs import owner_alive
 
     swept = []
     for folder in backups.glob(".tmp-*"):

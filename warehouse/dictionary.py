@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from ops.errors import fail
 from warehouse.build import MARTS, build_mart, build_staging
 from warehouse.comments import DescriptionError, TableDoc, column_description, table_docs, validate
 from warehouse.db import SQL_DIR, ensure_table, run_sql_file, sql_files
@@ -175,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = render()
     except DescriptionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return fail(str(exc), 1, prog=parser.prog)
     if args.write:
         DOC_PATH.write_text(text, encoding="utf-8")
     elif args.check:

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 import jsonschema_rs
 
+from ops.errors import fail
 from warehouse.bundle_io import MANIFEST, ExportError, write_synced
 
 SCHEMA_VERSION = "1.0.0"
@@ -259,8 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if bundle.is_dir() and not (bundle / MANIFEST).is_file() and (bundle / "LATEST").is_file():
         bundle = latest_bundle(bundle)
     if bundle is None or not (bundle / MANIFEST).is_file():
-        print(f"export_schemas: error: {args.path}: not an export bundle (no {MANIFEST})", file=sys.stderr)
-        return 2
+        return fail(f"{args.path}: not an export bundle (no {MANIFEST})", 2, prog="export_schemas")
     try:
         verify_bundle(bundle)
         result = validate_bundle(bundle)

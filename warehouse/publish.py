@@ -281,7 +281,7 @@ def _fresh_tmp(target: Path) -> Path:
     Why: a night killed while publishing leaves its half-written copy; the next publish
     removes it (a live process's copy is left alone).
     """
-    from core.procs import owner_alive
+    from ops.procs import owner_alive
 
     for litter in target.parent.glob(f".{target.name}.*.tmp"):
         pid = litter.name.removeprefix(f".{target.name}.").removesuffix(".tmp")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import process_alive
+from ops.procs import process_alive
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,10 +1,9 @@
 """Is a process still the one we knew (pid plus kernel start time plus boot id, read from
-/proc), and tying a child's life to its parent's.
+/proc)?
 
-Why in the bottom layer: the crawl's scratch folders, the nightly run guard and the
-published night's temporary files all ask the first, from different layers; the crawler,
-the nightly worker, the dashboard's Streamlit server and `bodoge serve`'s children all
-need the second.
+Why in `ops`, under every layer but `core`: the crawl's scratch folders, the nightly run
+guard and the published night's temporary files all ask it, from different layers.
+Tying a child's life to its parent's is `ops.children`.
 
 Why not the pid alone: pids repeat, soonest after a container restart (the new pid
 namespace counts from 1 again), and a dead run whose pid now names another process was
@@ -17,16 +16,10 @@ which start times count from zero again.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
-import signal
 import re
-import sys
 from pathlib import Path
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 # A record holding only a pid (written before identities) names a live process only if
 # that process started before the record was written; this much clock slack is allowed
@@ -34,7 +27,7 @@ BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 LEGACY_SLACK_SECONDS = 2.0
 
 
-def _proc_stat(pid: int) -> list[str]:
+def proc_stat(pid: int) -> list[str]:
     """The fields of /proc/<pid>/stat after the command name (state first), or [] without /proc."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
@@ -49,7 +42,7 @@ def process_start_time(pid: int) -> str | None:
 
     Why: pids are recycled; a pid plus its start time names one process for good.
     """
-    fields = _proc_stat(pid)
+    fields = proc_stat(pid)
     return fields[19] if len(fields) > 19 else None
 
 
@@ -124,70 +117,9 @@ def process_alive(pid: int, *, start_time: str | None = None) -> bool:
         return False
     except PermissionError:
         pass  # someone else's live process
-    fields = _proc_stat(pid)
+    fields = proc_stat(pid)
     if fields and fields[0] == "Z":  # a zombie: dead, only not yet reaped by its parent
         return False
     if start_time is not None and len(fields) > 19 and fields[19] != start_time:
         return False
     return True
-
-
-def die_with_parent(*, parent_pid: int, signum: int = signal.SIGTERM) -> bool:
-    """Ask the kernel to send `signum` to this process when its parent dies (Linux only).
-
-    Called by the child itself at start rather than in `preexec_fn` (which is unsafe in a
-    parent with threads, as Dagster's are). If the parent already died before this call,
-    the child gets the signal at once. Returns False where the call is not available.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) != 0:
-        return False
-    if os.getppid() != parent_pid:  # the parent died before the request took effect
-        os.kill(os.getpid(), signum)
-    return True
-
-
-def become_subreaper() -> bool:
-    """Make this process the one its orphaned descendants are re-parented to (Linux only).
-
-    Why: a process whose parent dies is normally handed to init, out of reach; a subreaper
-    gets it instead, so it can still find (by parent pid) and stop everything it started,
-    grandchildren in process groups of their own included. Returns False where unavailable.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-
-
-def descendants(pid: int) -> set[int]:
-    """The live (not zombie) processes below `pid`, at any depth, read from /proc."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        fields = _proc_stat(int(entry.name))
-        if len(fields) > 1 and fields[0] != "Z":
-            parents.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def orphaned(parent_pid: int | None) -> bool:
-    """True once the parent this process was started by has died (it has been re-parented).
-
-    Why: when a parent with several threads dies, Linux re-parents the child to each of its
-    exiting threads in turn and sends the parent-death signal at every step, so the child
-    can get SIGTERM twice. A second SIGTERM normally means "stop now, uncleanly"; for an
-    orphan it is only the same news again and must not cut the graceful stop short (it
-    did: the crawl's run record was left 'running').
-    """
-    return parent_pid is not None and os.getppid() != parent_pid

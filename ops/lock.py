@@ -8,7 +8,7 @@ of a run that has to wait.
 
 The lock is taken by `bodoge run` and handed to its worker process and on to the crawler
 (an inherited file descriptor shares the lock), so it lives exactly as long as the last
-of them. It lives beside the crawler's other process helpers (`scratch`, `lifeline`).
+of them.
 """
 
 from __future__ import annotations

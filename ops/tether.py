@@ -1,10 +1,10 @@
-"""`python -m bodoge.tether --parent-pid PID -- COMMAND…`: COMMAND and everything it starts
+"""`python -m ops.tether --parent-pid PID -- COMMAND…`: COMMAND and everything it starts
 live no longer than PID.
 
 Why: `bodoge serve` killed with SIGKILL (or by the OOM killer) runs no handler, and its
 daemon and web UI used to stay behind with all they had started: two code servers
 (`dagster api grpc`), a night in progress (the run worker, its log tails, its crawler),
-the web UI still answering. The kernel's parent-death signal (`core.procs.die_with_parent`)
+the web UI still answering. The kernel's parent-death signal (`ops.children.die_with_parent`)
 reaches only a direct child, and Dagster starts its processes from worker threads (a
 parent-death signal would fire when such a thread ends), so each Dagster process cannot
 ask for it itself. This process asks for it once, for the whole tree: it runs COMMAND as
@@ -29,9 +29,9 @@ import sys
 import time
 from types import FrameType
 
-from core.procs import become_subreaper, descendants, die_with_parent
+from ops.children import become_subreaper, descendants, die_with_parent, kill_quietly, signal_group
 
-GRACE_SECONDS = 20.0  # below `bodoge serve`'s own STOP_SECONDS, so this sweep ends first
+GRACE_SECONDS = 20.0  # below `ops.children.stop_groups`' 30 s (bodoge serve), so this sweep ends first
 POLL_SECONDS = 0.1
 
 
@@ -49,7 +49,7 @@ class _Stop:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bodoge.tether")
+    parser = argparse.ArgumentParser(prog="python -m ops.tether")
     parser.add_argument("--parent-pid", type=int, required=True, help="stop everything when this process dies")
     parser.add_argument("--grace", type=float, default=GRACE_SECONDS, help="seconds between the stop signal and SIGKILL")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="after --: the command to run")
@@ -92,7 +92,7 @@ def run_until_stopped(child: int, stop: _Stop, *, grace: float) -> int:
                 return _reap(child, status)  # the zombies of the last ones to end, too
             if time.monotonic() - stopping_since > grace:
                 for pid in left:
-                    _kill(pid, signal.SIGKILL)
+                    kill_quietly(pid, signal.SIGKILL)
         time.sleep(POLL_SECONDS)
 
 
@@ -114,19 +114,9 @@ def _signal_group(signum: int) -> None:
     descendant when this process does not lead its group (never to the caller's group)."""
     if os.getpgrp() != os.getpid():
         for pid in descendants(os.getpid()):
-            _kill(pid, signum)
+            kill_quietly(pid, signum)
         return
-    try:
-        os.killpg(os.getpgrp(), signum)
-    except ProcessLookupError:
-        pass
-
-
-def _kill(pid: int, signum: int) -> None:
-    try:
-        os.kill(pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
+    signal_group(os.getpgrp(), signum)
 
 
 def _die_of(signum: int) -> None:

@@ -4,7 +4,7 @@ Why not `tempfile.TemporaryDirectory` in /tmp: a crawl killed with SIGKILL (or a
 that lost power) never runs its cleanup, and its directory stays behind in /tmp forever,
 with nothing to say whose it was. Here every crawl's directory is
 `<tmp_root>/crawl-<run_id>` with an `owner` file naming the process that made it
-(`core.procs.identity`: pid, start time and boot id, so a recycled pid is not mistaken for
+(`ops.procs.identity`: pid, start time and boot id, so a recycled pid is not mistaken for
 the owner); the next crawl removes every `crawl-*` directory whose owner is gone. Owner
 files of older crawls (a pid, or a pid and start time) are still read: a bare pid counts
 only if its process started before the file was written.
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.procs import identity, owner_alive
+from ops.procs import identity, owner_alive
 
 log = logging.getLogger("bodoge.crawl")
 
