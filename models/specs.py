@@ -18,6 +18,8 @@ import polars as pl
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
+from core.ages import MIN_AGE_RANGE
+
 FILTER_COLUMNS = ("players_from", "players_to", "minutes_to")
 """``marts.games``' filter-ready columns: the published ranges with implausible or missing
 values already NULL. The rule and its limits live in ``warehouse/sql/marts/games.sql``;
@@ -52,7 +54,8 @@ def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
     Players and minutes come from ``marts.games``' filter columns (``FILTER_COLUMNS``), so
     a placeholder such as 1人～65536人 is unknown here exactly as it is for every filter;
     ``min_minutes`` is kept as published where the time is known (features use the
-    range). A year flagged ``year_implausible`` is unknown.
+    range). A year flagged ``year_implausible`` is unknown, and so is a minimum age the
+    macro ``marts.age_plausible`` rejects (outside ``core.ages.MIN_AGE_RANGE``).
     """
     missing = [name for name in FILTER_COLUMNS if name not in games.columns]
     if missing:
@@ -65,7 +68,8 @@ def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
     year = _column(games, "year")
     year[_flag(games, "year_implausible")] = np.nan
     min_age = _column(games, "min_age")
-    min_age[(min_age < 0) | (min_age > 99)] = np.nan
+    youngest, oldest = MIN_AGE_RANGE  # marts.age_plausible's bounds
+    min_age[(min_age < youngest) | (min_age > oldest)] = np.nan
     return {
         "min_players": min_players,
         "max_players": max_players,

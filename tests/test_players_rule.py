@@ -243,5 +243,6 @@ def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
                               "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
     finally:
         con.close()
-    assert [name for name, _ in rows] == ["fits_in", "playable_with"] and all(comment for _, comment in rows)
+    assert [name for name, _ in rows] == ["age_plausible", "fits_in", "playable_with"]
+    assert all(comment for _, comment in rows)
     assert playable == by_hand > 0
