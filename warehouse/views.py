@@ -12,9 +12,8 @@ from typing import Any
 
 import duckdb
 
+from core.statuses import STATUSES
 from warehouse.db import dict_rows, scalar
-
-STATUSES = ("have", "played", "favorite", "watching")
 
 # Missing values sort last in either direction; ties break by name, then id.
 _SORTS = {
