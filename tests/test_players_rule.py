@@ -97,21 +97,17 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_site_has_the_cases_that_used_to_disagree(warehouse: Path) -> None:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         implausible, single, unknown_time = con.execute(
             "SELECT count(*) FILTER (WHERE players_implausible), count(*) FILTER (WHERE min_players = max_players), "
             "count(*) FILTER (WHERE minutes_to IS NULL AND min_minutes IS NOT NULL) FROM marts.games"
         ).fetchone()
-    finally:
-        con.close()
     assert implausible >= 2 and single >= 1 and unknown_time >= 1
 
 
 @pytest.mark.parametrize("players", PLAYERS)
 def test_the_collection_and_the_stored_list_keep_the_same_games(warehouse: Path, players: int | None) -> None:
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
         n = games.height
         in_collection = {r["game_id"] for r in collection(con, EVERYTHING, players=players)}
@@ -123,8 +119,6 @@ def test_the_collection_and_the_stored_list_keep_the_same_games(warehouse: Path,
             assert sql == recommendable, (players, minutes, sorted(sql ^ recommendable))
             if minutes is None:
                 assert in_collection == expected
-    finally:
-        con.close()
 
 
 def test_what_the_rule_says_about_the_edges(warehouse: Path) -> None:
@@ -165,15 +159,12 @@ def champion(warehouse: Path) -> Path:
 @pytest.mark.parametrize(("players", "minutes"), [(2, None), (8, None), (4, 30), (None, 45)])
 def test_the_champion_re_ranking_keeps_the_same_games(warehouse: Path, champion: Path, players, minutes) -> None:
     """`bodoge recommend`'s model path: the whole catalogue re-ranked, read through the same SQL."""
-    con = connect(warehouse, read_only=True)
-    try:
+    with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
         mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[DISCOVERER]).pl()
         everything = score_user_on_the_fly(champion, DISCOVERER, collection=mine)
         shown = recommendations_for(con, DISCOVERER, n=games.height, players=players, max_minutes=minutes,
                                     reranked=everything.to_arrow())
-    finally:
-        con.close()
     assert {r["game_id"] for r in shown} == _expected(games, players, minutes) - {OWN}
 
 
@@ -205,12 +196,9 @@ def test_a_thin_stored_list_is_re_ranked_once_and_obeys_the_filters(
     keeps, none the member has. Without a saved champion the stored rows that pass are all
     there is; without a filter the stored list is enough, and neither re-ranks."""
     shutil.copy(warehouse.parent / "published.duckdb", tmp_path / "published.duckdb")
-    con = connect(tmp_path / "published.duckdb")
-    try:
+    with connect(tmp_path / "published.duckdb") as con:
         con.execute("DELETE FROM marts.recommendations WHERE rank > 5")
         games = con.sql("SELECT * FROM marts.games").pl()
-    finally:
-        con.close()
     expected = _expected(games, 2, None) - {OWN}
     assert len(expected) > 12
 
@@ -265,16 +253,13 @@ def test_the_macros_say_the_rule_on_every_case() -> None:
 def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
     import duckdb
 
-    con = duckdb.connect(str(warehouse.parent / "published.duckdb"), read_only=True)
-    try:
+    with duckdb.connect(str(warehouse.parent / "published.duckdb"), read_only=True) as con:
         rows = con.execute("SELECT function_name, comment FROM duckdb_functions() "
                            "WHERE schema_name = 'marts' AND function_type = 'macro' ORDER BY 1").fetchall()
         playable = con.execute("SELECT count(*) FROM marts.games g "
                                "WHERE marts.playable_with(g.players_from, g.players_to, 2)").fetchall()[0][0]
         by_hand = con.execute("SELECT count(*) FROM marts.games g "
                               "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
-    finally:
-        con.close()
     assert [name for name, _ in rows] == ["age_plausible", "fits_in", "playable_with"]
     assert all(comment for _, comment in rows)
     assert playable == by_hand > 0
