@@ -82,9 +82,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _register_collection(sub: Any) -> None:
+    from core.statuses import STATUSES
+
     p = sub.add_parser("collection", help="a member's collection, filtered and sorted")
     p.add_argument("user_id", metavar="USER_ID", type=an_id)
-    p.add_argument("--status", choices=["have", "played", "favorite", "watching"])
+    p.add_argument("--status", choices=STATUSES)
     p.add_argument("--players", help="only games playable with N players (min <= N <= max)")
     p.add_argument("--max-minutes", type=positive_int, help="only games that take at most M minutes (as recommend)")
     p.add_argument("--sort", default="updated", choices=["players", "time", "age", "year", "name", "updated"])

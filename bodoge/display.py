@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-STATUS_LABELS = {"have": "持ってる", "played": "経験あり", "favorite": "お気に入り", "watching": "興味あり"}
+from core.statuses import STATUS_LABELS
 
 
 def fmt_range(low: int | None, high: int | None, unit: str) -> str:

@@ -1,9 +1,11 @@
 """`bodoge recommend`: the stored discovery list, and the champion re-ranking when filters thin it.
 
 The warehouse keeps each member's top 100; a narrow filter (8 players, 15 minutes) can
-leave fewer than N of those although the catalogue has enough. Then the saved champion
-(DATA_DIR/models/champion) ranks the member's whole catalogue again and the filter is
-applied to that, so the member still gets N games whenever N qualify.
+leave fewer than N of those although the catalogue has enough. Then, once, the saved
+champion (DATA_DIR/models/champion) ranks the member's whole catalogue again and that list
+is read through the same SQL (`warehouse.views.recommendations_for`: the rule macros, the
+member's collection now), so the member still gets N games whenever N qualify, filtered by
+the one rule whichever list they come from.
 
 The two shelves (`--owned-unplayed`: play next; `--watching`: the watch list) read their
 marts the same way, re-checked against the member's collection now (`shelf`).
@@ -11,6 +13,7 @@ marts the same way, re-checked against the member's collection now (`shelf`).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,8 @@ import duckdb
 import polars as pl
 
 from warehouse.views import recommendations_for
+
+log = logging.getLogger("bodoge.recommend")
 
 _SPEC = ["name_ja", "name_en", "min_players", "max_players", "min_minutes", "max_minutes"]
 
@@ -31,23 +36,23 @@ def recommend(
     max_minutes: int | None,
     model_dir: Path,
 ) -> list[dict[str, Any]]:
+    """The member's discovery list: the stored one, filtered; when a filter leaves fewer than
+    `n` and a champion is saved, the whole catalogue ranked again, filtered by the same SQL."""
     rows = recommendations_for(con, user_id, n=n, players=players, max_minutes=max_minutes)
-    if len(rows) >= n or (players is None and max_minutes is None) or not model_dir.is_dir():
+    if len(rows) >= n or (players is None and max_minutes is None):
         return rows
-    from models.discovery.serving import recommend_filtered
+    from models.discovery.store import is_saved
 
-    stored = con.sql(  # nothing the member has marked since the night
-        "SELECT * FROM marts.recommendations WHERE user_id = $user "
-        "AND game_id NOT IN (SELECT game_id FROM marts.collections WHERE user_id = $user)",
-        params={"user": user_id},
-    ).pl()
-    games = con.sql("SELECT * FROM marts.games").pl()
-    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
-    wider = recommend_filtered(stored, games, user_id=user_id, n=n, players=players, max_minutes=max_minutes,
-                               model_dir=model_dir, collection=mine)
-    if wider.height <= len(rows):
+    if not is_saved(model_dir):
         return rows
-    return _with_specs(con, wider)
+    from models.discovery.serving import score_user_on_the_fly
+
+    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    log.info("recommend: %d of %d stored games pass the filters; re-ranking %s's whole catalogue",
+             len(rows), n, user_id)
+    everything = score_user_on_the_fly(model_dir, user_id, collection=mine)
+    return recommendations_for(con, user_id, n=n, players=players, max_minutes=max_minutes,
+                               reranked=everything.to_arrow())
 
 
 def play_next(con: duckdb.DuckDBPyConnection, user_id: str, *, n: int, model_dir: Path) -> list[dict[str, Any]]:

@@ -1,8 +1,22 @@
-"""How old something is, said the same way by the CLI's summary and the dashboard."""
+"""Ages: how old something is, said the same way by the CLI's summary and the dashboard; and
+the minimum ages (対象年齢) a game can have.
+
+Why the game's minimum age is here: the rule is the SQL macro `marts.age_plausible`
+(warehouse/sql/macros.sql), and two readers that cannot run SQL on every row need its
+bounds, the content model's features (`models.specs.clean_specs`) and the dashboard's note
+on what its age chart leaves out; both sit above `core`, so they share these bounds, and a
+test holds them to the macro.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+
+MIN_AGE_RANGE = (0, 25)
+"""The minimum ages in years a game can have, both ends included: the macro
+`marts.age_plausible`'s bounds (20歳～ is the alcohol-themed games). A published minimum age
+outside them is unknown to the models and left out of the dashboard's age chart; the quality
+check `games_age_range` lists it."""
 
 
 def ago(moment: datetime | None, now: datetime | None = None) -> str:

@@ -8,7 +8,7 @@ gets its name with spaces and a capital, never the snake_case itself.
 
 from __future__ import annotations
 
-from dashboards.sql import STATUS_LABELS
+from core.statuses import STATUS_LABELS
 
 LABELS: dict[str, str] = {
     # games and collections

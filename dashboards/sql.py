@@ -34,9 +34,6 @@ TABLES: tuple[str, ...] = (
     "raw.crawl_runs", "raw.quarantine", "raw.posts",
 )
 
-# The site's own words for the four statuses (the CLI's too: bodoge.display.STATUS_LABELS).
-STATUS_LABELS: dict[str, str] = {"have": "持ってる", "played": "経験あり", "favorite": "お気に入り", "watching": "興味あり"}
-
 REGISTRY: dict[str, Query] = {}
 
 

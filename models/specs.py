@@ -1,11 +1,12 @@
-"""Game specs as features and filters: players, play time, age and year.
+"""Game specs as features: players, play time, age and year.
 
-Why a module of its own: the same cleaned values serve two purposes, the content model's
-``specs`` block (``specs_block``) and the discovery filter (``eligible``), and both must
-follow the warehouse's one rule for implausible and missing values. That rule lives in
-``marts.games`` (``warehouse/sql/marts/games.sql``): its filter columns
-(``FILTER_COLUMNS``) are NULL where a value is unpublished or implausible (1人～65536人),
-so nothing here restates a limit.
+Why a module of its own: the content model's ``specs`` block (``specs_block``) must
+follow the warehouse's one rule for implausible and missing values, the rule every filter
+uses. For players and minutes that rule lives in ``marts.games``
+(``warehouse/sql/marts/games.sql``): its filter columns (``FILTER_COLUMNS``) are NULL where
+a value is unpublished or implausible (1人～65536人), so nothing here restates a limit. The
+filters themselves are SQL only (the macros of ``warehouse/sql/macros.sql``); the minimum
+age's bounds are the macro ``marts.age_plausible``'s (``core.ages.MIN_AGE_RANGE``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ import polars as pl
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
+from core.ages import MIN_AGE_RANGE
+
 FILTER_COLUMNS = ("players_from", "players_to", "minutes_to")
 """``marts.games``' filter-ready columns: the published ranges with implausible or missing
 values already NULL. The rule and its limits live in ``warehouse/sql/marts/games.sql``;
-features and filters here read these columns and restate nothing."""
+the features here read these columns and restate nothing."""
 
 PLAYER_TOKENS = 10
 """Player counts 1…10 get a token each; 10 stands for "10 or more"."""
@@ -52,7 +55,8 @@ def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
     Players and minutes come from ``marts.games``' filter columns (``FILTER_COLUMNS``), so
     a placeholder such as 1人～65536人 is unknown here exactly as it is for every filter;
     ``min_minutes`` is kept as published where the time is known (features use the
-    range). A year flagged ``year_implausible`` is unknown.
+    range). A year flagged ``year_implausible`` is unknown, and so is a minimum age the
+    macro ``marts.age_plausible`` rejects (outside ``core.ages.MIN_AGE_RANGE``).
     """
     missing = [name for name in FILTER_COLUMNS if name not in games.columns]
     if missing:
@@ -65,7 +69,8 @@ def clean_specs(games: pl.DataFrame) -> dict[str, np.ndarray]:
     year = _column(games, "year")
     year[_flag(games, "year_implausible")] = np.nan
     min_age = _column(games, "min_age")
-    min_age[(min_age < 0) | (min_age > 99)] = np.nan
+    youngest, oldest = MIN_AGE_RANGE  # marts.age_plausible's bounds
+    min_age[(min_age < youngest) | (min_age > oldest)] = np.nan
     return {
         "min_players": min_players,
         "max_players": max_players,
@@ -95,22 +100,6 @@ def soft_buckets(values: np.ndarray, centres: Sequence[float]) -> np.ndarray:
     out[known, lower] = 1.0 - share
     np.add.at(out, (known, upper), share)
     return out
-
-
-def eligible(*, players: int | None = None, max_minutes: int | None = None) -> pl.Expr:
-    """"Playable with ``players``" and "fits in ``max_minutes``" over ``FILTER_COLUMNS``.
-
-    The one rule (docs/recommenders.md, ``marts.games``): ``players_from <= N <= players_to`` and
-    ``minutes_to <= M``; an unknown value fails the filter that needs it. The SQL side is
-    the macros ``marts.playable_with`` / ``marts.fits_in`` (``warehouse/sql/macros.sql``);
-    a test holds the two to the same answer on every case.
-    """
-    keep = pl.lit(True)
-    if players is not None:
-        keep = keep & (pl.col("players_from") <= players) & (pl.col("players_to") >= players)
-    if max_minutes is not None:
-        keep = keep & (pl.col("minutes_to") <= max_minutes)
-    return keep.fill_null(False)
 
 
 def _player_tokens(min_players: np.ndarray, max_players: np.ndarray) -> np.ndarray:

@@ -24,14 +24,6 @@ GAME_PAGES_SINCE = "2026-10-31T00:00:00+09:00"
 IMAGE_HOST = "https://image-bodoge.cdn-hoobby.net"
 NO_IMAGE = f"{IMAGE_HOST}/noimage_game.png"
 
-STATUSES: tuple[str, ...] = ("have", "played", "favorite", "watching")
-STATUS_LABELS: dict[str, str] = {
-    "have": "持ってる",
-    "played": "経験あり",
-    "favorite": "お気に入り",
-    "watching": "興味あり",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Credit:

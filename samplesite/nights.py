@@ -29,9 +29,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from core.statuses import STATUSES
 from samplesite.draw.common import NOW64, jst_iso
 from samplesite.draw.names import nickname
-from samplesite.model import STATUSES, Collections, Game, Member, Site
+from samplesite.model import Collections, Game, Member, Site
 
 DAY_S = 86400
 CHANGE_SHARE = 0.01

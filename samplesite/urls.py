@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from samplesite.model import STATUSES, Site
+from core.statuses import STATUSES
+from samplesite.model import Site
 from samplesite.pages.cafes import CAFE_GAMES_PAGE_SIZE, SPACES_PAGE_SIZE
 from samplesite.pages.games import CATALOGUE_PAGE_SIZE
 from samplesite.pages.layout import n_pages

@@ -1,29 +1,28 @@
 """One rule for "playable with N players" and "fits in M minutes", whichever path answers.
 
 `bodoge collection --players N` and `bodoge recommend --players N` answer from SQL
-(`warehouse.views`); when the stored list is too thin, `bodoge recommend` re-ranks with
-the saved champion and filters in Polars (`models.discovery.filter_recommendations` over `models.specs.eligible`, used
-by `recommend_filtered` on both the stored rows and the whole catalogue). Over every game of
-a generated sample site, plus hand-made edge cases (a missing maximum, a missing minimum,
-a backwards range, a time beyond a day), all paths must keep exactly the same games, and
-those are the games marts.games' filter columns say.
+(`warehouse.views`, the macros of warehouse/sql/macros.sql); when the stored list is too
+thin, `bodoge recommend` re-ranks once with the saved champion and reads that list through
+the same SQL. Over every game of a generated sample site, plus hand-made edge cases (a
+missing maximum, a missing minimum, a backwards range, a time beyond a day), all paths must
+keep exactly the same games, and those are the games marts.games' filter columns say.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from pathlib import Path
-
 import json
+import shutil
 import subprocess
 import sys
+from datetime import datetime, timezone
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from models.discovery.model import RECOMMENDATION_COLUMNS
 from models.discovery.run import discover
-from models.discovery.serving import filter_recommendations, recommend_filtered
+from models.discovery.serving import score_user_on_the_fly
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
@@ -107,19 +106,17 @@ def test_the_site_has_the_cases_that_used_to_disagree(warehouse: Path) -> None:
 
 
 @pytest.mark.parametrize("players", PLAYERS)
-def test_sql_and_model_paths_keep_the_same_games(warehouse: Path, players: int | None) -> None:
+def test_the_collection_and_the_stored_list_keep_the_same_games(warehouse: Path, players: int | None) -> None:
     with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
-        stored = con.sql("SELECT * FROM marts.recommendations").pl()
         n = games.height
         in_collection = {r["game_id"] for r in collection(con, EVERYTHING, players=players)}
         assert players is not None or len(in_collection) == n
         for minutes in MINUTES:
             expected = _expected(games, players, minutes)
             sql = {r["game_id"] for r in recommendations_for(con, DISCOVERER, n=n, players=players, max_minutes=minutes)}
-            model = set(filter_recommendations(stored, games, players=players, max_minutes=minutes, n=n)["game_id"])
             recommendable = expected - {OWN}
-            assert sql == model == recommendable, (players, minutes, sorted(sql ^ model), sorted(sql ^ recommendable))
+            assert sql == recommendable, (players, minutes, sorted(sql ^ recommendable))
             if minutes is None:
                 assert in_collection == expected
 
@@ -161,14 +158,14 @@ def champion(warehouse: Path) -> Path:
 
 @pytest.mark.parametrize(("players", "minutes"), [(2, None), (8, None), (4, 30), (None, 45)])
 def test_the_champion_re_ranking_keeps_the_same_games(warehouse: Path, champion: Path, players, minutes) -> None:
-    """`bodoge recommend`'s model path: a thin stored list, the whole catalogue re-ranked, then filtered."""
+    """`bodoge recommend`'s model path: the whole catalogue re-ranked, read through the same SQL."""
     with connect(warehouse, read_only=True) as con:
         games = con.sql("SELECT * FROM marts.games").pl()
-        stored = con.sql("SELECT * FROM marts.recommendations WHERE rank <= 5").pl()
         mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[DISCOVERER]).pl()
-    shown = recommend_filtered(stored, games, user_id=DISCOVERER, n=games.height, players=players,
-                               max_minutes=minutes, model_dir=champion, collection=mine)
-    assert set(shown["game_id"]) == _expected(games, players, minutes) - {OWN}
+        everything = score_user_on_the_fly(champion, DISCOVERER, collection=mine)
+        shown = recommendations_for(con, DISCOVERER, n=games.height, players=players, max_minutes=minutes,
+                                    reranked=everything.to_arrow())
+    assert {r["game_id"] for r in shown} == _expected(games, players, minutes) - {OWN}
 
 
 def _cli(*args: str, data_dir: Path) -> list[dict]:
@@ -192,13 +189,41 @@ def test_the_commands_agree(warehouse: Path, champion: Path) -> None:
     assert in_collection == expected and {r["game_id"] for r in recommended} == expected - {OWN}
 
 
-def test_the_macros_and_the_python_twin_agree_on_every_case(tmp_path: Path) -> None:
-    """marts.playable_with / marts.fits_in (warehouse/sql/macros.sql) and models.specs.eligible
-    (discovery's re-rank on frames) say the same for every shape a range can take, NULLs included;
-    the published night carries the macros for its readers."""
+def test_a_thin_stored_list_is_re_ranked_once_and_obeys_the_filters(
+        warehouse: Path, champion: Path, tmp_path: Path) -> None:
+    """`bodoge recommend --players 2 -n 12` on a night that stored only each member's top 5: the
+    champion ranks the catalogue again exactly once, and what is shown is 12 games the rule
+    keeps, none the member has. Without a saved champion the stored rows that pass are all
+    there is; without a filter the stored list is enough, and neither re-ranks."""
+    shutil.copy(warehouse.parent / "published.duckdb", tmp_path / "published.duckdb")
+    with connect(tmp_path / "published.duckdb") as con:
+        con.execute("DELETE FROM marts.recommendations WHERE rank > 5")
+        games = con.sql("SELECT * FROM marts.games").pl()
+    expected = _expected(games, 2, None) - {OWN}
+    assert len(expected) > 12
+
+    def recommend(*args: str) -> tuple[list[dict], int]:
+        run = subprocess.run([sys.executable, "-m", "bodoge.cli", "-v", "recommend", DISCOVERER, *args, "--json",
+                              "--data-dir", str(tmp_path)], capture_output=True, text=True, encoding="utf-8")
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout), run.stderr.count("re-ranking")
+
+    without_model, re_ranks = recommend("-n", "12", "--players", "2")  # no saved champion: the stored rows only
+    assert re_ranks == 0 and len(without_model) <= 5 and {r["game_id"] for r in without_model} <= expected
+    shutil.copytree(champion, tmp_path / "models" / "champion")
+    shown, re_ranks = recommend("-n", "12", "--players", "2")
+    assert re_ranks == 1
+    assert [r["rank"] for r in shown] == list(range(1, 13))
+    assert {r["game_id"] for r in shown} <= expected and len({r["game_id"] for r in shown}) == 12
+    stored, re_ranks = recommend("-n", "5")
+    assert re_ranks == 0 and [r["rank"] for r in stored] == [1, 2, 3, 4, 5]
+
+
+def test_the_macros_say_the_rule_on_every_case() -> None:
+    """marts.playable_with / marts.fits_in (warehouse/sql/macros.sql) on every shape a range can
+    take, NULLs included: a NULL never matches the filter that needs it."""
     import duckdb
 
-    from models.specs import eligible
     from warehouse.ddl import SQL_DIR
 
     values = [None, 0, 1, 2, 3, 4, 30, 60, 100]
@@ -215,9 +240,13 @@ def test_the_macros_and_the_python_twin_agree_on_every_case(tmp_path: Path) -> N
             ([f"marts.playable_with(players_from, players_to, {players})"] if players is not None else [])
             + ([f"marts.fits_in(minutes_to, {minutes})"] if minutes is not None else [])) or "true"
         in_sql = {r[0] for r in con.execute(f"SELECT game_id FROM g WHERE {where}").fetchall()}
-        in_python = set(games.filter(eligible(players=players, max_minutes=minutes)).get_column("game_id"))
-        assert in_sql == in_python, (players, minutes)
-        assert players is None or all(None not in (r.split("-")[0], r.split("-")[1]) for r in in_sql)
+        by_hand = {
+            g["game_id"] for g in games.iter_rows(named=True)
+            if (players is None or None not in (g["players_from"], g["players_to"])
+                and g["players_from"] <= players <= g["players_to"])
+            and (minutes is None or g["minutes_to"] is not None and g["minutes_to"] <= minutes)
+        }
+        assert in_sql == by_hand, (players, minutes)
     con.close()
 
 
@@ -231,5 +260,6 @@ def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
                                "WHERE marts.playable_with(g.players_from, g.players_to, 2)").fetchall()[0][0]
         by_hand = con.execute("SELECT count(*) FROM marts.games g "
                               "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
-    assert [name for name, _ in rows] == ["fits_in", "playable_with"] and all(comment for _, comment in rows)
+    assert [name for name, _ in rows] == ["age_plausible", "fits_in", "playable_with"]
+    assert all(comment for _, comment in rows)
     assert playable == by_hand > 0

@@ -44,7 +44,7 @@ MART_DEPS: dict[str, list[str]] = {
 }
 STAGING = list(STAGING_DEPS)
 MACROS_SQL = SQL_DIR / "macros.sql"
-"""The filter rules as macros of `marts` (playable_with, fits_in): stated once, in SQL."""
+"""The filter rules as macros of `marts` (playable_with, fits_in, age_plausible): stated once, in SQL."""
 MARTS = list(MART_DEPS)
 
 

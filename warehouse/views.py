@@ -12,9 +12,8 @@ from typing import Any
 
 import duckdb
 
+from core.statuses import STATUSES
 from warehouse.db import dict_rows, scalar
-
-STATUSES = ("have", "played", "favorite", "watching")
 
 # Missing values sort last in either direction; ties break by name, then id.
 _SORTS = {
@@ -156,18 +155,42 @@ def recommendations_for(
     n: int = 10,
     players: int | None = None,
     max_minutes: int | None = None,
+    reranked: Any = None,
 ) -> list[dict[str, Any]]:
-    """The member's stored discovery list, filtered, best first, renumbered 1..n.
+    """The member's discovery list, filtered, best first, renumbered 1..n.
 
     Playable with N players is `PLAYABLE_WITH`, a maximum play time M is `FITS_IN`
     (marts.games' minutes_to: the longest play, else the only one, at most M). Games whose
     needed value is unpublished or implausible are left out when that filter is on. Never a game in
     the member's collection now (had, played, favourite or 興味あり: the watch list has its own
     shelf, `shelf_for`): the join re-checks it against marts.collections.
+
+    The list is the stored one (marts.recommendations), or `reranked`: a frame (Polars or
+    Arrow) of the same columns ranking the member's whole catalogue again
+    (`bodoge.recommend`), read through this same query. Why one query for both: the rows a
+    member is shown obey one filter, whichever list they come from.
     """
     if n < 1:
         raise ValueError(f"-n must be at least 1, not {n}")
     ensure_member(con, user_id)
+    if reranked is not None:
+        con.register(_RERANKED, reranked)
+        try:
+            return _discovery_list(con, _RERANKED, user_id, n=n, players=players, max_minutes=max_minutes)
+        finally:
+            con.unregister(_RERANKED)
+    return _discovery_list(con, "marts.recommendations", user_id, n=n, players=players, max_minutes=max_minutes)
+
+
+_RERANKED = "reranked_discovery"
+"""The temporary view a re-ranked list is read through (this connection only)."""
+
+
+def _discovery_list(
+    con: duckdb.DuckDBPyConnection, source: str, user_id: str, *, n: int, players: int | None,
+    max_minutes: int | None,
+) -> list[dict[str, Any]]:
+    """`recommendations_for` over `source`, one of two fixed relation names (never user text)."""
     where = ["r.user_id = $user", "c.user_id IS NULL"]
     params: dict[str, Any] = {"user": user_id, "n": n}
     if players is not None:
@@ -179,7 +202,7 @@ def recommendations_for(
     query = f"""
         SELECT row_number() OVER (ORDER BY r.rank) AS rank, r.game_id, g.name_ja, g.name_en,
                g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason, r.model
-        FROM marts.recommendations r
+        FROM {source} r
         LEFT JOIN marts.games g USING (game_id)
         LEFT JOIN marts.collections c ON c.user_id = r.user_id AND c.game_id = r.game_id
         WHERE {' AND '.join(where)}

@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from core.ages import MIN_AGE_RANGE
 from dashboards import ui
 from dashboards.charts import bars, show
 from dashboards.sql import query
@@ -33,9 +34,6 @@ WITH filtered AS (
       AND (len($themes::VARCHAR[]) = 0 OR list_has_any(themes, $themes::VARCHAR[]))
 )
 """
-
-AGE_RANGE = (0, 25)  # as the games_age_range check: beyond it a value is not charted
-_AGE_PARAMS = {"age_lo": AGE_RANGE[0], "age_hi": AGE_RANGE[1]}
 
 
 @query
@@ -59,16 +57,16 @@ def year_bounds() -> str:
 
 @query
 def catalogue_summary(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
-                      themes: list[str]) -> tuple[str, dict]:
+                      themes: list[str]) -> str:
     """Games matching the filters, and how many of them each chart leaves out as implausible."""
     return _FILTERED + """
         SELECT count(*) AS n_games,
                count(*) FILTER (WHERE players_implausible) AS players_excluded,
                count(*) FILTER (WHERE minutes_implausible) AS minutes_excluded,
-               count(*) FILTER (WHERE min_age NOT BETWEEN $age_lo AND $age_hi) AS age_excluded,
+               count(*) FILTER (WHERE NOT marts.age_plausible(min_age)) AS age_excluded,
                count(*) FILTER (WHERE year_implausible) AS year_excluded
         FROM filtered
-    """, _AGE_PARAMS
+    """
 
 
 @query
@@ -99,13 +97,13 @@ def minutes_distribution(*, year_from: int, year_to: int, keep_undated: bool, me
 
 @query
 def age_distribution(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
-                     themes: list[str]) -> tuple[str, dict]:
-    """Games per minimum age (`min_age`, `n_games`), ages outside AGE_RANGE left out."""
+                     themes: list[str]) -> str:
+    """Games per minimum age (`min_age`, `n_games`), ages no game has (marts.age_plausible) left out."""
     return _FILTERED + """
         SELECT min_age, count(*) AS n_games FROM filtered
-        WHERE min_age BETWEEN $age_lo AND $age_hi
+        WHERE marts.age_plausible(min_age)
         GROUP BY min_age ORDER BY min_age
-    """, _AGE_PARAMS
+    """
 
 
 @query
@@ -207,7 +205,7 @@ DISTRIBUTIONS = (
                  excluded="play times", in_row_order=True, bar_options={"label_angle": -30}),
     Distribution(title="対象年齢 Minimum age", query=age_distribution, x="min_age", x_title="minimum age (歳)",
                  alt_text="Games per minimum age", excluded="ages",
-                 note=f"Ages outside {AGE_RANGE[0]}–{AGE_RANGE[1]}: {{n:,}} excluded."),
+                 note=f"Ages outside {MIN_AGE_RANGE[0]}–{MIN_AGE_RANGE[1]}: {{n:,}} excluded."),
     Distribution(title="発売年 Year", query=year_distribution, x="year", x_title="year",
                  alt_text="Games per publication year", note="{n:,} implausible years excluded.", excluded="years",
                  bar_options={"x_type": "O", "every_label": False}),

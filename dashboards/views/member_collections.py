@@ -14,7 +14,8 @@ import streamlit as st
 
 from dashboards import ui
 from dashboards.charts import bars, hbars, show
-from dashboards.sql import STATUS_LABELS, query
+from core.statuses import STATUS_LABELS
+from dashboards.sql import query
 
 
 # -- this page's queries ------------------------------------------------------------------

@@ -12,7 +12,8 @@ import streamlit as st
 
 from dashboards import ui
 from dashboards.charts import ROW_HEIGHT, hbars, paired_hbars, rows_height, show
-from dashboards.sql import STATUS_LABELS, metric_columns, query
+from core.statuses import STATUS_LABELS
+from dashboards.sql import metric_columns, query
 
 
 # -- this page's queries ------------------------------------------------------------------

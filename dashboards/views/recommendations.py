@@ -17,7 +17,8 @@ import streamlit as st
 
 from dashboards import ui
 from dashboards.charts import show
-from dashboards.sql import STATUS_LABELS, query, reader
+from core.statuses import STATUS_LABELS
+from dashboards.sql import query, reader
 from warehouse.views import UnknownUserError, collection
 
 

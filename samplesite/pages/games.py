@@ -6,8 +6,9 @@ permanent game-page faults (malformed pages) are rendered here.
 
 from __future__ import annotations
 
+from core.statuses import STATUS_LABELS
 from samplesite import faults, vocab
-from samplesite.model import STATUS_LABELS, Game, Site
+from samplesite.model import Game, Site
 from samplesite.pages.layout import document, e, fmt, n_pages, pagination
 
 CATALOGUE_PAGE_SIZE = 20

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from samplesite.model import STATUS_LABELS, STATUSES, Member, Site
+from core.statuses import STATUS_LABELS, STATUSES
+from samplesite.model import Member, Site
 from samplesite.pages.layout import document, e, fmt, n_pages, pagination
 
 MEMBERS_PAGE_SIZE = 50

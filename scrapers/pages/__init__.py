@@ -36,7 +36,6 @@ from scrapers.pages.listings import CONTENT_MAIN_IDS, EMPTY_TEXTS, is_empty_list
 from scrapers.pages.markup import PageParseError, game_slug, member_id, space_slug
 from scrapers.pages.members import DirectorySignal, collection_items, collection_total, directory_signals, member_items
 from scrapers.pages.posts import post_item
-from scrapers.pages.specs import STATUS_LABELS, STATUSES
 
 __all__ = [
     "TRUNCATED", "DirectorySignal", "PageParseError", "collection_total", "directory_signals", "TruncatedPage", "author_links", "catalog_items", "collection_items", "game_item", "game_links",

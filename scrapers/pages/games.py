@@ -31,7 +31,7 @@ from scrapers.pages.markup import (
     text,
     xpath,
 )
-from scrapers.pages.specs import STATUS_LABELS, spec_values, status_of
+from scrapers.pages.specs import STATUS_OF_LABEL, spec_values, status_of
 
 _CREDIT_LABELS: dict[str, tuple[str, ...]] = {
     "designers": ("ゲームデザイナー", "デザイナー"),
@@ -151,8 +151,8 @@ def _interest_counts(scope: Node, boxes: list[Node]) -> dict[str, int | None]:
     if not counts:  # fallback: an item that reads "9興味あり"
         for item in xpath(scope, ".//li | .//a | .//button"):
             match = re.fullmatch(r"([\d,]+)\s*(\S+)", normalize(text(item)))
-            if match and match[2] in STATUS_LABELS:
-                counts.setdefault(STATUS_LABELS[match[2]], parse_count(match[1]))
+            if match and match[2] in STATUS_OF_LABEL:
+                counts.setdefault(STATUS_OF_LABEL[match[2]], parse_count(match[1]))
     return counts
 
 

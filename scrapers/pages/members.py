@@ -10,6 +10,7 @@ from datetime import datetime
 from lxml import etree
 from parsel import Selector
 
+from core.statuses import STATUSES
 from scrapers.fields import parse_rating
 from scrapers.items import CollectionEntry, Member
 from scrapers.pages.complete import stated_total
@@ -30,7 +31,7 @@ from scrapers.pages.markup import (
     string,
     xpath,
 )
-from scrapers.pages.specs import STATUSES, status_of
+from scrapers.pages.specs import status_of
 
 _ON = frozenset({"on", "active", "checked"})
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from core.statuses import STATUS_LABELS, STATUSES
 from scrapers.fields import classify_spec, normalize, parse_age, parse_minutes, parse_players, parse_year
 from scrapers.pages.markup import Node, class_words, text, text_fragments
 
-#: The four マイボードゲーム statuses, by the label the site shows.
-STATUS_LABELS: dict[str, str] = {"持ってる": "have", "経験あり": "played", "お気に入り": "favorite", "興味あり": "watching"}
-STATUSES: tuple[str, ...] = ("have", "played", "favorite", "watching")
+#: The four マイボードゲーム statuses, by the label the site shows (core.statuses, read backwards).
+STATUS_OF_LABEL: dict[str, str] = {label: status for status, label in STATUS_LABELS.items()}
 
 _HINT_WORDS: dict[str, str] = {
     "players": "players", "player": "players", "ninzu": "players",
@@ -98,4 +98,4 @@ def status_of(el: Node) -> str | None:
         if status in words:
             return status
     label = normalize(text(el))
-    return next((status for found, status in STATUS_LABELS.items() if found in label), None)
+    return next((status for found, status in STATUS_OF_LABEL.items() if found in label), None)

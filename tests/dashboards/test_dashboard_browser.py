@@ -174,12 +174,12 @@ def test_page_in_a_real_browser(
     assert "Traceback" not in body
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert JAPANESE.search(body)
-    # Tables are headed by labels, never the SQL's snake_case; the site's 興味あり, never 気になる.
+    # Tables are headed by labels, never the SQL's snake_case (statuses by the site's own words:
+    # core.statuses, tests/test_statuses.py).
     # (The overview's grids expose no header cells to the DOM; the data-quality page's
     # labels are checked by name in test_one_count_of_checks_…, and every page's in AppTest.)
     headers = _headers(page, seconds=5) if page.locator('[data-testid="stDataFrame"]').count() else []
     assert not [h for h in headers if "_" in h], headers
-    assert "気になる" not in body
     # Our menu (st.navigation), not Streamlit's file-name listing.
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(p.title in nav for p in PAGES), nav

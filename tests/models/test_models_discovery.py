@@ -14,7 +14,7 @@ from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend
 from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
 from models.discovery.run import ChampionFit, Discovery, discover
-from models.discovery.serving import recommend_filtered, score_user_on_the_fly
+from models.discovery.serving import score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
 from tests.models.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
@@ -265,19 +265,6 @@ def test_on_the_fly_with_a_fresher_collection(result: Discovery, data: dict[str,
     # A member the champion never saw is ranked from content and popularity.
     newcomer = mine.head(2).with_columns(pl.lit("newcomer").alias("user_id"))
     assert score_user_on_the_fly(model_dir, "newcomer", collection=newcomer, n=5).height == 5
-
-
-def test_recommend_filtered_goes_beyond_the_stored_depth(result: Discovery, data: dict[str, object]) -> None:
-    model_dir = Path(result.stats["model_dir"])
-    user = data["fan"]
-    stored = result.recommendations.filter(pl.col("user_id") == user).head(5)  # pretend depth 5
-    games = data["games"]
-    shown = recommend_filtered(stored, games, user_id=user, n=10, players=2, model_dir=model_dir)  # type: ignore[arg-type]
-    assert shown.height == 10
-    playable = games.filter((pl.col("players_from") <= 2) & (pl.col("players_to") >= 2))  # type: ignore[union-attr]
-    assert shown.join(playable, on="game_id", how="anti").height == 0
-    without_model = recommend_filtered(stored, games, user_id=user, n=10, players=2)  # type: ignore[arg-type]
-    assert without_model.height <= 5
 
 
 def test_saved_model_loads(result: Discovery) -> None:

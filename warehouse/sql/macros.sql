@@ -1,8 +1,8 @@
 -- The site's filter rules, each stated once, as macros of the marts schema. The views, the marts,
 -- the member commands, the dashboard and analysts all call these; nothing writes a rule again.
--- Their arguments are marts.games' filter columns (players_from, players_to, minutes_to), where
--- an unpublished or implausible value is NULL: a NULL makes the rule NULL, so the game drops out
--- of the filter as a missing value does.
+-- The players and minutes rules take marts.games' filter columns (players_from, players_to,
+-- minutes_to), where an unpublished or implausible value is NULL; the age rule takes min_age as
+-- published. A NULL makes a rule NULL, so the game drops out of the filter as a missing value does.
 CREATE SCHEMA IF NOT EXISTS marts;
 CREATE OR REPLACE MACRO marts.playable_with(players_from, players_to, n) AS
     players_from <= n AND n <= players_to;
@@ -12,3 +12,7 @@ CREATE OR REPLACE MACRO marts.fits_in(minutes_to, m) AS
     minutes_to <= m;
 COMMENT ON MACRO marts.fits_in IS
     'Fits in M minutes: its longest play time, minutes_to, is at most M (NULL when unknown).';
+CREATE OR REPLACE MACRO marts.age_plausible(min_age) AS
+    min_age BETWEEN 0 AND 25;
+COMMENT ON MACRO marts.age_plausible IS
+    'A minimum age (min_age, 対象年齢) a game can have: 0 to 25 years, 20歳～ being the alcohol-themed games (NULL when unpublished).';
