@@ -74,16 +74,13 @@ def test_the_export_depends_on_every_table_it_reads(definitions: dg.Definitions)
 
 def test_names_say_what_each_asset_is(definitions: dg.Definitions) -> None:
     keys = {key.to_user_string() for key in _deps(definitions)}
-    assert "recsys/champion_choice" in keys and "recsys/content_model" in keys
+    assert {"recsys/champion_choice", "recsys/content_model", "recsys/tuning", "recsys/evaluation_lists"} <= keys
     assert not [key for key in keys if key.endswith("_model") and key != "recsys/content_model"], keys
 
 
 def _table(path: Path, name: str) -> pl.DataFrame:
-    con = connect(path, read_only=True)
-    try:
+    with connect(path, read_only=True) as con:  # DuckDB closes it on exit
         frame = con.sql(f"SELECT * FROM marts.{name}").pl().drop("generated_at", "night_id")
-    finally:
-        con.close()
     return frame.sort(frame.columns)
 
 
@@ -114,13 +111,10 @@ def test_the_graph_hands_on_values_that_give_the_librarys_recommendations(
     assert_frame_equal(_table(paths.warehouse, "recommendations"), first)
 
     choice = json.loads((models / "champion_choice.json").read_text(encoding="utf-8"))
-    con = connect(paths.warehouse, read_only=True)
-    try:
+    with connect(paths.warehouse, read_only=True) as con:
         collections = con.sql("SELECT * FROM marts.collections").pl()
         games = con.sql("SELECT * FROM marts.games").pl()
         posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
-    finally:
-        con.close()
     library = discover(collections=collections, games=games, posts=posts, champion=choice["champion"],
                        params=choice["params"], weighting=choice["weighting"], run_id=choice["run_id"],
                        generated_at=datetime.now(timezone.utc))

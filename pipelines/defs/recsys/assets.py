@@ -40,6 +40,8 @@ CANDIDATES = list(default_candidates())
 INTERACTIONS = dg.AssetKey(["recsys", "interactions"])
 CONTENT_MODEL = dg.AssetKey(["recsys", "content_model"])
 CHAMPION_CHOICE = dg.AssetKey(["recsys", "champion_choice"])
+TUNING = dg.AssetKey(["recsys", "tuning"])
+EVALUATION_LISTS = dg.AssetKey(["recsys", "evaluation_lists"])
 
 
 def mart_spec(name: str, *deps: str) -> dg.AssetSpec:
@@ -133,6 +135,16 @@ def content_model(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.Mater
             description="Which candidate discovery fits tonight, with its parameters and weighting: the best "
                         "NDCG@10 on a time split of TRAIN (its members' latest entries; never on TEST).",
         ).with_io_manager_key(MODEL_FILES),
+        dg.AssetSpec(
+            TUNING, deps=[INTERACTIONS], group_name="recsys", kinds={"json"}, skippable=True,
+            description="The last full tuning (DATA_DIR/models/tuning.json: weighting and parameters), written on "
+                        "large nights that tuned afresh; the evaluation reuses it while it is fresh.",
+        ),
+        dg.AssetSpec(
+            EVALUATION_LISTS, deps=[INTERACTIONS], group_name="recsys", kinds={"parquet"},
+            description="Each candidate's test lists (DATA_DIR/models/evaluation_lists/), against which the "
+                        "next night measures rank stability.",
+        ),
     ],
     ins={"rows": dg.AssetIn(INTERACTIONS), "content": dg.AssetIn(CONTENT_MODEL)},
     pool="warehouse_writer",
@@ -142,10 +154,9 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     """Tunes every candidate and scores it on two splits: a seeded 20% per-user holdout and a
     time split (each member's latest 20%); the time split names the champion.
 
-    Besides its inputs it reads what it left the night before under DATA_DIR/models/: the last
-    full tuning (`tuning.json`, reused on large nights while fresh) and each candidate's
-    lists (`evaluation_lists/`, for rank stability); Dagster draws no edge from an asset to
-    itself, so these stay files."""
+    Besides its inputs it reads its own outputs of the night before, `recsys/tuning` (reused on
+    large nights while fresh) and `recsys/evaluation_lists` (for rank stability): Dagster draws
+    no edge from an asset to itself, so these are files it writes and reads at known paths."""
     folder = _models_dir(site)
     frame, times = rows.drop("updated_at"), rows.select("user_id", "game_id", "updated_at")
     vectors = (content.game_ids, content.features)
@@ -159,6 +170,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random", prior=prior)
     if large and prior is None:
         save_tuning(tuning_file, random_report, n_users=n_users, n_interactions=n_rows, tuned_at=trained_at)
+        yield dg.MaterializeResult(asset_key=TUNING, metadata={"path": dg.MetadataValue.path(str(tuning_file))})
     train, test = time_split(rows, fraction=0.2)
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
     report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
@@ -171,6 +183,8 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     ).with_columns(pl.lit(context.run.run_id).alias("night_id"))  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
         write_model_runs(con, runs)
+    yield dg.MaterializeResult(asset_key=EVALUATION_LISTS,
+                               metadata={"path": dg.MetadataValue.path(str(folder / "evaluation_lists"))})
     for name, result in report.results.items():
         yield dg.MaterializeResult(
             asset_key=["recsys", f"{name}_candidate"],
