@@ -1,4 +1,5 @@
-"""``discover``: the night's discovery run, from collections to the rows of two marts.
+"""``discover_interactions``: the night's discovery run, from cleaned interactions and the
+content model to the rows of the marts (``discover`` starts from ``marts.collections`` rows).
 
 Fits the evaluation's champion on all collections, blends it with content similarity
 (``models.content``) so that games nobody has collected yet can be found, and returns
@@ -80,15 +81,19 @@ def catalog_frame(games: pl.DataFrame) -> pl.DataFrame:
 
 def fit_state(
     rows: pl.DataFrame,
-    catalog: pl.DataFrame,
+    catalog: pl.DataFrame | None,
     posts: pl.DataFrame | None,
     fit: ChampionFit,
     *,
     blend: Blend | None = None,
     timings: dict[str, float] | None = None,
+    content: ContentModel | None = None,
 ) -> DiscoveryModel:
     """The champion fitted on normalised ``rows`` and the content model of ``catalog``
-    (``catalog_frame``), ready to score; call under ``single_threaded_blas``."""
+    (``catalog_frame``), ready to score; call under ``single_threaded_blas``.
+
+    ``content`` is that content model when it is already fitted (the night fits it once,
+    for evaluation and discovery alike); then ``catalog`` and ``posts`` are not read."""
     blend = blend or Blend()
     timings = {} if timings is None else timings
     tick = time.perf_counter()
@@ -104,7 +109,8 @@ def fit_state(
         timings["fit_seconds"],
     )
     tick = time.perf_counter()
-    content = ContentModel.fit(catalog, posts)
+    if content is None:
+        content = ContentModel.fit(catalog, posts)
     graph = content.neighbours(blend.neighbours)
     timings["content_seconds"] = time.perf_counter() - tick
     state = DiscoveryModel(
@@ -141,6 +147,27 @@ def discover(
     collections: pl.DataFrame,
     games: pl.DataFrame,
     posts: pl.DataFrame | None,
+    **options: Any,
+) -> Discovery:
+    """``discover_interactions`` from ``marts.collections`` rows and the catalogue: cleans the
+    rows (``normalise_interactions``) and fits the content model of ``games`` and ``posts``
+    first. ``options`` are ``discover_interactions``'s keywords.
+
+    The night does neither here: its assets clean the rows once (``recsys/interactions``) and
+    fit the content model once (``recsys/content_model``) for evaluation and discovery, then
+    call ``discover_interactions`` with both.
+    """
+    return discover_interactions(
+        interactions=normalise_interactions(collections, source="collections"),
+        content=ContentModel.fit(catalog_frame(games), posts),
+        **options,
+    )
+
+
+def discover_interactions(
+    *,
+    interactions: pl.DataFrame,
+    content: ContentModel,
     champion: str,
     params: dict[str, Any],
     weighting: str,
@@ -154,10 +181,12 @@ def discover(
 ) -> Discovery:
     """Recommendations (top ``depth`` per member), the two shelves and similar games for a whole run.
 
+    ``interactions`` are cleaned rows (``normalise_interactions``); ``content`` is the
+    catalogue's content model (``ContentModel.fit(catalog_frame(games), posts)``).
     ``champion``/``params``/``weighting``/``seed`` come from the evaluation report (the
     champion's name, its chosen parameters, ``report.weighting.name``) and make the run's
     ``ChampionFit`` (kept as keywords here: the nightly asset passes the report's fields);
-    the champion is fitted on every collection row under single-threaded BLAS. The blend
+    the champion is fitted on every row under single-threaded BLAS. The blend
     is described in ``models.discovery.blend``, the exclusion rules in ``members``, the
     reasons in ``reasons``, the re-ranking in ``rerank`` and the files written to
     ``model_dir`` in ``store``.
@@ -168,11 +197,10 @@ def discover(
         raise ValueError("depth and n_similar must be at least 1")
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    rows = normalise_interactions(collections, source="collections")
-    catalog = catalog_frame(games)
+    rows = interactions
 
     with single_threaded_blas():
-        state = fit_state(rows, catalog, posts, fit, blend=blend, timings=timings)
+        state = fit_state(rows, None, None, fit, blend=blend, timings=timings, content=content)
         n_cold = int((state.cf_cols < 0).sum())
 
         tick = time.perf_counter()

@@ -10,13 +10,32 @@ from dagster_duckdb import DuckDBResource
 from pipelines.alerts import FRESHNESS
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import check_results
+from warehouse.build import MARTS
 from warehouse.export import bundle_run_id, export_bundle
+from warehouse.publish import RAW_FOR_READERS
 from warehouse.release import release_night
+
+
+BUNDLED = [dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "watch_next", "similar_games")]
+"""The marts whose rows go into the bundle's JSONL files."""
+WHO_IS_PUBLIC = [dg.AssetKey(["raw", t]) for t in ("collection_entries", "listing_crawls")]
+"""Where the bundle learns who is public now, to cut anyone else (`warehouse.export_retention.public_users`)."""
+
+
+def _published_tables() -> list[dg.AssetKey]:
+    """Every table the published night copies: each mart the night builds or writes and the raw
+    tables readers see (`warehouse.publish`), so each is an edge into `published_night`."""
+    from pipelines.defs.recsys.assets import model_evaluation
+    from pipelines.defs.recsys.discovery import discovery
+
+    written = [key for key in (*model_evaluation.keys, *discovery.keys) if key.path[0] == "marts"]
+    return ([dg.AssetKey(["marts", t]) for t in MARTS] + sorted(written, key=lambda key: key.path)
+            + [dg.AssetKey(["raw", t]) for t in RAW_FOR_READERS])
 
 
 @dg.asset(
     key=["export", "site_bundle"],
-    deps=[dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "watch_next", "similar_games")],
+    deps=BUNDLED + WHO_IS_PUBLIC,
     group_name="export",
     kinds={"json"},
 )
@@ -37,7 +56,7 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
 
 @dg.asset(
     key=["export", "published_night"],
-    deps=[site_bundle],
+    deps=[site_bundle, *_published_tables()],
     group_name="export",
     kinds={"duckdb"},
     pool="warehouse_writer",

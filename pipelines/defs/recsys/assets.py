@@ -1,41 +1,50 @@
-"""Features, candidate models, evaluation, the champion, recommendations and similar games.
+"""The night's recommender inputs and evaluation: interactions, the content model, every
+candidate's scores, `marts.model_runs` and the champion choice (discovery is `discovery.py`).
 
-Thin assets over `models/`: the interaction matrix comes from marts.collections; every
-candidate is tuned and scored on a seeded per-user holdout and on a time split (each
-member's latest entries, which names the champion; `models.evaluate`); the champion is
-refitted on everyone's collections, and discovery writes the marts.
+Thin assets over `models/`, each declaring what it reads, so the asset graph shows the night
+as it runs: `recsys/interactions` cleans `marts.collections` once and `recsys/content_model`
+featurises the catalogue once, both handed on as values (`model_files`, `resources.py`) to
+the evaluation and to discovery; the evaluation tunes and scores every candidate on a
+seeded per-user holdout and on a time split (each member's latest entries, which names
+the champion; `models.evaluate`) and hands on `recsys/champion_choice`, which discovery
+refits on everyone's collections.
 """
 
 import json
+import time
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from core.ids import new_run_id
+from models.beyond import rank_stability
 from models.budget import EvaluationBudget
 from models.candidates import default_candidates
-from models.discovery.run import discover
-from models.evaluate import evaluate
-from models.interactions import normalise_interactions
-from models.beyond import rank_stability
 from models.content import ContentModel
 from models.discovery.run import catalog_frame
+from models.evaluate import evaluate
+from models.interactions import normalise_interactions
 from models.report import EvaluationReport
 from models.split import holdout_split, time_split
 from models.tuning_store import load_tuning, save_tuning
+from pipelines.defs.recsys.resources import MODEL_FILES
 from pipelines.defs.resources import NightlyLock, SiteSettings
-from core.ids import new_run_id
 from pipelines.described import described
-from warehouse.model_marts import replace_table, utcnow, write_model_runs
-from warehouse.nights import record_lists
+from warehouse.model_marts import utcnow, write_model_runs
 
 K = 10
 SEED = 0
 CANDIDATES = list(default_candidates())
+INTERACTIONS = dg.AssetKey(["recsys", "interactions"])
+CONTENT_MODEL = dg.AssetKey(["recsys", "content_model"])
+CHAMPION_CHOICE = dg.AssetKey(["recsys", "champion_choice"])
+TUNING = dg.AssetKey(["recsys", "tuning"])
+EVALUATION_LISTS = dg.AssetKey(["recsys", "evaluation_lists"])
 
 
-def _mart_spec(name: str, *deps: str) -> dg.AssetSpec:
+def mart_spec(name: str, *deps: str) -> dg.AssetSpec:
     """A mart these assets write: described by its DDL file (warehouse/sql/marts/<name>.sql)."""
     return dg.AssetSpec(
         ["marts", name],
@@ -53,56 +62,103 @@ def _models_dir(site: SiteSettings) -> Path:
 
 
 @dg.asset(
-    key=["recsys", "interactions"],
+    key=INTERACTIONS,
     deps=[dg.AssetKey(["marts", "collections"])],
     group_name="recsys",
     kinds={"polars", "parquet"},
+    io_manager_key=MODEL_FILES,
     automation_condition=dg.AutomationCondition.eager(),
 )
-def interactions(duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
-    """Members' public collections as interactions (user, game, statuses, rating), saved as Parquet,
-    with when each entry was last updated (for the time split)."""
+def interactions(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.MaterializeResult[pl.DataFrame]:
+    """Members' public collections as interactions (user, game, statuses, rating), cleaned once a
+    night (`normalise_interactions`) for evaluation and discovery, with when each entry was last
+    updated (`updated_at`, for the time split)."""
     with duckdb.get_connection() as con:
         frame = con.sql(
             "SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at FROM marts.collections"
         ).pl()
     times = frame.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String), "updated_at")
-    frame = normalise_interactions(frame, source="marts.collections")
-    frame.write_parquet(_models_dir(site) / "interactions.parquet")
-    times.unique(["user_id", "game_id"]).write_parquet(_models_dir(site) / "interaction_times.parquet")
+    rows = normalise_interactions(frame.drop("updated_at"), source="marts.collections")
+    rows = rows.join(times.unique(["user_id", "game_id"]), on=["user_id", "game_id"], how="left", maintain_order="left")
     return dg.MaterializeResult(
+        value=rows,
         metadata={
-            "dagster/row_count": frame.height,
-            "n_users": frame["user_id"].n_unique(),
-            "n_games": frame["game_id"].n_unique(),
-        }
+            "dagster/row_count": rows.height,
+            "n_users": rows["user_id"].n_unique(),
+            "n_games": rows["game_id"].n_unique(),
+        },
+    )
+
+
+@dg.asset(
+    key=CONTENT_MODEL,
+    deps=[dg.AssetKey(["marts", "games"]), dg.AssetKey(["staging", "stg_posts"])],
+    group_name="recsys",
+    kinds={"scikitlearn"},
+    io_manager_key=MODEL_FILES,
+)
+def content_model(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.MaterializeResult[ContentModel]:
+    """The catalogue's content features (names, overviews and rule posts as character n-grams;
+    mechanics, themes, designers, specs), fitted once a night: the evaluation measures
+    diversity with them and discovery blends and finds similar games with them."""
+    with duckdb.get_connection() as con:
+        games = con.sql("SELECT * FROM marts.games").pl()
+        posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
+    started = time.perf_counter()
+    model = ContentModel.fit(catalog_frame(games), posts)
+    return dg.MaterializeResult(
+        value=model,
+        metadata={"games": model.n_games, "features": int(model.features.shape[1]),
+                  "fit_seconds": round(time.perf_counter() - started, 3)},
     )
 
 
 @dg.multi_asset(
     specs=[
         dg.AssetSpec(
-            ["recsys", f"{name}_model"],
-            deps=[dg.AssetKey(["recsys", "interactions"])],
+            ["recsys", f"{name}_candidate"],
+            deps=[INTERACTIONS, CONTENT_MODEL],
             group_name="recsys",
             kinds={"implicit" if name in ("als", "bpr", "cosine", "bm25") else "numpy"},
-            description=f"The {name} candidate: tuned on a validation split of TRAIN, scored on a per-user holdout and a time split.",
+            description=f"The {name} candidate's evaluation: tuned on a validation split of TRAIN, "
+                        "scored on a per-user holdout and a time split (its test metrics).",
         )
         for name in CANDIDATES
     ]
-    + [_mart_spec("model_runs", "recsys.interactions")],
+    + [
+        mart_spec("model_runs", "recsys.interactions", "recsys.content_model"),
+        dg.AssetSpec(
+            CHAMPION_CHOICE,
+            deps=[INTERACTIONS, CONTENT_MODEL],
+            group_name="recsys",
+            kinds={"json"},
+            description="Which candidate discovery fits tonight, with its parameters and weighting: the best "
+                        "NDCG@10 on a time split of TRAIN (its members' latest entries; never on TEST).",
+        ).with_io_manager_key(MODEL_FILES),
+        dg.AssetSpec(
+            TUNING, deps=[INTERACTIONS], group_name="recsys", kinds={"json"}, skippable=True,
+            description="The last full tuning (DATA_DIR/models/tuning.json: weighting and parameters), written on "
+                        "large nights that tuned afresh; the evaluation reuses it while it is fresh.",
+        ),
+        dg.AssetSpec(
+            EVALUATION_LISTS, deps=[INTERACTIONS], group_name="recsys", kinds={"parquet"},
+            description="Each candidate's test lists (DATA_DIR/models/evaluation_lists/), against which the "
+                        "next night measures rank stability.",
+        ),
+    ],
+    ins={"rows": dg.AssetIn(INTERACTIONS), "content": dg.AssetIn(CONTENT_MODEL)},
     pool="warehouse_writer",
 )
-def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
+def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: ContentModel,
+                     duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
     """Tunes every candidate and scores it on two splits: a seeded 20% per-user holdout and a
-    time split (each member's latest 20%); the time split names the champion."""
+    time split (each member's latest 20%); the time split names the champion.
+
+    Besides its inputs it reads its own outputs of the night before, `recsys/tuning` (reused on
+    large nights while fresh) and `recsys/evaluation_lists` (for rank stability): Dagster draws
+    no edge from an asset to itself, so these are files it writes and reads at known paths."""
     folder = _models_dir(site)
-    frame = pl.read_parquet(folder / "interactions.parquet")
-    times = pl.read_parquet(folder / "interaction_times.parquet")
-    with duckdb.get_connection() as con:
-        games = con.sql("SELECT * FROM marts.games").pl()
-        posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
-    content = ContentModel.fit(catalog_frame(games), posts)
+    frame, times = rows.drop("updated_at"), rows.select("user_id", "game_id", "updated_at")
     vectors = (content.game_ids, content.features)
     run_id, trained_at = new_run_id(), utcnow()
     n_users, n_rows = frame.get_column("user_id").n_unique(), frame.height
@@ -114,7 +170,8 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random", prior=prior)
     if large and prior is None:
         save_tuning(tuning_file, random_report, n_users=n_users, n_interactions=n_rows, tuned_at=trained_at)
-    train, test = time_split(frame.join(times, on=["user_id", "game_id"], how="left"), fraction=0.2)
+        yield dg.MaterializeResult(asset_key=TUNING, metadata={"path": dg.MetadataValue.path(str(tuning_file))})
+    train, test = time_split(rows, fraction=0.2)
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
     report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
                       reuse=random_report if prior is None else None, prior=prior, item_vectors=vectors,
@@ -126,29 +183,11 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     ).with_columns(pl.lit(context.run.run_id).alias("night_id"))  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
         write_model_runs(con, runs)
-    champion = report.results[report.champion]
-    (folder / "evaluation.json").write_text(
-        json.dumps(
-            {
-                "run_id": run_id,
-                "night_id": context.run.run_id,
-                "champion": report.champion,
-                "selection": report.selection,
-                "params": champion.params,
-                "weighting": report.weighting.name,
-                "weighting_reason": report.weighting.reason,
-                "report": report.to_dict(),
-                "random_report": random_report.to_dict(),
-            },
-            ensure_ascii=False,
-            indent=2,
-            default=str,
-        ),
-        encoding="utf-8",
-    )
+    yield dg.MaterializeResult(asset_key=EVALUATION_LISTS,
+                               metadata={"path": dg.MetadataValue.path(str(folder / "evaluation_lists"))})
     for name, result in report.results.items():
         yield dg.MaterializeResult(
-            asset_key=["recsys", f"{name}_model"],
+            asset_key=["recsys", f"{name}_candidate"],
             metadata={
                 **{f"test_{m}@{K}": float(v) for m, v in result.metrics.items()},
                 "selection_ndcg": float(result.selection_ndcg),
@@ -163,6 +202,38 @@ def model_evaluation(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
         metadata={"dagster/row_count": runs.height, "run_id": run_id, "champion": report.champion,
                   "selection": report.selection},
     )
+    yield _champion_choice(report, run_id=run_id, night_id=context.run.run_id)
+
+
+def _champion_choice(report: EvaluationReport, *, run_id: str, night_id: str) -> dg.MaterializeResult:
+    """What discovery needs of the evaluation (the champion, its parameters and weighting, the
+    evaluation's run id), with its scores against popularity for the UI."""
+    champion = report.results[report.champion]
+    metrics = report.to_dict()["models"]
+    ndcg, popularity = float(metrics[report.champion]["ndcg"]), float(metrics["popularity"]["ndcg"])
+    choice = {
+        "run_id": run_id,
+        "night_id": night_id,
+        "champion": report.champion,
+        "selection": report.selection,
+        "params": champion.params,
+        "weighting": report.weighting.name,
+        "weighting_reason": report.weighting.reason,
+    }
+    return dg.MaterializeResult(
+        asset_key=CHAMPION_CHOICE,
+        value=choice,
+        metadata={
+            "champion": report.champion,
+            "params": json.dumps(champion.params, default=str),
+            "weighting": report.weighting.name,
+            f"test_ndcg@{K}": ndcg,
+            f"popularity_ndcg@{K}": popularity,
+            "lift_over_popularity": ndcg / popularity if popularity else 0.0,
+            "run_id": run_id,
+            "selection": report.selection,
+        },
+    )
 
 
 def _stability(folder: Path, report: EvaluationReport) -> dict[str, float | None]:
@@ -175,109 +246,3 @@ def _stability(folder: Path, report: EvaluationReport) -> dict[str, float | None
         stability[name] = rank_stability(result.topk, pl.read_parquet(path), K) if path.is_file() else None
         result.topk.write_parquet(path)
     return stability
-
-
-@dg.asset(
-    key=["recsys", "champion_model"],
-    deps=[dg.AssetKey(["marts", "model_runs"])],
-    group_name="recsys",
-    kinds={"python"},
-)
-def champion_model(site: SiteSettings, nightly_lock: NightlyLock) -> dg.MaterializeResult:
-    """The candidate with the best NDCG@10 on a time split of TRAIN (its members' latest entries; never on TEST)."""
-    chosen = json.loads((_models_dir(site) / "evaluation.json").read_text(encoding="utf-8"))
-    metrics = chosen["report"]["models"]
-    champion, popularity = metrics[chosen["champion"]], metrics["popularity"]
-    return dg.MaterializeResult(
-        metadata={
-            "champion": chosen["champion"],
-            "params": json.dumps(chosen["params"], default=str),
-            "weighting": chosen["weighting"],
-            "test_ndcg@10": float(champion["ndcg"]),
-            "popularity_ndcg@10": float(popularity["ndcg"]),
-            "lift_over_popularity": float(champion["ndcg"] / popularity["ndcg"]) if popularity["ndcg"] else 0.0,
-            "run_id": chosen["run_id"],
-            "selection": chosen.get("selection", ""),
-        }
-    )
-
-
-def _per_second(count: int, seconds: float) -> float:
-    """A throughput for the UI and the scale benchmark (members ranked per second)."""
-    return round(count / seconds, 1) if seconds > 0 else 0.0
-
-
-@dg.multi_asset(
-    specs=[
-        _mart_spec("recommendations", "recsys.champion_model", "marts.games"),
-        _mart_spec("next_to_play", "recsys.champion_model", "marts.games"),
-        _mart_spec("watch_next", "recsys.champion_model", "marts.games"),
-        _mart_spec("similar_games", "recsys.champion_model", "marts.games"),
-        _mart_spec("recommendation_runs", "recsys.champion_model", "marts.collections"),
-        _mart_spec("served_top10", "recsys.champion_model", "marts.collections"),
-    ],
-    pool="warehouse_writer",
-)
-def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
-    """Refits the champion on everyone's collections; writes recommendations, play next, the watch list and
-    similar games, and how the served lists moved since the previous night (marts.recommendation_runs)."""
-    folder = _models_dir(site)
-    chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
-    with duckdb.get_connection() as con:
-        collections = con.sql("SELECT * FROM marts.collections").pl()
-        games = con.sql("SELECT * FROM marts.games").pl()
-        posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
-    generated_at = utcnow()
-    result = discover(
-        collections=collections,
-        games=games,
-        posts=posts,
-        champion=chosen["champion"],
-        params=chosen["params"],
-        weighting=chosen["weighting"],
-        run_id=chosen["run_id"],
-        generated_at=generated_at,
-        model_dir=site.paths.champion,
-        seed=SEED,
-    )
-    context.log.info(f"discovery: {result.stats}")
-    night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
-    with duckdb.get_connection() as con:
-        n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
-        n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
-        n_shelf = replace_table(con, "next_to_play", result.next_to_play)
-        n_watch = replace_table(con, "watch_next", result.watch_next)
-        served = record_lists(con, night_id=context.run.run_id, run_id=chosen["run_id"], model=chosen["champion"],
-                              generated_at=generated_at)
-    context.log.info(f"served lists: coverage {served['coverage']}, stability {served['stability']} "
-                     f"over {served['n_compared']} members (previous night {served['previous_night_id']})")
-    recs = result.recommendations
-    yield dg.MaterializeResult(
-        asset_key=["marts", "recommendations"],
-        metadata={
-            "dagster/row_count": n_recs,
-            "members": recs["user_id"].n_unique(),
-            "distinct_games": recs["game_id"].n_unique(),
-            "model": chosen["champion"],
-            "run_id": chosen["run_id"],
-            "members_per_second": _per_second(result.stats["n_users"], result.stats["rank_seconds"]),
-            **{key: value for key, value in result.stats.items() if key.endswith("_seconds")},
-        },
-    )
-    yield dg.MaterializeResult(
-        asset_key=["marts", "next_to_play"],
-        metadata={"dagster/row_count": n_shelf, "members": result.next_to_play["user_id"].n_unique()},
-    )
-    yield dg.MaterializeResult(
-        asset_key=["marts", "watch_next"],
-        metadata={"dagster/row_count": n_watch, "members": result.watch_next["user_id"].n_unique()},
-    )
-    yield dg.MaterializeResult(
-        asset_key=["marts", "similar_games"],
-        metadata={"dagster/row_count": n_similar, "games": result.similar_games["game_id"].n_unique()},
-    )
-    yield dg.MaterializeResult(
-        asset_key=["marts", "recommendation_runs"],
-        metadata={key: value for key, value in served.items() if isinstance(value, (int, float, str))},
-    )
-    yield dg.MaterializeResult(asset_key=["marts", "served_top10"], metadata={"dagster/row_count": served["n_members"]})
