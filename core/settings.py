@@ -83,7 +83,7 @@ def _float(value: Any) -> float | None:
 
 
 def _whole(value: Any) -> int | None:
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         return None
     try:
         return int(str(value).strip())
@@ -91,39 +91,25 @@ def _whole(value: Any) -> int | None:
         return None
 
 
-def _page_budget(value: Any) -> int:
-    pages = _whole(value)
-    if pages is None or pages < 1:
-        raise SettingError(f"must be a whole number of at least 1, not {value!r}")
-    return pages
+def _number(read: Callable[[Any], Any], fits: Callable[[Any], bool], says: str) -> Callable[[Any], Any]:
+    """A check: `read` the number (None if it is not one), refuse it unless it `fits`, with
+    `says` (its `{value!r}` is the value as given) as the one line."""
+
+    def check(value: Any) -> Any:
+        number = read(value)
+        if number is None or not fits(number):
+            raise SettingError(says.format(value=value))
+        return number
+
+    return check
 
 
-def _max_age_days(value: Any) -> float:
-    days = _float(value)
-    if days is None or not 1.0 <= days <= 365.0:
-        raise SettingError(f"must be a number of days from 1 to 365, not {value!r}")
-    return days
-
-
-def _fraction(value: Any) -> float:
-    share = _float(value)
-    if share is None or not 0.0 <= share <= 1.0:
-        raise SettingError(f"must be a number between 0 and 1, not {value!r}")
-    return share
-
-
-def _bundles(value: Any) -> int:
-    keep = _whole(value)
-    if keep is None or keep < 1:
-        raise SettingError(f"must be a whole number of bundles, at least 1 (got {value!r})")
-    return keep
-
-
-def _retry_seconds(value: Any) -> float:
-    seconds = _float(value)
-    if seconds is None or not 0 < seconds <= 24 * 3600:
-        raise SettingError(f"must be a number of seconds between 0 and 86400, not {value!r}")
-    return seconds
+_page_budget = _number(_whole, lambda n: n >= 1, "must be a whole number of at least 1, not {value!r}")
+_max_age_days = _number(_float, lambda d: 1.0 <= d <= 365.0, "must be a number of days from 1 to 365, not {value!r}")
+_fraction = _number(_float, lambda f: 0.0 <= f <= 1.0, "must be a number between 0 and 1, not {value!r}")
+_bundles = _number(_whole, lambda n: n >= 1, "must be a whole number of bundles, at least 1 (got {value!r})")
+_retry_seconds = _number(_float, lambda s: 0 < s <= 24 * 3600,
+                         "must be a number of seconds between 0 and 86400, not {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
