@@ -39,6 +39,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 import polars as pl  # noqa: E402
 
 from benchmarks.site_size import site_size  # noqa: E402
+from core.settings import default  # noqa: E402
 from samplesite.faults import cut_collections  # noqa: E402
 from samplesite.generator import generate_site  # noqa: E402
 from samplesite.nights import site_on_night  # noqa: E402
@@ -48,7 +49,8 @@ from scrapers.crawl import run_crawl  # noqa: E402
 from warehouse.db import connect  # noqa: E402
 
 QUICK = (300, 600)
-REAL_GAMES, REAL_MEMBERS, MAX_AGE_DAYS = 25_000, 100_000, 7
+REAL_GAMES, REAL_MEMBERS = 25_000, 100_000
+MAX_AGE_DAYS = default("max_age_days")  # the night's setting (core.settings)
 _KINDS = (("collection", re.compile(r"^/friends/\d+/boardgames")), ("directory", re.compile(r"^/friends(\?|$)")),
           ("cafe", re.compile(r"^/spaces")), ("post", re.compile(r"^/games/[^/?]+/(rules|reviews)/")),
           ("catalogue", re.compile(r"^/games(\?|$)")), ("game", re.compile(r"^/games/[^/?]+$")))

@@ -5,7 +5,9 @@ Why a module of its own: every command that takes a count (`crawl --max-pages`,
 in the same one line as any other bad input (`bodoge: error: ...`), not argparse's usage
 block. Nothing here imports Scrapy, Polars or DuckDB at load time: building the parser stays
 instant. The `--data-dir`/`--warehouse` pair and opening that warehouse live here too,
-shared by every command that reads it.
+shared by every command that reads it. A flag that sets one of the `core.settings` fields
+is declared with `setting_flag`: its check, help and variable come from that field, and it
+has no default of its own (`Settings.load` falls back to the variable, then the default).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+from core.settings import SettingError, default, spec
 from ops.errors import error_line
 
 
@@ -82,12 +85,38 @@ def port_number(text: str) -> int:
     return value
 
 
+def setting_flag(p: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
+    """The flag of the setting `name` (`core.settings`), checked by that setting's own check.
+
+    Its value is None when not given, so `Settings.load(args)` can tell a flag from the
+    variable and the default; a bad value is argparse's one line (`argument --flag: …`).
+    """
+    setting = spec(name)
+    assert setting.flag, f"the setting {name} has no flag"
+    fallback = default(name)
+    shown = setting.derived if fallback is None else None if isinstance(fallback, bool) else \
+        f"{fallback:g}" if isinstance(fallback, float) else str(fallback)
+    shown = f", default {shown}" if shown else ""
+    kwargs.setdefault("help", f"{setting.help} (env {setting.env}{shown})")
+    if isinstance(fallback, bool):
+        p.add_argument(setting.flag, dest=name, action="store_true", default=None, **kwargs)
+        return
+
+    def check(text: str) -> Any:
+        try:
+            return setting.parse(text)
+        except SettingError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    p.add_argument(setting.flag, dest=name, type=check, **kwargs)
+
+
 def add_data_dir(p: argparse.ArgumentParser, *, warehouse: bool = True) -> None:
     """`--data-dir`, and `--warehouse` for commands that only read the warehouse file."""
-    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    setting_flag(p, "data_dir")
     if warehouse:
-        p.add_argument("--warehouse", help="the DuckDB file (writers: env BODOGE_WAREHOUSE, default "
-                       "DATA_DIR/warehouse.duckdb; readers: default the published night DATA_DIR/published.duckdb)")
+        setting_flag(p, "warehouse", help="the DuckDB file (writers: env BODOGE_WAREHOUSE, default "
+                     "DATA_DIR/warehouse.duckdb; readers: default the published night DATA_DIR/published.duckdb)")
 
 
 def reader_path(args: argparse.Namespace) -> Any:

@@ -8,12 +8,11 @@ Each is a thin shell over `bodoge.jobs`, `scrapers.crawl` and `warehouse.build`.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from typing import Any
 
-from bodoge.args import add_data_dir, comma_list, positive_int
+from bodoge.args import add_data_dir, comma_list, setting_flag
 from ops.errors import fail
 
 
@@ -26,12 +25,12 @@ def _interrupted(exc: Any) -> int:
 def register_crawl(sub: Any) -> None:
 
     p = sub.add_parser("crawl", help="crawl a site into the warehouse's raw tables")
-    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL), e.g. https://bodoge.hoobby.net")
+    setting_flag(p, "base_url")
     add_data_dir(p)
     p.add_argument("--sections", type=comma_list, default=["games", "posts", "members", "cafes"],
                    help="any of games,posts,members,cafes (default all)")
     p.add_argument("--users", type=comma_list, help="comma-separated member ids to crawl instead of the directory")
-    p.add_argument("--max-pages", type=positive_int, help="stop after this many pages (a trial on the real site)")
+    setting_flag(p, "max_pages", help="stop after this many pages (a trial on the real site)")
     p.add_argument("--http-cache", action="store_true", help="cache responses under DATA_DIR/httpcache (development)")
     p.add_argument("--probe", action="store_true",
                    help="fetch a few dozen pages politely and print, per signal the crawl leans on, what the site "
@@ -55,14 +54,16 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from core.config import require_base_url, resolve_paths
+    from core.config import require_base_url
+    from core.settings import Settings
     from ops.signals import Interrupted, signals_raise
     from scrapers.crawl import run_crawl
 
     if args.probe:
         return cmd_probe(args)
-    base_url = require_base_url(args.base_url)
-    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
+    settings = Settings.load(args)  # the flags, then BODOGE_*, then the defaults
+    base_url = require_base_url(settings.base_url)
+    paths = settings.paths
     try:
         with signals_raise():  # SIGTERM/Ctrl-C: run_crawl stops its child, then we end with 143/130
             result = run_crawl(
@@ -70,9 +71,9 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                 warehouse=paths.warehouse,
                 sections=args.sections,
                 users=args.users,
-                max_pages=args.max_pages,
-                full=args.full,
-                max_age_days=args.max_age_days,
+                max_pages=settings.max_pages,
+                full=settings.full,
+                max_age_days=settings.max_age_days,
                 http_cache_dir=paths.http_cache if args.http_cache else None,
                 tmp_dir=paths.tmp,
                 data_dir=paths.data_dir,
@@ -120,46 +121,37 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def register_run(sub: Any) -> None:
     p = sub.add_parser("run", help="the nightly job once: crawl → warehouse → models → recommendations → export")
-    p.add_argument("--base-url", help="the site (env BODOGE_BASE_URL)")
+    setting_flag(p, "base_url")
     add_data_dir(p, warehouse=False)
-    p.add_argument("--push", metavar="URL", help="POST the export bundle to the site's endpoint")
-    p.add_argument("--backup-dir", help="where the night's warehouse backup goes "
-                   "(env BODOGE_BACKUP_DIR, default DATA_DIR/backups)")
-    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
-                   help="POST one JSON alert here when the night fails (env BODOGE_ALERT_URL)")
+    setting_flag(p, "push_url", metavar="URL")
+    setting_flag(p, "backup_dir")
+    setting_flag(p, "alert_url", metavar="URL")
     add_crawl_options(p)
     p.set_defaults(handler=cmd_run)
 
 
 def add_crawl_options(p: argparse.ArgumentParser, *, budget: bool = True) -> None:
     """--full, --max-pages, --max-age-days: how much of the site tonight's crawl reads."""
-    from scrapers.options import max_age_days
-
-    p.add_argument("--full", action="store_true",
-                   help="crawl everything (default: incremental once the warehouse holds a complete crawl)")
+    setting_flag(p, "full")
     if budget:
-        p.add_argument("--max-pages", type=positive_int,
-                       help="the night's page budget; what is left goes first next night")
-    p.add_argument("--max-age-days", type=max_age_days, default=7.0,
-                   help="revalidate pages before they are this many days old (default 7)")
+        setting_flag(p, "max_pages")
+    setting_flag(p, "max_age_days")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The nightly job once. Exit 0: published (a bundle not delivered yet is a warning line);
     1: the night failed (one line, and the alert); 2: a malformed flag or setting, nothing ran;
     130/143: stopped by a signal."""
-    from core.config import require_base_url, resolve_paths
+    from core.config import require_base_url
+    from core.settings import Settings
     from bodoge.jobs import JobFailed, JobInterrupted, run_nightly
     from bodoge.summary import print_summary
-    from scrapers.options import CrawlOptions
 
-    base_url = require_base_url(args.base_url)
-    paths = resolve_paths(data_dir=args.data_dir)
+    settings = Settings.load(args)  # the flags, then BODOGE_*, then the defaults: a bad one is one line
+    require_base_url(settings.base_url)
+    paths = settings.paths
     try:
-        summary = run_nightly(paths, base_url=base_url, push_url=args.push, alert_url=args.alert_url,
-                              backup_dir=args.backup_dir,
-                              crawl=CrawlOptions(full=args.full, max_pages=args.max_pages,
-                                                 max_age_days=args.max_age_days))
+        summary = run_nightly(settings)
     except JobInterrupted as exc:
         return _interrupted(exc)
     except JobFailed as exc:
@@ -182,16 +174,17 @@ def register_demo(sub: Any) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.config import resolve_paths
-    from bodoge.demo import run_demo
+    from core.settings import Settings
+    from bodoge.demo import DEMO_SETTINGS, run_demo
     from bodoge.jobs import JobInterrupted
     from bodoge.summary import print_summary
 
     if args.games < 20 or args.users < 20:
         raise ValueError("the sample site needs at least 20 games and 20 members")
-    paths = resolve_paths(data_dir=args.data_dir)
+    settings = Settings.load(args, only=DEMO_SETTINGS)
+    paths = settings.paths
     try:
-        summary, info = run_demo(paths, n_games=args.games, n_users=args.users, seed=args.seed)
+        summary, info = run_demo(settings, n_games=args.games, n_users=args.users, seed=args.seed)
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary, demo_seconds=info["seconds"])
@@ -202,31 +195,34 @@ def register_serve(sub: Any) -> None:
     from bodoge.args import port_number
 
     p = sub.add_parser("serve", help="the Dagster daemon and web UI, so the 03:00 JST schedule runs by itself")
-    p.add_argument("--base-url", help="the site the scheduled nights crawl (env BODOGE_BASE_URL)")
-    p.add_argument("--data-dir", help="where the warehouse and exports live (env BODOGE_DATA_DIR, default ./data)")
+    setting_flag(p, "base_url")
+    add_data_dir(p, warehouse=False)
     p.add_argument("--port", type=port_number, default=3000, help="the web UI's port (default 3000)")
     p.add_argument("--host", default="127.0.0.1", help="the web UI's listen address (default localhost only)")
-    p.add_argument("--alert-url", metavar="URL", default=os.environ.get("BODOGE_ALERT_URL") or None,
-                   help="POST one JSON alert here per failed or stale night (env BODOGE_ALERT_URL)")
+    setting_flag(p, "alert_url", metavar="URL")
     p.set_defaults(handler=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from core.config import require_base_url, resolve_paths
+    from core.config import require_base_url
+    from core.settings import Settings
     from ops.signals import Interrupted, signals_raise
     from bodoge.serve import died, prepare, start, wait_until_ready
     from ops.children import stop_groups
     from pipelines.alerts import check_alert_url
     from scrapers.crawl_setup import validate_base_url
 
-    base_url = validate_base_url(require_base_url(args.base_url))  # its format now; the site is asked nightly
-    paths = resolve_paths(data_dir=args.data_dir)
-    log_path, settings = prepare(paths, base_url=base_url, alert_url=check_alert_url(args.alert_url))
+    settings = Settings.load(args)  # the flags, then BODOGE_* (a unit file's), then the defaults
+    settings = settings.replace(
+        base_url=validate_base_url(require_base_url(settings.base_url)),  # its format now; the site is asked nightly
+        alert_url=check_alert_url(settings.alert_url))
+    paths = settings.paths
+    log_path, environment = prepare(settings)
     url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{args.port}"
     processes: dict = {}
     try:
         with open(log_path, "ab") as log, signals_raise():
-            processes = start(paths, host=args.host, port=args.port, log=log, settings=settings)
+            processes = start(paths, host=args.host, port=args.port, log=log, settings=environment)
             wait_until_ready(url, processes)
             print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
                   f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)

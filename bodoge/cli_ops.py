@@ -11,17 +11,16 @@ import argparse
 import sys
 from typing import Any
 
-from bodoge.args import add_data_dir
+from bodoge.args import add_data_dir, setting_flag
 
-
-def _add_backup_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backup-dir", help="where backups live (env BODOGE_BACKUP_DIR, default DATA_DIR/backups)")
+#: What the backup commands read of the settings (a bad crawl setting does not stop them).
+_READS = ("data_dir", "warehouse", "backup_dir")
 
 
 def register_backup(sub: Any) -> None:
     p = sub.add_parser("backup", help="back up the warehouse now (a night does it after publishing)")
     add_data_dir(p, warehouse=False)
-    _add_backup_dir(p)
+    setting_flag(p, "backup_dir")
     p.add_argument("--list", action="store_true", help="list the backups instead, newest first")
     p.set_defaults(handler=cmd_backup)
 
@@ -29,7 +28,7 @@ def register_backup(sub: Any) -> None:
 def register_restore(sub: Any) -> None:
     p = sub.add_parser("restore", help="restore the warehouse from its newest verified backup")
     add_data_dir(p, warehouse=False)
-    _add_backup_dir(p)
+    setting_flag(p, "backup_dir")
     p.add_argument("--from", dest="source", metavar="BACKUP",
                    help="a backup's name (e.g. 20261125T031502Z) or folder; default the newest that verifies")
     p.add_argument("--force", action="store_true", help="replace a warehouse that is still healthy")
@@ -37,13 +36,13 @@ def register_restore(sub: Any) -> None:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from core.config import resolve_paths
+    from core.settings import Settings
     from ops.lock import try_acquire
-    from warehouse.backup import backup_dir, list_backups, make_backup
+    from warehouse.backup import list_backups, make_backup
     from warehouse.db import WarehouseError, connect
 
-    paths = resolve_paths(data_dir=args.data_dir)
-    backups = backup_dir(paths.data_dir, args.backup_dir)
+    settings = Settings.load(args, only=_READS)
+    paths, backups = settings.paths, settings.backups
     if args.list:
         found = list_backups(backups)
         for backup in found:
@@ -69,19 +68,19 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from core.config import resolve_paths
+    from core.settings import Settings
     from ops.lock import LOCK_NAME, holder, try_acquire
-    from warehouse.backup import backup_dir
     from warehouse.restore import RestoreError, restore
 
-    paths = resolve_paths(data_dir=args.data_dir)
+    settings = Settings.load(args, only=_READS)
+    paths = settings.paths
     lock = try_acquire(paths.data_dir)
     if lock is None:
         who = holder(paths.data_dir / LOCK_NAME)
         raise RestoreError(f"a night is running in {paths.data_dir} (pid {who.get('pid', '?')}): stop "
                            "`bodoge serve` or wait for the night to end, then restore")
     try:
-        done = restore(warehouse=paths.warehouse, backups=backup_dir(paths.data_dir, args.backup_dir),
+        done = restore(warehouse=paths.warehouse, backups=settings.backups,
                        source=args.source, force=args.force)
     finally:
         lock.release()

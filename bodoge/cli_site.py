@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bodoge.args import port_number, positive_int
+from bodoge.args import port_number, positive_int, setting_flag
 
 DEFAULT_PORT = 8765
 
@@ -34,8 +34,8 @@ def register_site(sub: Any) -> None:
         sp.add_argument("--no-faults", action="store_true", help="no planted broken pages or transient errors")
         sp.add_argument("--night", type=positive_int, default=1,
                         help="the site as it stands on night K (default 1; each night ~1%% of members change)")
-        sp.add_argument("--data-dir", help="where `bodoge demo` left its note of the site "
-                        "(env BODOGE_DATA_DIR, default ./data)")
+        setting_flag(sp, "data_dir", help="where `bodoge demo` left its note of the site "
+                     "(env BODOGE_DATA_DIR, default ./data)")
         if name == "serve":
             sp.add_argument("--port", type=port_number,
                             help=f"default: the port the demo served on, else {DEFAULT_PORT}")

@@ -14,15 +14,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the parser reads DEMO_SITE; it must not pay for the nightly's imports
-    from core.config import Paths
+    from core.settings import Settings
     from bodoge.jobs import JobSummary
 
 #: The demo's sample site when no flag says otherwise (`bodoge demo`, `bodoge site`).
 DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": True}
+#: The settings a demo takes from the environment: where its data goes and what it keeps.
+#: Not the site (its own), nor a push or alert endpoint, nor crawl options: a demo is local
+#: and whole.
+DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exports", "push_retry_seconds")
 SITE_FILE = "sample-site.json"
 
 
-def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[JobSummary, dict[str, Any]]:
+def run_demo(settings: Settings, *, n_games: int, n_users: int, seed: int) -> tuple[JobSummary, dict[str, Any]]:
     """Generate and serve the sample site, run the nightly job on it, return what to report."""
     from bodoge.jobs import run_nightly
     from samplesite.generator import generate_site
@@ -34,10 +38,10 @@ def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[Jo
           f"in {time.perf_counter() - started:.1f}s", flush=True)
     with SampleSiteServer(site) as server:
         base_url = server.base_url
-        record_site(paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
+        record_site(settings.paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
                                      "port": int(base_url.rsplit(":", 1)[1])})
         print(f"demo: serving it on {base_url}; running the nightly job", flush=True)
-        summary = run_nightly(paths, base_url=base_url)
+        summary = run_nightly(settings.replace(base_url=base_url))
     return summary, {"base_url": base_url, "seconds": time.perf_counter() - started}
 
 

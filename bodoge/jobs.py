@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from core.settings import Paths, Settings
 from ops.lock import LOCK_FD_ENV, RunLock, acquire
 from ops.signals import Forwarding, forwarded_signals
-from core.config import Paths
 
 # Lines of the worker's output that the operator sees; everything goes to the log file.
 PROGRESS_PREFIXES = ("crawl:", "nightly:", "bodoge:")
@@ -85,36 +85,28 @@ def dagster_home(paths: Paths) -> Path:
     return paths.dagster_home
 
 
-def night_environment(paths: Paths, base_url: str | None) -> dict[str, str]:
-    """The variables that point the Dagster resources (which read them) at this data dir.
+def night_environment(settings: Settings) -> dict[str, str]:
+    """Every setting of the night (`Settings.to_env`), and the Dagster instance of its data dir:
+    what the children (worker, daemon, web UI) and the Dagster resources read.
 
     Why a dict for the child processes rather than writes to `os.environ`: the caller's
     own environment stays as it was, so one process (a test session, a service) can start
     several nights without one night's settings (a push URL, crawl options) leaking
     into the next.
     """
-    env = {"BODOGE_DATA_DIR": str(paths.data_dir), "BODOGE_WAREHOUSE": str(paths.warehouse),
-           "DAGSTER_HOME": str(dagster_home(paths))}
-    if base_url:
-        env["BODOGE_BASE_URL"] = base_url
-    return env
+    return {**settings.to_env(), "DAGSTER_HOME": str(dagster_home(settings.paths))}
 
 
 def validate_settings(*, base_url: str, push_url: str | None) -> str:
-    """The flags' and settings' form, before anything starts; a one-line ValueError (exit 2) if wrong.
+    """The URLs' form, before anything starts; a one-line ValueError (exit 2) if wrong (the
+    other settings were checked when `core.settings.Settings` was made).
 
     Why not ask the site or the endpoint here: an unreachable site is a failed night (it
     must alert, and the schedule's runs meet it the same way), and a down endpoint only
     delays delivery. A typo'd flag is neither: it is said at once and nothing runs.
     """
     from scrapers.crawl_setup import CrawlError, validate_base_url
-    from warehouse.crawl_floor import floor_from_env
-    from warehouse.delivery import retry_seconds
-    from warehouse.export_retention import keep_exports
 
-    floor_from_env()  # a bad BODOGE_CRAWL_FLOOR or BODOGE_KEEP_EXPORTS is one line now, not a failed night
-    keep_exports()
-    retry_seconds()
     try:
         base_url = validate_base_url(base_url)
     except CrawlError as exc:
@@ -126,28 +118,22 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
     return base_url
 
 
-def run_nightly(
-    paths: Paths, *, base_url: str, push_url: str | None = None, alert_url: str | None = None,
-    progress: TextIO | None = None, crawl: Any = None, backup_dir: str | None = None,
-) -> JobSummary:
+def run_nightly(settings: Settings, *, progress: TextIO | None = None) -> JobSummary:
     """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
 
-    `crawl` (scrapers.options.CrawlOptions) carries --full, --max-pages and --max-age-days
-    to the ingest asset through its resource's environment variables. A failed night POSTs
-    one alert to `alert_url` (and one more if no night has been published for 26 h) before
-    JobFailed is raised; after any night, bundles still undelivered are alerted on once
-    (pending) and once more past 26 h (overdue).
+    `settings` (the flags, then BODOGE_*, then the defaults) reach the worker, and through
+    the Dagster resources every asset, as its environment (`night_environment`). A failed
+    night POSTs one alert to the alert URL (and one more if no night has been published for
+    26 h) before JobFailed is raised; after any night, bundles still undelivered are
+    alerted on once (pending) and once more past 26 h (overdue).
     """
     from pipelines.alerts import check_alert_url
-    from scrapers.options import CrawlOptions
 
     progress = progress or sys.stderr
-    alert_url = check_alert_url(alert_url)
-    base_url = validate_settings(base_url=base_url, push_url=push_url)
-    env = {**night_environment(paths, base_url), **(crawl or CrawlOptions()).as_env(),
-           "BODOGE_PUSH_URL": push_url or ""}  # empty: no push, whatever the caller's environment says
-    if backup_dir:  # else BODOGE_BACKUP_DIR from the caller's environment, else DATA_DIR/backups
-        env["BODOGE_BACKUP_DIR"] = str(Path(backup_dir).resolve())
+    paths, push_url = settings.paths, settings.push_url
+    alert_url = check_alert_url(settings.alert_url)
+    base_url = validate_settings(base_url=settings.base_url or "", push_url=push_url)
+    env = night_environment(settings.replace(base_url=base_url))
     log_path = _new_log_path(paths)
     result_path = log_path.with_suffix(".result.json")
 

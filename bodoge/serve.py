@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from core.config import Paths
+from core.settings import Paths, Settings
 from bodoge.jobs import night_environment
 from ops.readiness import wait_until
 
@@ -44,14 +44,13 @@ def commands(*, host: str, port: int) -> dict[str, list[str]]:
     }
 
 
-def prepare(paths: Paths, *, base_url: str | None, alert_url: str | None) -> tuple[Path, dict[str, str]]:
+def prepare(settings: Settings) -> tuple[Path, dict[str, str]]:
     """The log path, and the variables both children (and the runs they launch) read on top
-    of this process's environment (which may carry BODOGE_PUSH_URL etc. from a unit file)."""
-    env = night_environment(paths, base_url)
+    of this process's environment: every setting (`bodoge.jobs.night_environment`), which
+    came from serve's flags, then its environment (a unit file's BODOGE_PUSH_URL etc.)."""
+    env = night_environment(settings)
     storage = create_storage(Path(env["DAGSTER_HOME"]))
-    if alert_url:
-        env["BODOGE_ALERT_URL"] = alert_url
-    logs = paths.data_dir / "logs"
+    logs = settings.paths.logs
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"serve-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log"
     line = f"serve: Dagster instance {storage}"  # which storage, never its password (pipelines.instance)

@@ -47,13 +47,15 @@ class SqlError(Exception):
 
 
 def register_sql(sub: Any) -> None:
+    from bodoge.args import setting_flag
+
     p = sub.add_parser("sql", help="a read-only SQL shell on the published night (analysts)")
     p.add_argument("query", nargs="?", metavar="QUERY",
                    help="SQL to run (or a .command); without it: -f FILE, SQL on stdin, or an interactive prompt")
     p.add_argument("-f", "--file", help="run the SQL in this file")
     p.add_argument("--db", metavar="PATH", help="a DuckDB file to read instead of DATA_DIR/published.duckdb "
                    "(a backup, a copy); never the warehouse the night writes")
-    p.add_argument("--data-dir", help="where the published night lives (env BODOGE_DATA_DIR, default ./data)")
+    setting_flag(p, "data_dir", help="where the published night lives (env BODOGE_DATA_DIR, default ./data)")
     p.add_argument("--format", default="table", choices=FORMATS, help="how results print (default table)")
     p.set_defaults(handler=cmd_sql)
 

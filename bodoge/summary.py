@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from core.config import Paths
+from core.settings import Paths
 from bodoge.jobs import JobSummary
 
 

@@ -8,6 +8,7 @@
 - `charts.py`  Altair helpers with a CJK-capable font family
 - `launch.py`  `launch()` / `wait_until_ready()` used by `bodoge dashboard` and the tests
 
-The file read is `$BODOGE_WAREHOUSE` (set by `bodoge dashboard`), else the published night
-`$BODOGE_DATA_DIR/published.duckdb` (default `data/published.duckdb`).
+The file read is `$BODOGE_DASHBOARD_DB` (set by `bodoge dashboard`), else the published night
+`$BODOGE_DATA_DIR/published.duckdb` (default `data/published.duckdb`); `BODOGE_WAREHOUSE`
+is the night's warehouse, which the dashboard never opens.
 """

@@ -2,8 +2,10 @@
 
 Why a subprocess rather than Streamlit's in-process bootstrap: Streamlit owns the
 process it runs in (signal handlers, event loop, its own config), so the CLI and the
-tests start `python -m streamlit run` with the warehouse named in the environment, and
-wait on the health endpoint rather than guessing with a sleep.
+tests start `python -m streamlit run` with the file to read in its environment
+(BODOGE_DASHBOARD_DB, written by `core.settings.Settings.to_env` and read back by
+`dashboards.ui.warehouse_path`), and wait on the health endpoint rather than guessing
+with a sleep.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from core.settings import Settings
 from ops.readiness import answers, wait_until
 
-# Same name as dashboards.ui.WAREHOUSE_ENV; not imported from there so that starting the
-# server does not first import Streamlit into the CLI process.
-WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
 APP = Path(__file__).resolve().parent / "app.py"
 REPO_ROOT = APP.parents[1]
 
@@ -50,7 +50,7 @@ def launch(
     to serve other machines. Output goes to `log` when given, else to this process's.
     The caller owns the process: terminate() it, or wait() for it.
     """
-    env = {**os.environ, WAREHOUSE_ENV: str(Path(warehouse).expanduser().resolve())}
+    env = {**os.environ, **Settings(dashboard_db=Path(warehouse)).to_env()}
     return subprocess.Popen(
         command(port, headless=headless, address=address),
         cwd=REPO_ROOT,

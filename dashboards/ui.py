@@ -17,7 +17,6 @@ empty one — each gets a short note instead.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -29,12 +28,11 @@ import polars as pl
 import streamlit as st
 
 from core.ages import ago, took  # noqa: F401 - the pages call ui.ago and ui.took
+from core.settings import Settings, spec
 from dashboards import sql
 from dashboards.charts import FONT_FAMILY
 from dashboards.views import page_spec
 
-WAREHOUSE_ENV = "BODOGE_WAREHOUSE"
-DATA_DIR_ENV = "BODOGE_DATA_DIR"
 CACHE_TTL_SECONDS = 3600
 
 Version = tuple[int, int, int, int]
@@ -45,13 +43,10 @@ class WarehouseBusy(Exception):
 
 
 def warehouse_path() -> Path:
-    """The file the pages read: $BODOGE_WAREHOUSE (set by `bodoge dashboard`), else the
-    published night $BODOGE_DATA_DIR/published.duckdb (default data/), never the file the
-    nightly job writes (docs/interface.md, "Readers")."""
-    explicit = os.environ.get(WAREHOUSE_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get(DATA_DIR_ENV) or "data").expanduser() / "published.duckdb"
+    """The file the pages read: $BODOGE_DASHBOARD_DB (set by `bodoge dashboard`), else the
+    published night DATA_DIR/published.duckdb, never the file the nightly job writes
+    (docs/interface.md, "Readers"); read with `core.settings`, as every child process does."""
+    return Settings.load(only=("data_dir", "dashboard_db")).dashboard_file.expanduser()
 
 
 def file_version(path: Path) -> Version:
@@ -157,7 +152,7 @@ def warehouse() -> Iterator[Warehouse]:
     if not path.is_file():
         st.info(
             f"No warehouse at `{path}` yet. Run `bodoge demo` (sample data) or `bodoge run` "
-            f"(the nightly job) to create it, or point `{WAREHOUSE_ENV}` at an existing file.",
+            f"(the nightly job) to create it, or point `{spec('dashboard_db').env}` at an existing file.",
             icon=":material/database:",
         )
         st.stop()

@@ -6,8 +6,8 @@ SIGTERM/Ctrl-C to it and still exits with the right code; and if the worker dies
 OOM) the supervisor still says so in one line. The worker writes a small JSON result
 (run id, steps, checks, and the root cause of a failure) that the supervisor reads back.
 
-Settings come from the environment the supervisor sets (BODOGE_DATA_DIR, BODOGE_WAREHOUSE,
-BODOGE_BASE_URL, DAGSTER_HOME, BODOGE_PUSH_URL), as for the daemon's runs.
+Settings come from the environment the supervisor sets (`bodoge.jobs.night_environment`:
+every `core.settings` field, and DAGSTER_HOME), read as for the daemon's runs.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import dagster as dg
 
-from core.config import resolve_paths
+from core.settings import Settings
 from ops.children import die_with_parent
 from ops.procs import identity
 
@@ -65,11 +65,11 @@ def run(result_path: Path) -> int:
     """Recover dead runs, execute the nightly job in this process, write the result file."""
     from pipelines.definitions import defs
 
-    warehouse = os.environ["BODOGE_WAREHOUSE"]
+    paths = Settings.from_env().paths  # what the supervisor wrote (bodoge.jobs.night_environment)
     job = defs().resolve_job_def("nightly")
     with dg.DagsterInstance.get() as instance:
         say_progress(f"Dagster instance {describe(instance)}")
-        recovered = recover(instance, warehouse, data_dir=resolve_paths().data_dir)
+        recovered = recover(instance, str(paths.warehouse), data_dir=paths.data_dir)
         outcome: dict[str, Any] = {"run_id": None, "success": False, "recovered": [r.run_id for r in recovered]}
         try:
             result = job.execute_in_process(
@@ -82,7 +82,7 @@ def run(result_path: Path) -> int:
             outcome["failure"] = {"step": None, "cause": "interrupted"}
             _write(result_path, outcome)
             return 130
-        checks = log_run_safely(instance, result.run_id, warehouse)
+        checks = log_run_safely(instance, result.run_id, str(paths.warehouse))
         outcome.update(
             run_id=result.run_id,
             success=result.success,

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.ids import new_run_id
-from scrapers.crawl_setup import CrawlError, validate_base_url, validate_sections
-from scrapers.options import DEFAULT_MAX_AGE_DAYS, CrawlOptionError, CrawlOptions
+from core.settings import Settings, SettingError
+from scrapers.crawl_setup import CrawlError, child_environment, validate_base_url, validate_sections
 from ops.children import stop
 from ops.errors import error_of
 from ops.lock import inherited_fds
@@ -60,7 +60,7 @@ def run_crawl(
     tmp_dir: str | Path | None = None,
     stop_timeout: float = STOP_TIMEOUT_SECONDS,
     full: bool = False,
-    max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+    max_age_days: float | None = None,
     data_dir: str | Path | None = None,
     night_id: str | None = None,
 ) -> CrawlResult:
@@ -73,15 +73,16 @@ def run_crawl(
     Scratch files live in `tmp_dir` (default: `tmp/` beside the warehouse). `data_dir`
     (default: the warehouse's folder) holds the published night and the exports a member
     found private is cut from during the crawl. `night_id` (the nightly run's id) is
-    recorded with the crawl's run (raw.crawl_runs.night_id).
+    recorded with the crawl's run (raw.crawl_runs.night_id). `max_age_days` None: the
+    setting's default (`core.settings`).
     """
     base_url = validate_base_url(base_url)
     sections = validate_sections(sections)
-    if max_pages is not None and max_pages < 1:
-        raise CrawlError(f"max_pages must be at least 1, not {max_pages}")
-    try:
-        CrawlOptions(full=full, max_pages=max_pages, max_age_days=max_age_days)
-    except CrawlOptionError as exc:
+    try:  # the crawl's settings, checked here once; the child reads them from its environment
+        settings = Settings(base_url=base_url, warehouse=Path(warehouse), full=full, max_pages=max_pages,
+                            max_age_days=max_age_days,
+                            data_dir=Path(data_dir) if data_dir is not None else Path(warehouse).resolve().parent)
+    except SettingError as exc:
         raise CrawlError(str(exc)) from None
     run_id = run_id or new_run_id()
     tmp_root = Path(tmp_dir) if tmp_dir is not None else Path(warehouse).resolve().parent / "tmp"
@@ -92,8 +93,7 @@ def run_crawl(
             raise CrawlError(f"cannot make the crawl's temp dir under {tmp_root}: {exc.strerror or exc}") from exc
         stats_file = tmp / "stats.json"
         cmd = [
-            sys.executable, "-m", "scrapers.crawl_child",
-            "--base-url", base_url, "--warehouse", str(warehouse), "--run-id", run_id,
+            sys.executable, "-m", "scrapers.crawl_child", "--run-id", run_id,
             "--sections", ",".join(sections), "--stats-file", str(stats_file),
             "--parent-pid", str(os.getpid()),
         ]
@@ -101,15 +101,10 @@ def run_crawl(
             cmd += ["--users", ",".join(users)]
         if http_cache_dir:
             cmd += ["--http-cache-dir", str(http_cache_dir)]
-        if max_pages:
-            cmd += ["--max-pages", str(max_pages)]
-        if full:
-            cmd += ["--full"]
-        cmd += ["--max-age-days", repr(float(max_age_days))]
-        cmd += ["--data-dir", str(Path(data_dir) if data_dir is not None else Path(warehouse).resolve().parent)]
         if night_id:
             cmd += ["--night-id", night_id]
-        code, last_lines = _run_child(cmd, progress=progress, stop_timeout=stop_timeout)
+        code, last_lines = _run_child(cmd, env=child_environment(settings), progress=progress,
+                                      stop_timeout=stop_timeout)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
         if code != 0 or not stats_file.exists():
@@ -123,7 +118,8 @@ def run_crawl(
     return CrawlResult(run_id=run_id, stats=stats)
 
 
-def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) -> tuple[int, list[str]]:
+def _run_child(cmd: list[str], *, env: dict[str, str], progress: TextIO | None,
+               stop_timeout: float) -> tuple[int, list[str]]:
     """Run the crawl subprocess, echo its progress lines; its exit code and last stderr lines.
 
     The child gets its own process group, so a Ctrl-C in the terminal reaches only this
@@ -133,7 +129,7 @@ def _run_child(cmd: list[str], *, progress: TextIO | None, stop_timeout: float) 
     prints the summary, on failure it raises the error, and the operator reads one line.
     """
     proc = subprocess.Popen(
-        cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_child_env(), process_group=0,
+        cmd, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=env, process_group=0,
         pass_fds=inherited_fds(),  # the nightly run lock, held until the crawler is gone too
     )
     last_lines: list[str] = []
@@ -161,9 +157,3 @@ def _is_summary(line: str) -> bool:
     """The closing `crawl: ... — done (reason)` line of scrapers.progress, and the night's
     `crawl: signals: …` line (each signal's state and strategy, scrapers.signals)."""
     return line.startswith("crawl:") and (" — done (" in line or line.startswith("crawl: signals: "))
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env

@@ -1,7 +1,9 @@
 """The crawl process: one Scrapy crawl in this process, its stats to a file (the child's side).
 
-Started by `scrapers.crawl.run_crawl` as `python -m scrapers.crawl_child ...`; it dies
-with its parent, stops gracefully on the first SIGTERM and then dies of that signal, so
+Started by `scrapers.crawl.run_crawl` as `python -m scrapers.crawl_child ...`, with the
+crawl's settings (site, warehouse, data directory, full, page budget, max age) in its
+environment (`scrapers.crawl_setup.child_environment`, read here by `Settings.from_env`)
+and this crawl's own run id, sections and files as arguments. It dies with its parent, stops gracefully on the first SIGTERM and then dies of that signal, so
 the parent can tell a stopped crawl from a finished one.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
+from core.settings import Settings
 from ops.children import die_with_parent, orphaned
 from ops.errors import fail
 from scrapers import settings as default_settings
@@ -27,7 +30,6 @@ from scrapers.crawl_setup import (
     start_paths,
     validate_base_url,
 )
-from scrapers.options import DEFAULT_MAX_AGE_DAYS
 from scrapers.outcome import FAILURE_STAT, first_line
 from scrapers.spiders.site import ALL_SECTIONS
 
@@ -61,17 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     and exits 1 (or dies of the signal that stopped it, after a graceful stop).
     """
     parser = argparse.ArgumentParser(prog="python -m scrapers.crawl_child")
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--warehouse", required=True)
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--sections", default=",".join(ALL_SECTIONS))
     parser.add_argument("--users")
     parser.add_argument("--http-cache-dir")
-    parser.add_argument("--max-pages", type=int)
-    parser.add_argument("--full", action="store_true")
-    parser.add_argument("--max-age-days", type=float, default=DEFAULT_MAX_AGE_DAYS)
     parser.add_argument("--stats-file", required=True)
-    parser.add_argument("--data-dir", help="the published night and exports to cut private members from")
     parser.add_argument("--parent-pid", type=int, help="die (SIGTERM) when this parent dies")
     parser.add_argument("--night-id", help="the nightly run this crawl belongs to (raw.crawl_runs.night_id)")
     args = parser.parse_args(argv)
@@ -81,28 +77,29 @@ def main(argv: list[str] | None = None) -> int:
     from scrapers.spiders.site import SiteSpider
 
     try:
-        base_url = validate_base_url(args.base_url)
+        settings = Settings.from_env()  # what run_crawl wrote (crawl_setup.child_environment)
+        base_url = validate_base_url(settings.base_url or "")
         users = args.users.split(",") if args.users else None
         delay = robots_crawl_delay(base_url, default_settings.USER_AGENT,
                                    starts=start_paths(args.sections.split(","), users))
-    except CrawlError as exc:
+    except (CrawlError, ValueError) as exc:  # ValueError: a SettingError, when started by hand
         return fail(str(exc), 2)
-    settings = crawl_settings(
+    scrapy_settings = crawl_settings(
         base_url=base_url,
-        warehouse=args.warehouse,
+        warehouse=settings.paths.warehouse,
         run_id=args.run_id,
         http_cache_dir=args.http_cache_dir,
-        max_pages=args.max_pages,
+        max_pages=settings.max_pages,
         crawl_delay=delay,
-        data_dir=args.data_dir,
+        data_dir=settings.paths.data_dir,
         night_id=args.night_id,
     )
-    process = _CrawlerProcess(settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
+    process = _CrawlerProcess(scrapy_settings)  # installs the root log handler (LOG_INSTALL_ROOT_HANDLER, default on)
     process.parent_pid = args.parent_pid
     crawler = process.create_crawler(SiteSpider)
     start_errors: list[BaseException] = []
     done = process.crawl(crawler, base_url=base_url, sections=args.sections, users=args.users,
-                         full=args.full, max_age_days=args.max_age_days)
+                         full=settings.full, max_age_days=settings.max_age_days)
     done.addErrback(lambda failure: start_errors.append(failure.value))
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}

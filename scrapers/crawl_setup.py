@@ -1,23 +1,37 @@
 """What one crawl is set up with, shared by the parent (`scrapers.crawl`) and the crawl
 process (`scrapers.crawl_child`): the base URL's checks, robots.txt's Crawl-delay and
-refusals, the start paths, the Scrapy settings, and the error line the child prints.
+refusals, the start paths, the Scrapy settings, the error line the child prints, and the
+one way the crawl's settings reach the child (`child_environment`, read back there with
+`core.settings.Settings.from_env`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.settings import Settings
 from scrapers import settings as default_settings
 from scrapers.spiders.site import ALL_SECTIONS
 
 
 class CrawlError(Exception):
     """The crawl could not run (bad base URL, unreachable site, crawler crash)."""
+
+
+def child_environment(settings: Settings) -> dict[str, str]:
+    """The crawl process's environment: this one's, with the crawl's settings written over it.
+
+    Why every setting and not argv: the site, the warehouse, the data directory and the
+    crawl options (full, page budget, max age) cross into the child in the one form every
+    process boundary of the project uses (`Settings.to_env`), checked once on this side.
+    """
+    return {"PYTHONUNBUFFERED": "1", **os.environ, **settings.to_env()}
 
 
 def is_local(base_url: str) -> bool:

@@ -8,7 +8,6 @@ were fetched, the window in which a directory row used to sit in raw.members.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -18,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from core.settings import Settings
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
+from scrapers.crawl_setup import child_environment
 from warehouse.db import connect
 from warehouse.raw import RawWriter
 
@@ -42,10 +43,11 @@ _MEMBERS = re.compile(r"\bmember ([\d,]+)")
 
 def crawl_until_killed(base_url: str, warehouse: Path, tmp_path: Path) -> int:
     """Start the crawl, SIGKILL it once the directory is written and ~15 collections are in."""
-    cmd = [sys.executable, "-c", DRIVER, "--base-url", base_url, "--warehouse", str(warehouse),
+    cmd = [sys.executable, "-c", DRIVER,
            "--run-id", "killed-run", "--sections", "members", "--stats-file", str(tmp_path / "stats.json")]
+    settings = Settings(base_url=base_url, warehouse=warehouse, data_dir=warehouse.parent)
     proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env=child_environment(settings))
     deadline = time.monotonic() + 90
     assert proc.stderr is not None
     try:

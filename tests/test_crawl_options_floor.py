@@ -1,42 +1,14 @@
-"""The night's crawl options (one line for a bad value) and the crawl floor per mode."""
+"""The crawl floor per mode (the crawl options' checks: tests/test_settings.py)."""
 
 from __future__ import annotations
 
 import json
 
 import duckdb
-import pytest
 
 from bodoge.display import crawl_line
-from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import accounted_pages, crawl_floor
 from warehouse.raw import ensure_raw_schema
-
-
-def test_options_from_text_and_their_one_line_errors() -> None:
-    assert CrawlOptions.from_text() == CrawlOptions(full=False, max_pages=None, max_age_days=7.0)
-    assert CrawlOptions.from_text(full="1", max_pages="50", max_age_days="3") == \
-        CrawlOptions(full=True, max_pages=50, max_age_days=3.0)
-    assert CrawlOptions(full=True, max_pages=9, max_age_days=2).as_env() == {
-        "BODOGE_CRAWL_FULL": "1", "BODOGE_CRAWL_MAX_PAGES": "9", "BODOGE_CRAWL_MAX_AGE_DAYS": "2"}
-    for kwargs, message in (({"max_pages": "0"}, "--max-pages must be at least 1, not 0"),
-                            ({"max_pages": "lots"}, "--max-pages must be a number, not 'lots'"),
-                            ({"max_age_days": "0.5"}, "--max-age-days must be from 1 to 365 days, not 0.5"),
-                            ({"full": "yes"}, "BODOGE_CRAWL_FULL must be 0 or 1, not 'yes'")):
-        with pytest.raises(CrawlOptionError) as err:
-            CrawlOptions.from_text(**kwargs)
-        assert str(err.value) == message
-
-
-def test_bad_flags_of_bodoge_run_are_one_line(capsys) -> None:
-    from bodoge.cli import main
-
-    for argv, says in ((["run", "--max-age-days", "0"], "--max-age-days must be from 1 to 365 days, not 0"),
-                       (["run", "--max-pages", "-3"], "must be at least 1, not -3")):
-        with pytest.raises(SystemExit) as stop:
-            main(argv)
-        err = capsys.readouterr().err.strip()
-        assert stop.value.code == 2 and len(err.splitlines()) == 1 and says in err, err
 
 
 def _stats(mode: str, **counts: int) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from core.http import PostGaveUp, Retry, post_with_retry
+from core.settings import default
 from pipelines import alerts
 from tests.nightly_process import NightlyProcess
 from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
@@ -132,7 +133,7 @@ def test_a_pending_bundle_alerts_once_and_once_more_when_overdue(tmp_path: Path)
 def test_a_bad_push_retry_setting_is_one_line() -> None:
     with pytest.raises(ValueError, match="BODOGE_PUSH_RETRY_SECONDS must be a number of seconds"):
         delivery.retry_seconds("soon")
-    assert delivery.retry_seconds("") == delivery.DEFAULT_RETRY_SECONDS and delivery.retry_seconds("2.5") == 2.5
+    assert delivery.retry_seconds("") == default("push_retry_seconds") and delivery.retry_seconds("2.5") == 2.5
 
 
 def _age(data: Path, run_id: str, hours: float) -> None:

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from core.config import resolve_paths
+from core.settings import Settings
 from bodoge.jobs import run_nightly
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
@@ -36,7 +36,8 @@ MARTS = ["games", "collections", "cafe_games", "members", "game_popularity", "me
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("data")
-    paths = resolve_paths(data_dir=data_dir)
+    settings = Settings(data_dir=data_dir)
+    paths = settings.paths
     saved = {k: os.environ.get(k) for k in ("BODOGE_DATA_DIR", "BODOGE_WAREHOUSE", "BODOGE_BASE_URL", "DAGSTER_HOME")}
     site = generate_site(n_games=120, n_users=220, seed=3)
     snapshots, summaries, published = [], [], []
@@ -44,7 +45,7 @@ def two_runs(tmp_path_factory):
     try:
         with SampleSiteServer(site) as server:
             for push in (None, receiver.url):  # the second run also delivers its bundle
-                summaries.append(run_nightly(paths, base_url=server.base_url, push_url=push))
+                summaries.append(run_nightly(settings.replace(base_url=server.base_url, push_url=push)))
                 with connect(paths.warehouse, read_only=True) as con:
                     snapshots.append({t: con.sql(f"SELECT * FROM marts.{t}").pl() for t in MARTS})
                 published.append(_published_nights(paths.data_dir / "published.duckdb"))

@@ -57,9 +57,9 @@ def test_serve_creates_the_instance_storage_once_before_its_children_start(tmp_p
     import sqlite3
 
     from bodoge.serve import prepare
-    from core.config import resolve_paths
+    from core.settings import Settings
 
-    prepare(resolve_paths(data_dir=str(tmp_path / "d")), base_url="http://127.0.0.1:9", alert_url=None)
+    prepare(Settings(data_dir=tmp_path / "d", base_url="http://127.0.0.1:9"))
     home = tmp_path / "d" / "dagster_home"
     databases = sorted(p.relative_to(home).as_posix() for p in home.rglob("*.db"))
     assert databases == ["history/runs.db", "history/runs/index.db", "schedules/schedules.db"]

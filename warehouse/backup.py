@@ -46,7 +46,6 @@ from warehouse.export_retention import public_users
 
 log = logging.getLogger("bodoge.backup")
 
-BACKUP_DIR_ENV = "BODOGE_BACKUP_DIR"
 MANIFEST = "manifest.json"
 DATABASE = "warehouse.duckdb"
 FORMAT = 1
@@ -86,12 +85,6 @@ class Backup:
         rows = f", {entries:,} collection rows" if entries is not None else ""
         night = f"night {self.run_id}, " if self.run_id else ""
         return f"{self.name} ({night}{len(self.tables)} tables{rows}, {self.bytes / 1e6:.1f} MB)"
-
-
-def backup_dir(data_dir: Path, explicit: str | Path | None = None) -> Path:
-    """Where backups go: the flag, else BODOGE_BACKUP_DIR, else DATA_DIR/backups."""
-    chosen = explicit or os.environ.get(BACKUP_DIR_ENV) or Path(data_dir) / "backups"
-    return Path(chosen).resolve()
 
 
 def make_backup(con: duckdb.DuckDBPyConnection, warehouse: Path, backups: Path, *, run_id: str | None,

@@ -19,15 +19,14 @@ Crawls recorded before the measure existed count their written items, as they di
 from __future__ import annotations
 
 import json
-import os
 import statistics
 from dataclasses import dataclass
 
 import duckdb
 
+from core.settings import SettingError, read
 from warehouse.crawl_runs import crawl_figures
 
-DEFAULT_FLOOR = 0.5
 BASELINE_RUNS = 5
 _NOT_DATA = {"quarantine", "listing_crawl", "frontier", "page_visit"}
 
@@ -48,20 +47,14 @@ class FloorVerdict:
 
 
 def floor_from_env(text: str | None = None) -> float:
-    """The floor fraction from BODOGE_CRAWL_FLOOR (default 0.5); 0 switches the ratio off.
+    """The floor fraction, BODOGE_CRAWL_FLOOR (`core.settings`); 0 switches the ratio off.
 
     `text` is the setting as a Dagster resource holds it; None reads the environment.
     """
-    text = (os.environ.get("BODOGE_CRAWL_FLOOR", "") if text is None else text).strip()
-    if not text:
-        return DEFAULT_FLOOR
     try:
-        value = float(text)
-    except ValueError:
-        raise FloorSettingError(f"BODOGE_CRAWL_FLOOR must be a number between 0 and 1, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise FloorSettingError(f"BODOGE_CRAWL_FLOOR must be between 0 and 1, not {value}")
-    return value
+        return read("crawl_floor", text)
+    except SettingError as exc:
+        raise FloorSettingError(str(exc)) from None
 
 
 def written_items(stats_json: str | None) -> int:

@@ -25,11 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from core.http import Retry
+from core.settings import read
 from warehouse.bundle_io import ExportError
 
 DELIVERIES_DIR = "deliveries"
-RETRY_ENV = "BODOGE_PUSH_RETRY_SECONDS"
-DEFAULT_RETRY_SECONDS = 300.0
 # The start of a night only gets a short try: the crawl should not wait on a down endpoint.
 START_OF_NIGHT_SECONDS = 30.0
 
@@ -62,17 +61,9 @@ class Delivery:
 
 
 def retry_seconds(text: str | None = None) -> float:
-    """How long one night keeps retrying a delivery (BODOGE_PUSH_RETRY_SECONDS), or a one-line ValueError."""
-    raw = os.environ.get(RETRY_ENV, "") if text is None else text
-    if not raw.strip():
-        return DEFAULT_RETRY_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 24 * 3600:
-        raise ValueError(f"{RETRY_ENV} must be a number of seconds between 0 and 86400, not {raw!r}")
-    return value
+    """How long one night keeps retrying a delivery: BODOGE_PUSH_RETRY_SECONDS (`core.settings`),
+    or a one-line ValueError."""
+    return read("push_retry_seconds", text)
 
 
 def retry_policy(seconds: float) -> Retry:

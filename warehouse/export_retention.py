@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,14 +34,13 @@ from pathlib import Path
 
 import duckdb
 
+from core.settings import SettingError, read
 from warehouse.raw import COMPLETE_LISTINGS
 
 from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
 
 log = logging.getLogger("bodoge.export")
 
-KEEP_ENV = "BODOGE_KEEP_EXPORTS"
-DEFAULT_KEEP = 7
 
 # Manifest counts derived from a per-user file: (count of lines, count of items), where present.
 _PER_USER_COUNTS = {
@@ -62,17 +60,11 @@ class PruneReport:
 
 
 def keep_exports(*, environ: Mapping[str, str] | None = None) -> int:
-    """How many bundles to keep: `BODOGE_KEEP_EXPORTS` (a whole number ≥ 1), default 7."""
-    raw = (os.environ if environ is None else environ).get(KEEP_ENV, "").strip()
-    if not raw:
-        return DEFAULT_KEEP
+    """How many bundles to keep: BODOGE_KEEP_EXPORTS (`core.settings`), or a one-line ExportError."""
     try:
-        keep = int(raw)
-    except ValueError:
-        keep = 0
-    if keep < 1:
-        raise ExportError(f"{KEEP_ENV} must be a whole number of bundles, at least 1 (got {raw!r})")
-    return keep
+        return read("keep_exports", environ=environ)
+    except SettingError as exc:
+        raise ExportError(str(exc)) from None
 
 
 def prune_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> PruneReport:

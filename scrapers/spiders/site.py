@@ -33,6 +33,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from core.settings import default
 from scrapers import pages
 from scrapers.items import ListingCrawl, Quarantined
 from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
@@ -69,7 +70,7 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         sections: str | list[str] = ",".join(ALL_SECTIONS),
         users: str | list[str] | None = None,
         full: bool | str = False,
-        max_age_days: float | str = 7,
+        max_age_days: float | str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -85,7 +86,7 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
         self.allowed_domains = [host]
         self.ok_urls: set[str] = set()
         self.full = full in (True, "1", "true", "True")
-        self.max_age_days = float(max_age_days)
+        self.max_age_days = float(default("max_age_days") if max_age_days is None else max_age_days)
         self.complete_scope = self.sections == set(ALL_SECTIONS) and not self.users
         #: マイボードゲーム N of each directory row: a collection's total where its pages state none.
         self.directory_counts: dict[str, int] = {}

@@ -47,9 +47,9 @@ def marts_only_warehouse(dashboard_warehouse: DashboardWarehouse, tmp_path_facto
 
 @pytest.fixture
 def use_warehouse(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
-    """Point the dashboard (BODOGE_WAREHOUSE) at a given file for one test."""
+    """Point the dashboard (BODOGE_DASHBOARD_DB) at a given file for one test."""
 
     def use(path: Path) -> None:
-        monkeypatch.setenv("BODOGE_WAREHOUSE", str(path))
+        monkeypatch.setenv("BODOGE_DASHBOARD_DB", str(path))
 
     return use

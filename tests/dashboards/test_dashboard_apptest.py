@@ -94,7 +94,7 @@ def assert_clean(at: AppTest) -> None:
 def _warm(dashboard_warehouse: DashboardWarehouse) -> None:
     """One throw-away run so imports (altair, polars) are not billed to the first page."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("BODOGE_WAREHOUSE", str(dashboard_warehouse.path))
+        mp.setenv("BODOGE_DASHBOARD_DB", str(dashboard_warehouse.path))
         open_page(PAGES[0])
 
 

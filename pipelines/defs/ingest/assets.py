@@ -3,11 +3,10 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from core.config import resolve_paths
+from core.settings import SettingError
 from pipelines.defs.resources import CrawlSettings, NightlyLock, SiteSettings
 from pipelines.described import described
 from scrapers.crawl import run_crawl
-from scrapers.options import CrawlOptionError, CrawlOptions
 from warehouse.crawl_floor import crawl_floor
 from warehouse.crawl_runs import stale_pages
 from warehouse.db import scalar
@@ -61,10 +60,10 @@ def raw_tables(
     if not site.base_url:
         raise dg.Failure("no site to crawl: set BODOGE_BASE_URL (or run `bodoge run --base-url URL`)")
     try:
-        options = CrawlOptions.from_text(full=crawl.full, max_pages=crawl.max_pages, max_age_days=crawl.max_age_days)
-    except CrawlOptionError as exc:
+        options = crawl.settings()
+        paths = site.settings().replace(warehouse=duckdb.database).paths  # both resources, never os.environ
+    except SettingError as exc:
         raise dg.Failure(str(exc)) from None
-    paths = resolve_paths(data_dir=site.data_dir, warehouse=duckdb.database)
     context.log.info(f"crawling {site.base_url} into {paths.warehouse}")
     result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None, full=options.full,
                        max_pages=options.max_pages, max_age_days=options.max_age_days, data_dir=paths.data_dir,
