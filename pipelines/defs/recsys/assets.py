@@ -28,6 +28,7 @@ from pipelines.defs.resources import NightlyLock, SiteSettings
 from core.ids import new_run_id
 from pipelines.described import described
 from warehouse.model_marts import replace_table, utcnow, write_model_runs
+from warehouse.bgg_training import site_rows_only, training_rows
 from warehouse.nights import record_lists
 
 K = 10
@@ -54,7 +55,7 @@ def _models_dir(site: SiteSettings) -> Path:
 
 @dg.asset(
     key=["recsys", "interactions"],
-    deps=[dg.AssetKey(["marts", "collections"])],
+    deps=[dg.AssetKey(["marts", "collections"]), dg.AssetKey(["marts", "bgg_interactions"])],
     group_name="recsys",
     kinds={"polars", "parquet"},
     automation_condition=dg.AutomationCondition.eager(),
@@ -63,9 +64,7 @@ def interactions(duckdb: DuckDBResource, site: SiteSettings, nightly_lock: Night
     """Members' public collections as interactions (user, game, statuses, rating), saved as Parquet,
     with when each entry was last updated (for the time split)."""
     with duckdb.get_connection() as con:
-        frame = con.sql(
-            "SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at FROM marts.collections"
-        ).pl()
+        frame = training_rows(con)  # marts.collections, plus linked members' BGG rows (docs/bgg.md)
     times = frame.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String), "updated_at")
     frame = normalise_interactions(frame, source="marts.collections")
     frame.write_parquet(_models_dir(site) / "interactions.parquet")
@@ -225,11 +224,12 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
     chosen = json.loads((folder / "evaluation.json").read_text(encoding="utf-8"))
     with duckdb.get_connection() as con:
         collections = con.sql("SELECT * FROM marts.collections").pl()
+        trained_on = training_rows(con)  # BGG rows inform the model and the exclusions, never the shelves
         games = con.sql("SELECT * FROM marts.games").pl()
         posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
     generated_at = utcnow()
     result = discover(
-        collections=collections,
+        collections=trained_on,
         games=games,
         posts=posts,
         champion=chosen["champion"],
@@ -245,8 +245,8 @@ def discovery(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: S
     with duckdb.get_connection() as con:
         n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
         n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
-        n_shelf = replace_table(con, "next_to_play", result.next_to_play)
-        n_watch = replace_table(con, "watch_next", result.watch_next)
+        n_shelf = replace_table(con, "next_to_play", site_rows_only(result.next_to_play, collections))
+        n_watch = replace_table(con, "watch_next", site_rows_only(result.watch_next, collections))
         served = record_lists(con, night_id=context.run.run_id, run_id=chosen["run_id"], model=chosen["champion"],
                               generated_at=generated_at)
     context.log.info(f"served lists: coverage {served['coverage']}, stability {served['stability']} "
