@@ -97,3 +97,40 @@ def cmd_bgg_replay(args: argparse.Namespace) -> int:
 
     serve_forever(token=read_token(), saved_dir=Path(args.saved) if args.saved else None, port=args.port)
     return 0
+
+
+# -- --best / --recommended beside --players (bodoge collection, bodoge recommend) ------------------
+
+WIDER_N = 100
+"""How many recommendations to read before keeping those BGG's poll names (the warehouse keeps 100)."""
+
+
+def add_poll_flags(p: argparse.ArgumentParser) -> None:
+    """`--best` / `--recommended`: with `--players N`, keep games BGG's poll calls best / recommended for N."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--best", dest="bgg_poll", action="store_const", const="best",
+                       help="with --players N: only games BoardGameGeek's community calls best with N (where known)")
+    group.add_argument("--recommended", dest="bgg_poll", action="store_const", const="recommended",
+                       help="with --players N: only games BoardGameGeek's community recommends for N (where known)")
+
+
+def poll_n(args: argparse.Namespace, *, mode: str = "discover") -> int:
+    """How many rows a reader should fetch: wider when a poll flag will cut them (one-line error if misused)."""
+    if getattr(args, "bgg_poll", None) is None:
+        return args.n
+    if mode != "discover" or args.players is None:
+        raise ValueError("--best/--recommended need --players N (and apply to the discovery list and collections)")
+    return max(args.n, WIDER_N)
+
+
+def poll_filter(con: Any, rows: list[dict[str, Any]], args: argparse.Namespace, players: int | None, *,
+                n: int | None = None) -> list[dict[str, Any]]:
+    """Rows kept by BGG's poll for `players` when `--best`/`--recommended` was given, else as they are."""
+    from warehouse.bgg_views import keep_poll_games, poll_games
+
+    how = getattr(args, "bgg_poll", None)
+    if how is None:
+        return rows
+    if players is None:
+        raise ValueError(f"--{how} needs --players N")
+    return keep_poll_games(rows, poll_games(con, players=players, how=how), n=n)
