@@ -162,3 +162,41 @@ def run_bgg_sync(*, api_url: str, warehouse: Path, links_file: Path, token: str,
 def since_text(when: datetime | None) -> str:
     """A timestamp as the report shows it."""
     return when.strftime("%Y-%m-%d %H:%M UTC") if when else "never"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NightOutcome:
+    """What the night's BGG stage did: ok, skipped (not configured) or failed (reported, retried next night)."""
+
+    status: str
+    detail: str
+    result: SyncResult | None = None
+
+
+def night_sync(*, warehouse: Path, links_file: str, api_url: str, overrides_file: str = "",
+               delay: float = DEFAULT_DELAY_SECONDS, max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+               env: dict[str, str] | None = None) -> NightOutcome:
+    """The night's BGG sync: never raises, so a BGG failure cannot fail the site's night.
+
+    Runs only with a links file and a token; whatever goes wrong becomes a `failed`
+    outcome with one line (never the token). Nothing of the state moves on a failure,
+    so the next night asks again for what this one missed.
+    """
+    if not links_file:
+        return NightOutcome(status="skipped", detail="no links file (BODOGE_BGG_LINKS)")
+    try:
+        token = read_token(env)
+    except TokenError as exc:
+        return NightOutcome(status="skipped", detail=str(exc))
+    try:
+        result = run_bgg_sync(api_url=api_url, warehouse=warehouse, links_file=Path(links_file), token=token,
+                              delay=delay, max_age_days=max_age_days,
+                              overrides_file=Path(overrides_file) if overrides_file else None)
+    except Exception as exc:  # noqa: BLE001 - the stage reports every failure instead of failing the night
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(token, "***")
+        return NightOutcome(status="failed", detail=text)
+    waiting = sorted(u for u, s in result.outcomes.items() if s in ("not_ready", "failed"))
+    detail = (f"{len(result.outcomes)} collections, {result.things} things, "
+              f"{result.report.get('matched', 0)} games matched"
+              + (f"; retried next night: {', '.join(waiting)}" if waiting else ""))
+    return NightOutcome(status="ok", detail=detail, result=result)
