@@ -22,8 +22,14 @@ DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": 
 SITE_FILE = "sample-site.json"
 
 
-def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[JobSummary, dict[str, Any]]:
-    """Generate and serve the sample site, run the nightly job on it, return what to report."""
+def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int,
+             bgg: bool = False) -> tuple[JobSummary, dict[str, Any]]:
+    """Generate and serve the sample site, run the nightly job on it, return what to report.
+
+    `bgg`: with a local BoardGameGeek replay as the night's second source (bodoge.demo_bgg)."""
+    from contextlib import ExitStack
+
+    from bodoge.demo_bgg import bgg_replay_night
     from bodoge.jobs import run_nightly
     from samplesite.generator import generate_site
     from samplesite.server import SampleSiteServer
@@ -32,12 +38,13 @@ def run_demo(paths: Paths, *, n_games: int, n_users: int, seed: int) -> tuple[Jo
     site = generate_site(n_games=n_games, n_users=n_users, seed=seed)
     print(f"demo: sample site generated ({n_games:,} games, {n_users:,} members, seed {seed}) "
           f"in {time.perf_counter() - started:.1f}s", flush=True)
-    with SampleSiteServer(site) as server:
+    with SampleSiteServer(site) as server, ExitStack() as stack:
         base_url = server.base_url
         record_site(paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
                                      "port": int(base_url.rsplit(":", 1)[1])})
         print(f"demo: serving it on {base_url}; running the nightly job", flush=True)
-        summary = run_nightly(paths, base_url=base_url)
+        options = stack.enter_context(bgg_replay_night(site, paths.data_dir)) if bgg else None
+        summary = run_nightly(paths, base_url=base_url, crawl=options)
     return summary, {"base_url": base_url, "seconds": time.perf_counter() - started}
 
 
