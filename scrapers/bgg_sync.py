@@ -13,14 +13,13 @@ handed to the child in its environment only.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -60,18 +59,14 @@ def read_token(env: dict[str, str] | None = None) -> str:
 
 def read_links(path: Path) -> list[tuple[str, str]]:
     """The site team's links file: CSV `user_id,bgg_user` (a header row), one member per line."""
+    from warehouse.bgg_links import csv_rows
+
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.reader(handle))
-    except OSError as exc:
-        raise BggSyncError(f"cannot read the links file {path}: {exc.strerror or exc}") from None
-    if not rows or [c.strip() for c in rows[0]] != ["user_id", "bgg_user"]:
-        raise BggSyncError(f"{path}: the first line must be the header user_id,bgg_user")
+        rows = csv_rows(path, header=["user_id", "bgg_user"], what="links")
+    except ValueError as exc:
+        raise BggSyncError(str(exc)) from None
     links: dict[str, str] = {}
-    for number, row in enumerate(rows[1:], start=2):
-        cells = [c.strip() for c in row]
-        if not any(cells):
-            continue
+    for number, cells in rows:
         if len(cells) != 2 or not all(cells):
             raise BggSyncError(f"{path}:{number}: expected user_id,bgg_user")
         links[cells[0]] = cells[1]
@@ -157,11 +152,6 @@ def run_bgg_sync(*, api_url: str, warehouse: Path, links_file: Path, token: str,
         build_bgg_marts(con)
     return SyncResult(run_id=run_id, outcomes=dict(stats.get("bodoge/bgg/outcomes") or {}),
                       things=int(stats.get("bodoge/bgg/things") or 0), stats=stats, report=report)
-
-
-def since_text(when: datetime | None) -> str:
-    """A timestamp as the report shows it."""
-    return when.strftime("%Y-%m-%d %H:%M UTC") if when else "never"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

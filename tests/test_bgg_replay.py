@@ -82,3 +82,25 @@ def test_saved_real_responses_are_served_in_place() -> None:
         status, body, _ = _get(
             f"{srv.api_url}/collection?username=someOneThatHopefullyWontExistPlsGuysDontCreateThisUser&stats=1")
         assert b"Invalid username specified" in body
+
+
+def test_bodoge_bgg_replay_serves_until_stopped(tmp_path) -> None:  # noqa: ANN001
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BODOGE_BGG")} | {"BODOGE_BGG_TOKEN": TOKEN}
+    proc = subprocess.Popen([sys.executable, "-m", "bodoge.cli", "bgg", "replay", "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/xmlapi2" in first and TOKEN not in first
+        status, body, _ = _get(f"http://127.0.0.1:{port}/xmlapi2/thing?id=900002")
+        assert status == 200 and b"River Traders" in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

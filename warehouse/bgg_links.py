@@ -33,20 +33,24 @@ def normalize_name(name: str | None) -> str:
     return _NOT_WORD.sub("", unicodedata.normalize("NFKC", name or "").casefold())
 
 
-def read_overrides(path: Path) -> dict[int, str | None]:
-    """The manual overrides file: CSV `bgg_id,game_id` with a header; an empty game_id forbids a match."""
+def csv_rows(path: Path, *, header: list[str], what: str) -> list[tuple[int, list[str]]]:
+    """(line number, stripped cells) of a small CSV file the site team keeps, after its header;
+    one-line ValueError for an unreadable file or a wrong header. Blank lines are left out."""
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle))
     except OSError as exc:
-        raise ValueError(f"cannot read the overrides file {path}: {exc.strerror or exc}") from None
-    if not rows or [c.strip() for c in rows[0]] != ["bgg_id", "game_id"]:
-        raise ValueError(f"{path}: the first line must be the header bgg_id,game_id")
+        raise ValueError(f"cannot read the {what} file {path}: {exc.strerror or exc}") from None
+    if not rows or [c.strip() for c in rows[0]] != header:
+        raise ValueError(f"{path}: the first line must be the header {','.join(header)}")
+    return [(n, cells) for n, row in enumerate(rows[1:], start=2) if any(cells := [c.strip() for c in row])]
+
+
+def read_overrides(path: Path) -> dict[int, str | None]:
+    """The manual overrides file: CSV `bgg_id,game_id` with a header; an empty game_id forbids a match."""
     overrides: dict[int, str | None] = {}
-    for number, row in enumerate(rows[1:], start=2):
-        cells = [c.strip() for c in row] + [""]
-        if not any(cells):
-            continue
+    for number, row in csv_rows(path, header=["bgg_id", "game_id"], what="overrides"):
+        cells = row + [""]
         if not cells[0].isdigit():
             raise ValueError(f"{path}:{number}: bgg_id must be a number, not {cells[0]!r}")
         overrides[int(cells[0])] = cells[1] or None
