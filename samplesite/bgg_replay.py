@@ -99,12 +99,13 @@ class BggReplayServer:
     """
 
     def __init__(self, *, token: str, saved_dir: Path | None = None, fixtures_dir: Path = FIXTURES_DIR,
-                 script: dict[str, list[int]] | None = None, retry_after: str = "1",
+                 script: dict[str, list[int]] | None = None, retry_after: str = "1", robots: bytes = _ROBOTS,
                  host: str = "127.0.0.1", port: int = 0) -> None:
         self.token = token
         self.dirs = [d for d in (fixtures_dir, saved_dir) if d is not None and d.is_dir()]
         self.script = {key: list(statuses) for key, statuses in (script or {}).items()}
         self.retry_after = retry_after
+        self.robots = robots
         self.collections: dict[str, bytes] = {}
         self.requests: list[Logged] = []
         self.host, self.port = host, port
@@ -117,7 +118,7 @@ class BggReplayServer:
         """What BGG would answer `target` (path and query), scripted behaviours first."""
         parts = urlsplit(target)
         if parts.path == "/robots.txt":
-            return Answer(status=200, body=_ROBOTS)
+            return Answer(status=200, body=self.robots)
         if not authorized:
             return Answer(status=401, body=_errors("Unauthorized"))
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}

@@ -155,6 +155,16 @@ def suggested_age(item: Any) -> int | None:
     return best[0] if best else None
 
 
+def _stats(item: Any) -> Any:
+    """A reader of `statistics/ratings/<tag>@value` (None without stats=1 or without the tag)."""
+    ratings = item.find("statistics/ratings")
+
+    def value(tag: str) -> str | None:
+        node = ratings.find(tag) if ratings is not None else None
+        return node.get("value") if node is not None else None
+    return value
+
+
 def _thing(item: Any) -> BggThing:
     bgg_id = _int(item.get("id"))
     if bgg_id is None:
@@ -162,19 +172,16 @@ def _thing(item: Any) -> BggThing:
     names = item.findall("name")
     primary = next((n.get("value") for n in names if n.get("type") == "primary"), None)
     source, votes, best, recommended = player_counts(item)
-    ratings = item.find("statistics/ratings")
-    stat = (lambda tag: _int(ratings.find(tag).get("value")) if ratings.find(tag) is not None else None) \
-        if ratings is not None else (lambda tag: None)
-    n_weights = stat("numweights")
-    weight_node = ratings.find("averageweight") if ratings is not None else None
-    weight = _float(weight_node.get("value")) if weight_node is not None and n_weights else None
+    stat = _stats(item)
+    n_weights = _int(stat("numweights"))
+    weight = _float(stat("averageweight")) if n_weights else None
     return BggThing(
         bgg_id=bgg_id, thing_type=item.get("type") or "", name=(primary or "").strip() or None,
         alternate_names=[v.strip() for n in names if n.get("type") == "alternate" and (v := n.get("value") or "").strip()],
         year=_value(item, "yearpublished"), min_players=_value(item, "minplayers"),
         max_players=_value(item, "maxplayers"), min_age=_value(item, "minage"),
         min_age_suggested=suggested_age(item), weight=weight if weight and weight > 0 else None,
-        n_weights=n_weights, n_owned=stat("owned"), n_wishing=stat("wishing"),
+        n_weights=n_weights, n_owned=_int(stat("owned")), n_wishing=_int(stat("wishing")),
         poll_votes=votes, poll_source=source, best_players=best, recommended_players=recommended,
     )
 

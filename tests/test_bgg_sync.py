@@ -163,3 +163,39 @@ def test_the_cli_never_shows_or_stores_the_token(tmp_path: Path) -> None:
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.suffix == ".duckdb" for p in files)
     assert not [p for p in files if TOKEN.encode() in p.read_bytes()]
+
+
+def test_more_than_20_things_go_in_batches_of_20(tmp_path: Path) -> None:
+    items = "".join(f'<item objecttype="thing" objectid="{800000 + i}" subtype="boardgame"><status own="1" '
+                    f'lastmodified="2026-01-01 00:00:00"/><numplays>0</numplays></item>' for i in range(45))
+    with BggReplayServer(token=TOKEN) as srv:
+        srv.collections["carol"] = f'<items totalitems="45">{items}</items>'.encode()
+        result = run_bgg_sync(api_url=srv.api_url, warehouse=tmp_path / "w.duckdb",
+                              links_file=_links(tmp_path, "u9,carol\n"), token=TOKEN, **FAST)
+    batches = [r.target.split("id=")[1].split("&")[0].split(",") for r in srv.requests if "/thing?" in r.target]
+    assert sorted(len(b) for b in batches) == [5, 20, 20] and len({i for b in batches for i in b}) == 45
+    assert result.stats["bodoge/bgg/things_due"] == 45
+
+
+def test_robots_txt_is_obeyed(tmp_path: Path) -> None:
+    with BggReplayServer(token=TOKEN, robots=b"User-agent: *\nDisallow: /xmlapi2/\n") as srv:
+        result = run_bgg_sync(api_url=srv.api_url, warehouse=tmp_path / "w.duckdb",
+                              links_file=_links(tmp_path, "u2,bob\n"), token=TOKEN, **FAST)
+    assert [r.target for r in srv.requests] == ["/robots.txt"]
+    assert result.outcomes == {"bob": "failed"}
+
+
+def test_the_saved_member_collection_syncs_with_its_things(tmp_path: Path) -> None:
+    from tests.conftest_shared import shared_dir
+
+    saved = shared_dir() / "bgg-xml"
+    if not saved.is_dir():
+        pytest.skip("../shared/bgg-xml is absent")
+    warehouse = tmp_path / "w.duckdb"
+    with BggReplayServer(token=TOKEN, saved_dir=saved) as srv:
+        result = run_bgg_sync(api_url=srv.api_url, warehouse=warehouse, links_file=_links(tmp_path, "u1,fagentu007\n"),
+                              token=TOKEN, **FAST)
+    assert result.outcomes == {"fagentu007": "full"}
+    assert _rows(warehouse, "SELECT count(*), count(*) FILTER (WHERE own) FROM raw.bgg_collection_items")[0][0] == 40
+    assert [len(t.target.split("id=")[1].split("&")[0].split(",")) for t in srv.requests if "/thing?" in t.target] \
+        == [20, 20]
