@@ -72,7 +72,12 @@ def test_a_thing_past_its_maximum_age_is_fetched_again(tmp_path: Path) -> None:
         run_bgg_sync(api_url=srv.api_url, warehouse=warehouse, links_file=links, token=TOKEN, **FAST)
         again = run_bgg_sync(api_url=srv.api_url, warehouse=warehouse, links_file=links, token=TOKEN,
                              max_age_days=0, **FAST)
+        srv.collections["bob"] = b'<items totalitems="0"></items>'
+        emptied = run_bgg_sync(api_url=srv.api_url, warehouse=warehouse, links_file=links, token=TOKEN,
+                               max_age_days=0, **FAST)
     assert again.things == 1 and again.outcomes == {"bob": "full"}  # age 0: the whole collection too
+    assert emptied.outcomes == {"bob": "full"}  # a whole read removes what the collection no longer shows
+    assert _rows(warehouse, "SELECT count(*) FROM raw.bgg_collection_items") == [(0,)]
 
 
 def test_a_collection_never_ready_is_reported_and_keeps_what_was_read(tmp_path: Path) -> None:
