@@ -17,7 +17,7 @@ from pathlib import Path
 from scrapy.crawler import CrawlerProcess
 
 from core.http import USER_AGENT
-from core.procs import die_with_parent
+from ops.children import die_with_parent
 
 TOKEN_EXIT = 3
 """Exit status for a missing or refused token (the sync's one-line error names which)."""
