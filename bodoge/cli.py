@@ -13,6 +13,7 @@ import sys
 from typing import Any, Callable
 
 from bodoge.args import add_data_dir, an_id, comma_list, open_warehouse, positive_int
+from bodoge.cli_bgg import add_poll_flags, poll_filter, poll_n, register_bgg
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
@@ -88,6 +89,7 @@ def _register_collection(sub: Any) -> None:
     p.add_argument("user_id", metavar="USER_ID", type=an_id)
     p.add_argument("--status", choices=STATUSES)
     p.add_argument("--players", help="only games playable with N players (min <= N <= max)")
+    add_poll_flags(p)  # --best / --recommended (BoardGameGeek's poll, docs/bgg.md)
     p.add_argument("--max-minutes", type=positive_int, help="only games that take at most M minutes (as recommend)")
     p.add_argument("--sort", default="updated", choices=["players", "time", "age", "year", "name", "updated"])
     p.add_argument("--reverse", action="store_true", help="reverse the order (missing values stay last)")
@@ -104,6 +106,7 @@ def cmd_collection(args: argparse.Namespace) -> int:
     with open_warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, max_minutes=args.max_minutes,
                           sort=args.sort, reverse=args.reverse)
+        rows = poll_filter(con, rows, args, players)
     print_rows(rows, as_json=args.json, table=lambda: collection_table(args.user_id, rows))
     return 0
 
@@ -113,6 +116,7 @@ def _register_recommend(sub: Any) -> None:
     p.add_argument("user_id", metavar="USER_ID", nargs="?", type=an_id)
     p.add_argument("-n", type=int, default=10, help="how many (default 10)")
     p.add_argument("--players", help="only games playable with N players")
+    add_poll_flags(p)
     p.add_argument("--max-minutes", type=int, help="only games that take at most M minutes")
     p.add_argument("--owned-unplayed", action="store_true",
                    help="play next (積みゲー): games the member has and has not played")
@@ -158,6 +162,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from warehouse.views import parse_count
 
     mode = _recommend_mode(args)
+    poll_n(args, mode=mode)  # --best/--recommended only with --players on the discovery list
     if args.n < 1:
         raise ValueError(f"-n must be at least 1, not {args.n}")
     players = parse_count(args.players) if args.players is not None else None
@@ -176,8 +181,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
             rows = watch_next(con, args.user_id, n=args.n, model_dir=model_dir)
             table = lambda: watch_next_table(args.user_id, rows)  # noqa: E731
         else:
-            rows = recommend(con, args.user_id, n=args.n, players=players, max_minutes=args.max_minutes,
+            rows = recommend(con, args.user_id, n=poll_n(args), players=players, max_minutes=args.max_minutes,
                              model_dir=model_dir)
+            rows = poll_filter(con, rows, args, players, n=args.n)
             table = lambda: recommendation_table(args.user_id, rows)  # noqa: E731
     print_rows(rows, as_json=args.json, table=table)
     return 0
@@ -286,7 +292,7 @@ _COMMANDS: list[Callable[[Any], None]] = [
     register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
     _register_recommend, _register_collection, _register_cafes, register_similar, _register_dashboard, register_sql,
     register_site,
-    register_backup, register_restore,
+    register_backup, register_restore, register_bgg,
 ]
 
 

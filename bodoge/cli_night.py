@@ -169,6 +169,7 @@ def register_demo(sub: Any) -> None:
     p.add_argument("--users", type=int, default=DEMO_SITE["users"],
                    help=f"members in the sample site (default {DEMO_SITE['users']})")
     p.add_argument("--seed", type=int, default=DEMO_SITE["seed"])
+    p.add_argument("--bgg", action="store_true", help="with a local BoardGameGeek replay as a second source (docs/bgg.md)")
     add_data_dir(p, warehouse=False)
     p.set_defaults(handler=cmd_demo)
 
@@ -184,7 +185,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = Settings.load(args, only=DEMO_SETTINGS)
     paths = settings.paths
     try:
-        summary, info = run_demo(settings, n_games=args.games, n_users=args.users, seed=args.seed)
+        summary, info = run_demo(settings, n_games=args.games, n_users=args.users, seed=args.seed, bgg=args.bgg)
     except JobInterrupted as exc:
         return _interrupted(exc)
     print_summary(paths, summary, demo_seconds=info["seconds"])

@@ -26,8 +26,14 @@ DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exp
 SITE_FILE = "sample-site.json"
 
 
-def run_demo(settings: Settings, *, n_games: int, n_users: int, seed: int) -> tuple[JobSummary, dict[str, Any]]:
-    """Generate and serve the sample site, run the nightly job on it, return what to report."""
+def run_demo(settings: Settings, *, n_games: int, n_users: int, seed: int,
+             bgg: bool = False) -> tuple[JobSummary, dict[str, Any]]:
+    """Generate and serve the sample site, run the nightly job on it, return what to report.
+
+    `bgg`: with a local BoardGameGeek replay as the night's second source (bodoge.demo_bgg)."""
+    from contextlib import ExitStack
+
+    from bodoge.demo_bgg import bgg_replay_night
     from bodoge.jobs import run_nightly
     from samplesite.generator import generate_site
     from samplesite.server import SampleSiteServer
@@ -36,12 +42,13 @@ def run_demo(settings: Settings, *, n_games: int, n_users: int, seed: int) -> tu
     site = generate_site(n_games=n_games, n_users=n_users, seed=seed)
     print(f"demo: sample site generated ({n_games:,} games, {n_users:,} members, seed {seed}) "
           f"in {time.perf_counter() - started:.1f}s", flush=True)
-    with SampleSiteServer(site) as server:
+    with SampleSiteServer(site) as server, ExitStack() as stack:
         base_url = server.base_url
         record_site(settings.paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
                                      "port": int(base_url.rsplit(":", 1)[1])})
         print(f"demo: serving it on {base_url}; running the nightly job", flush=True)
-        summary = run_nightly(settings.replace(base_url=base_url))
+        bgg_env = stack.enter_context(bgg_replay_night(site, settings.paths.data_dir)) if bgg else {}
+        summary = run_nightly(settings.replace(base_url=base_url), bgg_env=bgg_env)
     return summary, {"base_url": base_url, "seconds": time.perf_counter() - started}
 
 

@@ -118,14 +118,16 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
     return base_url
 
 
-def run_nightly(settings: Settings, *, progress: TextIO | None = None) -> JobSummary:
+def run_nightly(settings: Settings, *, progress: TextIO | None = None,
+                bgg_env: dict[str, str] | None = None) -> JobSummary:
     """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
 
     `settings` (the flags, then BODOGE_*, then the defaults) reach the worker, and through
     the Dagster resources every asset, as its environment (`night_environment`). A failed
     night POSTs one alert to the alert URL (and one more if no night has been published for
     26 h) before JobFailed is raised; after any night, bundles still undelivered are
-    alerted on once (pending) and once more past 26 h (overdue).
+    alerted on once (pending) and once more past 26 h (overdue). `bgg_env`: the BGG stage's
+    `BODOGE_BGG_*` variables for this night's worker only (`bodoge demo --bgg`).
     """
     from pipelines.alerts import check_alert_url
 
@@ -133,7 +135,7 @@ def run_nightly(settings: Settings, *, progress: TextIO | None = None) -> JobSum
     paths, push_url = settings.paths, settings.push_url
     alert_url = check_alert_url(settings.alert_url)
     base_url = validate_settings(base_url=settings.base_url or "", push_url=push_url)
-    env = night_environment(settings.replace(base_url=base_url))
+    env = night_environment(settings.replace(base_url=base_url)) | (bgg_env or {})
     log_path = _new_log_path(paths)
     result_path = log_path.with_suffix(".result.json")
 

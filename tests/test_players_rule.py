@@ -260,6 +260,6 @@ def test_the_published_night_carries_the_rule_macros(warehouse: Path) -> None:
                                "WHERE marts.playable_with(g.players_from, g.players_to, 2)").fetchall()[0][0]
         by_hand = con.execute("SELECT count(*) FROM marts.games g "
                               "WHERE g.players_from <= 2 AND 2 <= g.players_to").fetchall()[0][0]
-    assert [name for name, _ in rows] == ["age_plausible", "fits_in", "playable_with"]
+    assert [name for name, _ in rows] == ["age_plausible", "bgg_poll_says", "fits_in", "playable_with"]
     assert all(comment for _, comment in rows)
     assert playable == by_hand > 0

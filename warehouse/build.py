@@ -41,6 +41,9 @@ MART_DEPS: dict[str, list[str]] = {
     "member_profiles": ["marts.members", "marts.collections", "marts.games"],
     "cafe_coverage": ["marts.cafe_games", "marts.collections"],
     "play_time_buckets": [],
+    # BoardGameGeek, kept apart from the site (docs/bgg.md); empty until a BGG sync ran.
+    "bgg_games": ["marts.games", "raw.bgg_things", "raw.bgg_game_matches"],
+    "bgg_interactions": ["marts.bgg_games", "marts.members", "raw.bgg_collection_items", "raw.bgg_member_links"],
 }
 STAGING = list(STAGING_DEPS)
 MACROS_SQL = SQL_DIR / "macros.sql"

@@ -16,3 +16,12 @@ CREATE OR REPLACE MACRO marts.age_plausible(min_age) AS
     min_age BETWEEN 0 AND 25;
 COMMENT ON MACRO marts.age_plausible IS
     'A minimum age (min_age, 対象年齢) a game can have: 0 to 25 years, 20歳～ being the alcohol-themed games (NULL when unpublished).';
+-- BoardGameGeek's player-count poll for N players (docs/bgg.md; marts.bgg_games' lists, built by the
+-- poll rule in scrapers/bgg_facts.py): how = 'best' keeps games its community calls best with N,
+-- 'recommended' those it recommends N for (best included). A game with no poll, or under 20 votes,
+-- has NULL lists: the rule is NULL and the game drops out, as an unknown players range does.
+CREATE OR REPLACE MACRO marts.bgg_poll_says(best_players, recommended_players, n, how) AS
+    CASE how WHEN 'best' THEN list_contains(best_players, n)
+             WHEN 'recommended' THEN list_contains(recommended_players, n) END;
+COMMENT ON MACRO marts.bgg_poll_says IS
+    'BoardGameGeek poll for N players: how = best or recommended (marts.bgg_games lists; NULL when unknown).';

@@ -15,8 +15,8 @@ from warehouse.export_retention import prune_bundles, public_users
 from warehouse.publish import scrub_published
 from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
-# Every raw table (one SQL file each), and which item kind fills it.
-RAW_TABLES = [path.stem for path in raw_sql_files()]
+# Every raw table (one SQL file each) the site crawl fills (the BGG sync owns bgg_*), and which item kind fills it.
+RAW_TABLES = [path.stem for path in raw_sql_files() if not path.stem.startswith("bgg_")]
 _KIND = {table.name.removeprefix("raw."): kind for kind, table in ITEM_TABLES.items()} | {"game_counters": "game"}
 
 

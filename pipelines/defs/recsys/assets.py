@@ -32,6 +32,7 @@ from models.tuning_store import load_tuning, save_tuning
 from pipelines.defs.recsys.resources import MODEL_FILES
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.described import described
+from warehouse.bgg_training import training_rows
 from warehouse.model_marts import utcnow, write_model_runs
 
 K = 10
@@ -63,7 +64,7 @@ def _models_dir(site: SiteSettings) -> Path:
 
 @dg.asset(
     key=INTERACTIONS,
-    deps=[dg.AssetKey(["marts", "collections"])],
+    deps=[dg.AssetKey(["marts", "collections"]), dg.AssetKey(["marts", "bgg_interactions"])],
     group_name="recsys",
     kinds={"polars", "parquet"},
     io_manager_key=MODEL_FILES,
@@ -74,9 +75,7 @@ def interactions(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.Materi
     night (`normalise_interactions`) for evaluation and discovery, with when each entry was last
     updated (`updated_at`, for the time split)."""
     with duckdb.get_connection() as con:
-        frame = con.sql(
-            "SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at FROM marts.collections"
-        ).pl()
+        frame = training_rows(con)  # marts.collections, plus linked members' BGG rows (docs/bgg.md)
     times = frame.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String), "updated_at")
     rows = normalise_interactions(frame.drop("updated_at"), source="marts.collections")
     rows = rows.join(times.unique(["user_id", "game_id"]), on=["user_id", "game_id"], how="left", maintain_order="left")

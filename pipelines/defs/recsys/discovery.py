@@ -14,6 +14,7 @@ from models.content import ContentModel
 from models.discovery.run import discover_interactions
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS, SEED, mart_spec
 from pipelines.defs.resources import NightlyLock, SiteSettings
+from warehouse.bgg_training import site_rows_only
 from warehouse.model_marts import replace_table, utcnow
 from warehouse.nights import record_lists
 
@@ -29,8 +30,9 @@ def _per_second(count: int, seconds: float) -> float:
 @dg.multi_asset(
     specs=[
         mart_spec("recommendations", *READS),
-        mart_spec("next_to_play", *READS),
-        mart_spec("watch_next", *READS),
+        # the shelves hold site rows only: a linked member's BGG rows train the model, never a shelf
+        mart_spec("next_to_play", *READS, "marts.collections"),
+        mart_spec("watch_next", *READS, "marts.collections"),
         mart_spec("similar_games", *READS),
         # how the served lists moved: tonight's lists against the members' collections and the catalogue
         mart_spec("recommendation_runs", *READS, "marts.collections", "marts.games"),
@@ -64,10 +66,11 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
     context.log.info(f"discovery: {result.stats}")
     night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
+        site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
         n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
         n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
-        n_shelf = replace_table(con, "next_to_play", result.next_to_play)
-        n_watch = replace_table(con, "watch_next", result.watch_next)
+        n_shelf = replace_table(con, "next_to_play", site_rows_only(result.next_to_play, site_rows))
+        n_watch = replace_table(con, "watch_next", site_rows_only(result.watch_next, site_rows))
         served = record_lists(con, night_id=context.run.run_id, run_id=choice["run_id"], model=choice["champion"],
                               generated_at=generated_at)
     context.log.info(f"served lists: coverage {served['coverage']}, stability {served['stability']} "

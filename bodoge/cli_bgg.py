@@ -1,0 +1,136 @@
+"""`bodoge bgg sync|replay`: BoardGameGeek as a second source (docs/bgg.md).
+
+Why a command of its own and not only a stage of the night: the site team links members
+whenever they like, and an operator wants to see at once what BGG answered (which users
+were not ready, which things matched no site game) without waiting for 03:00. A missing
+or refused token is one line and exit status 3, so a script can tell it from the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bodoge.args import add_data_dir, port_number
+
+BGG_API_URL = "https://boardgamegeek.com/xmlapi2"
+TOKEN_EXIT = 3
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 3600 seconds, not {value}")
+    return value
+
+
+def register_bgg(sub: Any) -> None:
+    p = sub.add_parser("bgg", help="BoardGameGeek: sync linked members' collections and their games")
+    bgg_sub = p.add_subparsers(dest="bgg_command", required=True, metavar="ACTION")
+    sync = bgg_sub.add_parser("sync", help="fetch, politely and incrementally, BGG collections and things")
+    sync.add_argument("--api-url", help=f"BGG's XML API2 (env BODOGE_BGG_API_URL, default {BGG_API_URL})")
+    sync.add_argument("--links", help="the links file, CSV user_id,bgg_user (env BODOGE_BGG_LINKS)")
+    sync.add_argument("--overrides", help="manual game matches, CSV bgg_id,game_id (env BODOGE_BGG_OVERRIDES)")
+    sync.add_argument("--delay", type=_seconds,
+                      help="seconds between requests (env BODOGE_BGG_DELAY, default 5: BGG asks for patience)")
+    sync.add_argument("--max-age-days", type=float, default=7.0,
+                      help="re-fetch a thing, or a whole collection, only past this age (default 7)")
+    sync.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_data_dir(sync, warehouse=False)
+    sync.set_defaults(handler=cmd_bgg_sync)
+    replay = bgg_sub.add_parser("replay", help="serve a local replay of BGG's XML API2 (for tests and demos)")
+    replay.add_argument("--saved", help="a folder of saved BGG answers to serve beside the project's fixtures")
+    replay.add_argument("--port", type=port_number, default=8766, help="default 8766")
+    replay.set_defaults(handler=cmd_bgg_replay)
+
+
+def cmd_bgg_sync(args: argparse.Namespace) -> int:
+    import json
+
+    from core.config import resolve_paths
+    from scrapers.bgg_sync import TokenError, read_token, run_bgg_sync
+
+    links = args.links or os.environ.get("BODOGE_BGG_LINKS")
+    if not links:
+        raise ValueError("no links file: pass --links FILE or set BODOGE_BGG_LINKS (CSV user_id,bgg_user)")
+    overrides = args.overrides or os.environ.get("BODOGE_BGG_OVERRIDES")
+    delay = args.delay if args.delay is not None else _seconds(os.environ.get("BODOGE_BGG_DELAY", "5"))
+    try:
+        token = read_token()
+        result = run_bgg_sync(
+            api_url=args.api_url or os.environ.get("BODOGE_BGG_API_URL") or BGG_API_URL,
+            warehouse=resolve_paths(data_dir=args.data_dir).warehouse, links_file=Path(links), token=token,
+            max_age_days=args.max_age_days, delay=delay, overrides_file=Path(overrides) if overrides else None)
+    except TokenError as exc:
+        print(f"bodoge: error: {exc}", file=sys.stderr)
+        return TOKEN_EXIT
+    if args.json:
+        print(json.dumps({"run_id": result.run_id, "outcomes": result.outcomes, "things": result.things,
+                          "links": result.report}, ensure_ascii=False))
+        return 0
+    counts: dict[str, int] = {}
+    for status in result.outcomes.values():
+        counts[status] = counts.get(status, 0) + 1
+    print(f"bgg sync {result.run_id}: collections {', '.join(f'{n} {s}' for s, n in sorted(counts.items())) or 'none'}"
+          f"; things fetched {result.things}")
+    for user, status in sorted(result.outcomes.items()):
+        if status not in ("full", "changes"):
+            print(f"  {user}: {status}{' (retried next sync)' if status in ('not_ready', 'failed') else ''}")
+    report = result.report
+    print(f"games: {report.get('matched', 0)} of {report.get('things', 0)} BGG games matched to site games "
+          f"{report.get('by_method', {})}, {report.get('ambiguous', 0)} ambiguous, {report.get('missed', 0)} missed")
+    for item in report.get("ambiguities", [])[:10]:
+        print(f"  ambiguous: {json.dumps(item, ensure_ascii=False)}")
+    print("Powered by BGG (https://boardgamegeek.com)")
+    return 0
+
+
+def cmd_bgg_replay(args: argparse.Namespace) -> int:
+    from samplesite.bgg_replay import serve_forever
+    from scrapers.bgg_sync import read_token
+
+    serve_forever(token=read_token(), saved_dir=Path(args.saved) if args.saved else None, port=args.port)
+    return 0
+
+
+# -- --best / --recommended beside --players (bodoge collection, bodoge recommend) ------------------
+
+WIDER_N = 100
+"""How many recommendations to read before keeping those BGG's poll names (the warehouse keeps 100)."""
+
+
+def add_poll_flags(p: argparse.ArgumentParser) -> None:
+    """`--best` / `--recommended`: with `--players N`, keep games BGG's poll calls best / recommended for N."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--best", dest="bgg_poll", action="store_const", const="best",
+                       help="with --players N: only games BoardGameGeek's community calls best with N (where known)")
+    group.add_argument("--recommended", dest="bgg_poll", action="store_const", const="recommended",
+                       help="with --players N: only games BoardGameGeek's community recommends for N (where known)")
+
+
+def poll_n(args: argparse.Namespace, *, mode: str = "discover") -> int:
+    """How many rows a reader should fetch: wider when a poll flag will cut them (one-line error if misused)."""
+    if getattr(args, "bgg_poll", None) is None:
+        return args.n
+    if mode != "discover" or args.players is None:
+        raise ValueError("--best/--recommended need --players N (and apply to the discovery list and collections)")
+    return max(args.n, WIDER_N)
+
+
+def poll_filter(con: Any, rows: list[dict[str, Any]], args: argparse.Namespace, players: int | None, *,
+                n: int | None = None) -> list[dict[str, Any]]:
+    """Rows kept by BGG's poll for `players` when `--best`/`--recommended` was given, else as they are."""
+    from warehouse.bgg_views import keep_poll_games, poll_games
+
+    how = getattr(args, "bgg_poll", None)
+    if how is None:
+        return rows
+    if players is None:
+        raise ValueError(f"--{how} needs --players N")
+    return keep_poll_games(rows, poll_games(con, players=players, how=how), n=n)
