@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -57,10 +57,11 @@ class Logged:
     status: int
     authorized: bool
     at: float
+from samplesite.background import BackgroundServer, OwnedServer
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: OwnedServer
     protocol_version = "HTTP/1.1"
     server_version = "bodoge-bgg-replay/1.0"
     sys_version = ""
@@ -82,13 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(answer.body)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    owner: "BggReplayServer"
-
-
-class BggReplayServer:
+class BggReplayServer(BackgroundServer):
     """Serve BGG's XML API2 from fixture files in a background thread.
 
     >>> with BggReplayServer(token="t") as srv:      # doctest: +SKIP
@@ -98,9 +93,13 @@ class BggReplayServer:
     requests, to replay a collection that changed. `requests` is the log.
     """
 
+    handler = _Handler
+    thread_name = "bgg-replay"
+
     def __init__(self, *, token: str, saved_dir: Path | None = None, fixtures_dir: Path = FIXTURES_DIR,
                  script: dict[str, list[int]] | None = None, retry_after: str = "1", robots: bytes = _ROBOTS,
                  host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
         self.token = token
         self.dirs = [d for d in (fixtures_dir, saved_dir) if d is not None and d.is_dir()]
         self.script = {key: list(statuses) for key, statuses in (script or {}).items()}
@@ -108,10 +107,7 @@ class BggReplayServer:
         self.robots = robots
         self.collections: dict[str, bytes] = {}
         self.requests: list[Logged] = []
-        self.host, self.port = host, port
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
 
     # -- answers ------------------------------------------------------------------
     def answer(self, target: str, *, authorized: bool) -> Answer:
@@ -189,42 +185,14 @@ class BggReplayServer:
             self.requests.append(entry)
 
     @property
-    def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("replay server not started")
-        return f"http://{self.host}:{self._httpd.server_address[1]}"
-
-    @property
     def api_url(self) -> str:
         """What `bodoge bgg sync --api-url` takes."""
         return f"{self.base_url}/xmlapi2"
 
     def start(self) -> str:
         """Bind, serve in a daemon thread, and return the API URL."""
-        if self._httpd is None:
-            self._httpd = _Server((self.host, self.port), _Handler)
-            self._httpd.owner = self
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                            name="bgg-replay", daemon=True)
-            self._thread.start()
+        super().start()
         return self.api_url
-
-    def stop(self) -> None:
-        """Stop serving; safe to call twice."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> "BggReplayServer":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def _parse_when(text: str) -> datetime | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 from email.utils import parsedate_to_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from samplesite.faults import FirstRequestFaults
@@ -21,10 +21,11 @@ from samplesite.pages.layout import HTML, Response
 from samplesite.pages.static import error_page
 from samplesite.render import render
 from samplesite.variants import NO_VALIDATORS, apply as draw_variant, check as check_variants
+from samplesite.background import BackgroundServer, OwnedServer
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: OwnedServer
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stalls
     server_version = "bodoge-samplesite/1.0"
@@ -80,14 +81,7 @@ def _not_modified(validators: dict[str, str], request: Any) -> bool:
     return False
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128  # the default 5 drops SYNs under a concurrent crawl (1 s stalls)
-    owner: "SampleSiteServer"
-
-
-class SampleSiteServer:
+class SampleSiteServer(BackgroundServer):
     """Serve `site` over HTTP in a background thread.
 
     >>> with SampleSiteServer(site) as srv:      # doctest: +SKIP
@@ -101,61 +95,25 @@ class SampleSiteServer:
     requests (`srv.site = site_on_night(site, 2)`) to serve the next night.
     """
 
+    handler = _Handler
+    thread_name = "samplesite-server"
+
     def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *,
                  crawl_delay: float | None = None, transient_faults: bool | None = None,
                  validators: bool = True, variants: frozenset[str] | tuple[str, ...] = ()) -> None:
+        super().__init__(host, port)
         self.site = site
         self.variants = check_variants(variants)
         self.validators = validators and NO_VALIDATORS not in self.variants
-        self.host = host
-        self.port = port
         self.crawl_delay = crawl_delay
         enabled = site.faults if transient_faults is None else transient_faults
         self.faults = FirstRequestFaults(site, enabled)
         self.requests: list[tuple[str, str, int]] = []
         self._log_lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
 
     def _record(self, method: str, target: str, status: int) -> None:
         with self._log_lock:
             self.requests.append((method, target, status))
-
-    @property
-    def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("server not started")
-        return f"http://{self.host}:{self._httpd.server_address[1]}"
-
-    def start(self) -> str:
-        """Bind, serve in a daemon thread, and return the base URL (no trailing slash)."""
-        if self._httpd is not None:
-            return self.base_url
-        httpd = _Server((self.host, self.port), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="samplesite-server", daemon=True)
-        self._thread.start()
-        return self.base_url
-
-    def stop(self) -> None:
-        """Stop serving and close the socket; safe to call twice."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> "SampleSiteServer":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def serve_forever(site: Site, host: str = "127.0.0.1", port: int = 8765, *,
