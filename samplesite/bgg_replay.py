@@ -25,6 +25,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from lxml import etree
 
+from samplesite.background import BackgroundServer, OwnedServer
+
 FIXTURES_DIR = Path(__file__).resolve().parent / "bgg_fixtures"
 """The project's own BGG-shaped responses (fictional games 9000xx; members alice and bob)."""
 MAX_THING_IDS = 20
@@ -57,7 +59,6 @@ class Logged:
     status: int
     authorized: bool
     at: float
-from samplesite.background import BackgroundServer, OwnedServer
 
 
 class _Handler(BaseHTTPRequestHandler):
