@@ -112,11 +112,19 @@ def main() -> None:
     ui.page("data-quality", checks, quarantined_pages)
 
 
+def checks_of_the_night(wh: ui.Warehouse, *, what: str) -> pl.DataFrame | None:
+    """The published night's check rows, or None after a note saying what is missing (this
+    page and the overview count from the same rows)."""
+    frame = wh.query(night_checks)
+    if not frame.height:
+        wh.require("marts.quality_checks", what=what)
+        return None
+    return frame
+
+
 def checks(wh: ui.Warehouse) -> None:
     with ui.section("チェック結果 Check results"):
-        frame = wh.query(night_checks)
-        if not frame.height:
-            wh.require("marts.quality_checks", what="Check results")
+        if (frame := checks_of_the_night(wh, what="Check results")) is None:
             return
         failed = frame.filter(~pl.col("passed"))
         cols = st.columns(3)

@@ -14,7 +14,7 @@ import streamlit as st
 from dashboards import ui
 from dashboards.charts import show
 from dashboards.sql import query
-from dashboards.views.data_quality import counted, night_checks, passed_line
+from dashboards.views.data_quality import checks_of_the_night, counted, passed_line
 
 
 # -- this page's queries ------------------------------------------------------------------
@@ -189,9 +189,7 @@ def crawl_work(stats_json: str | None) -> None:
 def checks_summary(wh: ui.Warehouse) -> None:
     """The night's checks: the same count, from the same rows, as the data-quality page."""
     with ui.section("チェック Checks"):
-        frame = wh.query(night_checks)
-        if not frame.height:
-            wh.require("marts.quality_checks", what="Checks")
+        if (frame := checks_of_the_night(wh, what="Checks")) is None:
             return
         failing = frame.filter(~pl.col("passed"))
         cols = st.columns([1, 3])
