@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
@@ -27,6 +27,7 @@ from samplesite.server import SampleSiteServer
 from scrapers.crawl import CrawlError, run_crawl
 from ops.procs import process_alive
 from warehouse.db import connect
+from tests.http_stubs import QuietHandler
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -79,19 +80,11 @@ def slow_site(site) -> Iterator[SampleSiteServer]:
         yield server
 
 
-class _Always500(BaseHTTPRequestHandler):
+class _Always500(QuietHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
-
     def do_GET(self) -> None:  # noqa: N802
-        body = b"<html><body>Internal Server Error</body></html>"
-        self.send_response(500)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.answer(500, b"<html><body>Internal Server Error</body></html>")
 
 
 @pytest.fixture()

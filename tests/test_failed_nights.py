@@ -19,7 +19,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
@@ -34,34 +34,24 @@ from warehouse.db import connect, ensure_table
 from warehouse.export import export_bundle
 from warehouse.publish import publication
 from warehouse.release import release_night
+from tests.http_stubs import QuietHandler
 
 
-class _Only503(BaseHTTPRequestHandler):
+class _Only503(QuietHandler):
     """Every page, robots.txt included, is 503 (an overloaded or half-down site)."""
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        self.send_response(503)
-        self.send_header("Retry-After", "0")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args) -> None:  # noqa: ANN002
-        pass
+        self.answer(503, headers={"Retry-After": "0"})
 
 
-class _RobotsDisallowAll(BaseHTTPRequestHandler):
+class _RobotsDisallowAll(QuietHandler):
     """robots.txt says `Disallow: /` to everyone; every other page would answer 200."""
 
     def do_GET(self) -> None:  # noqa: N802
-        body = b"User-agent: *\nDisallow: /\n" if self.path == "/robots.txt" else b"<html><body>ok</body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain" if self.path == "/robots.txt" else "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args) -> None:  # noqa: ANN002
-        pass
+        if self.path == "/robots.txt":
+            self.answer(200, b"User-agent: *\nDisallow: /\n", content_type="text/plain")
+        else:
+            self.answer(200, b"<html><body>ok</body></html>")
 
 
 @pytest.fixture()

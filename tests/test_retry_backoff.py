@@ -13,10 +13,12 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tests.http_stubs import QuietHandler
 
 CRAWL = r"""
 import json, sys
@@ -48,7 +50,7 @@ print(json.dumps({"items": items, "stats": {k: v for k, v in crawler.stats.get_s
 """
 
 
-class DropsTwice(BaseHTTPRequestHandler):
+class DropsTwice(QuietHandler):
     seen: list[float] = []
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
@@ -57,15 +59,7 @@ class DropsTwice(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
             self.connection.close()  # a reset, no answer
             return
-        body = b"<html><body>ok</body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.answer(200, b"<html><body>ok</body></html>")
 
 
 @pytest.fixture()
