@@ -50,7 +50,7 @@ def _materialize(tmp_path: Path, api_url: str) -> dg.ExecuteInProcessResult:
     with dg.DagsterInstance.ephemeral() as instance:
         return dg.materialize([bgg_raw_tables], instance=instance, resources={
             "duckdb": DuckDBResource(database=str(warehouse)),
-            "bgg": BggSettings(api_url=api_url, links_file=str(_links(tmp_path)), delay="0"),
+            "bgg": BggSettings(bgg_api_url=api_url, bgg_links=str(_links(tmp_path)), bgg_delay="0"),
             "nightly_lock": NightlyLock(data_dir=str(tmp_path), warehouse=str(warehouse)),
         })
 
