@@ -26,8 +26,9 @@ def register_bgg(sub: Any) -> None:
     p = sub.add_parser("bgg", help="BoardGameGeek: sync linked members' collections and their games")
     bgg_sub = p.add_subparsers(dest="bgg_command", required=True, metavar="ACTION")
     sync = bgg_sub.add_parser("sync", help="fetch, politely and incrementally, BGG collections and things")
-    for name in ("bgg_api_url", "bgg_links", "bgg_overrides", "bgg_delay", "bgg_max_age_days"):
-        setting_flag(sync, name)
+    for name, metavar in (("bgg_api_url", "URL"), ("bgg_links", "FILE"), ("bgg_overrides", "FILE"),
+                          ("bgg_delay", "S"), ("bgg_max_age_days", "D")):
+        setting_flag(sync, name, metavar=metavar)
     sync.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_data_dir(sync, warehouse=False)
     sync.set_defaults(handler=cmd_bgg_sync)

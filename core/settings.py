@@ -184,7 +184,7 @@ class Settings:
     bgg_api_url: str = _setting("https://boardgamegeek.com/xmlapi2", "BODOGE_BGG_API_URL", _http_url,
                                 "BGG's XML API2", "--api-url")
     bgg_links: Path | None = _setting(None, "BODOGE_BGG_LINKS", _path,
-                                      "the links file, CSV user_id,bgg_user (unset: no BGG sync)", "--links")
+                                      "the links file, CSV user_id,bgg_user; without it, no BGG sync", "--links")
     bgg_overrides: Path | None = _setting(None, "BODOGE_BGG_OVERRIDES", _path,
                                           "manual game matches, CSV bgg_id,game_id", "--overrides")
     bgg_delay: float = _setting(5.0, "BODOGE_BGG_DELAY", _pause_seconds,
