@@ -174,7 +174,7 @@ class NightOutcome:
     result: SyncResult | None = None
 
 
-def night_sync(*, warehouse: Path, links_file: Path | None, api_url: str, overrides_file: Path | None = None,
+def night_sync(*, warehouse: Path, links_file: Path | str | None, api_url: str, overrides_file: Path | None = None,
                delay: float = default("bgg_delay"), max_age_days: float = default("bgg_max_age_days"),
                env: dict[str, str] | None = None) -> NightOutcome:
     """The night's BGG sync: never raises, so a BGG failure cannot fail the site's night.
