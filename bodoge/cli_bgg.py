@@ -4,43 +4,31 @@ Why a command of its own and not only a stage of the night: the site team links 
 whenever they like, and an operator wants to see at once what BGG answered (which users
 were not ready, which things matched no site game) without waiting for 03:00. A missing
 or refused token is one line and exit status 3, so a script can tell it from the rest.
+The sync's flags are `core.settings` fields (`setting_flag`): `--delay 0` and
+`BODOGE_BGG_DELAY=0` are checked, and default, the same way as in the night's stage.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from bodoge.args import add_data_dir, port_number
+from bodoge.args import add_data_dir, port_number, setting_flag
 
-BGG_API_URL = "https://boardgamegeek.com/xmlapi2"
 TOKEN_EXIT = 3
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 3600 seconds, not {value}")
-    return value
+#: What `bodoge bgg sync` reads from the environment: the data directory and the BGG fields
+#: (a malformed crawl or push setting is no reason to refuse a BGG sync).
+BGG_SETTINGS = ("data_dir", "warehouse", "bgg_api_url", "bgg_links", "bgg_overrides", "bgg_delay", "bgg_max_age_days")
 
 
 def register_bgg(sub: Any) -> None:
     p = sub.add_parser("bgg", help="BoardGameGeek: sync linked members' collections and their games")
     bgg_sub = p.add_subparsers(dest="bgg_command", required=True, metavar="ACTION")
     sync = bgg_sub.add_parser("sync", help="fetch, politely and incrementally, BGG collections and things")
-    sync.add_argument("--api-url", help=f"BGG's XML API2 (env BODOGE_BGG_API_URL, default {BGG_API_URL})")
-    sync.add_argument("--links", help="the links file, CSV user_id,bgg_user (env BODOGE_BGG_LINKS)")
-    sync.add_argument("--overrides", help="manual game matches, CSV bgg_id,game_id (env BODOGE_BGG_OVERRIDES)")
-    sync.add_argument("--delay", type=_seconds,
-                      help="seconds between requests (env BODOGE_BGG_DELAY, default 5: BGG asks for patience)")
-    sync.add_argument("--max-age-days", type=float, default=7.0,
-                      help="re-fetch a thing, or a whole collection, only past this age (default 7)")
+    for name, metavar in (("bgg_api_url", "URL"), ("bgg_links", "FILE"), ("bgg_overrides", "FILE"),
+                          ("bgg_delay", "S"), ("bgg_max_age_days", "D")):
+        setting_flag(sync, name, metavar=metavar)
     sync.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_data_dir(sync, warehouse=False)
     sync.set_defaults(handler=cmd_bgg_sync)
@@ -53,23 +41,21 @@ def register_bgg(sub: Any) -> None:
 def cmd_bgg_sync(args: argparse.Namespace) -> int:
     import json
 
-    from core.config import resolve_paths
+    from core.settings import Settings
+    from ops.errors import fail
     from scrapers.bgg_sync import TokenError, read_token, run_bgg_sync
 
-    links = args.links or os.environ.get("BODOGE_BGG_LINKS")
-    if not links:
+    settings = Settings.load(args, only=BGG_SETTINGS)
+    if settings.bgg_links is None:
         raise ValueError("no links file: pass --links FILE or set BODOGE_BGG_LINKS (CSV user_id,bgg_user)")
-    overrides = args.overrides or os.environ.get("BODOGE_BGG_OVERRIDES")
-    delay = args.delay if args.delay is not None else _seconds(os.environ.get("BODOGE_BGG_DELAY", "5"))
     try:
         token = read_token()
         result = run_bgg_sync(
-            api_url=args.api_url or os.environ.get("BODOGE_BGG_API_URL") or BGG_API_URL,
-            warehouse=resolve_paths(data_dir=args.data_dir).warehouse, links_file=Path(links), token=token,
-            max_age_days=args.max_age_days, delay=delay, overrides_file=Path(overrides) if overrides else None)
+            api_url=settings.bgg_api_url, warehouse=settings.paths.warehouse, links_file=settings.bgg_links,
+            token=token, max_age_days=settings.bgg_max_age_days, delay=settings.bgg_delay,
+            overrides_file=settings.bgg_overrides)
     except TokenError as exc:
-        print(f"bodoge: error: {exc}", file=sys.stderr)
-        return TOKEN_EXIT
+        return fail(str(exc), TOKEN_EXIT)
     if args.json:
         print(json.dumps({"run_id": result.run_id, "outcomes": result.outcomes, "things": result.things,
                           "links": result.report}, ensure_ascii=False))

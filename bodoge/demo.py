@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # the parser reads DEMO_SITE; it must not pay for the nightly
 #: The demo's sample site when no flag says otherwise (`bodoge demo`, `bodoge site`).
 DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": True}
 #: The settings a demo takes from the environment: where its data goes and what it keeps.
-#: Not the site (its own), nor a push or alert endpoint, nor crawl options: a demo is local
-#: and whole.
+#: Not the site (its own), nor a push or alert endpoint, nor crawl or BGG options (`--bgg`
+#: sets its replay's own): a demo is local and whole.
 DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exports", "push_retry_seconds")
 SITE_FILE = "sample-site.json"
 
@@ -47,8 +47,11 @@ def run_demo(settings: Settings, *, n_games: int, n_users: int, seed: int,
         record_site(settings.paths.data_dir, {"games": n_games, "users": n_users, "seed": seed, "faults": site.faults,
                                      "port": int(base_url.rsplit(":", 1)[1])})
         print(f"demo: serving it on {base_url}; running the nightly job", flush=True)
-        bgg_env = stack.enter_context(bgg_replay_night(site, settings.paths.data_dir)) if bgg else {}
-        summary = run_nightly(settings.replace(base_url=base_url), bgg_env=bgg_env)
+        night, token = settings.replace(base_url=base_url), None
+        if bgg:
+            replay = stack.enter_context(bgg_replay_night(site, settings.paths.data_dir))
+            night, token = night.replace(**replay.settings), replay.token
+        summary = run_nightly(night, bgg_token=token)
     return summary, {"base_url": base_url, "seconds": time.perf_counter() - started}
 
 

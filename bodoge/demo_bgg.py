@@ -6,8 +6,11 @@ and bob) under a throwaway token; the two most popular games of the sample site 
 matched to the fixture games through an overrides file, and the first two public
 members with a collection are linked to alice and bob, so the night shows the BGG
 facts (`marts.bgg_games`) and how the linked members' BGG collections move their
-recommendations. The BGG settings reach only the night's worker process, through
-`run_nightly(bgg_env=…)`, never this process's own environment.
+recommendations. The BGG settings are `core.settings` fields: the demo sets them with
+`settings.replace(…)` and they cross to the night's worker through `Settings.to_env()`,
+like every setting. The throwaway token is no setting (a setting shows in resources,
+reprs and every child's environment): it reaches only the night's worker, through
+`run_nightly(bgg_token=…)`, never this process's own environment nor a file.
 """
 
 from __future__ import annotations
@@ -16,11 +19,18 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The replay's fixture games, matched to the sample site's most popular games.
 FIXTURE_GAMES = (900001, 900002)
 FIXTURE_USERS = ("alice", "bob")
+
+
+class ReplayNight(NamedTuple):
+    """What the demo's night needs of the replay: its BGG settings and its throwaway token."""
+
+    settings: dict[str, Any]
+    token: str
 
 
 def demo_links(site: Any, folder: Path) -> tuple[Path, Path]:
@@ -38,13 +48,14 @@ def demo_links(site: Any, folder: Path) -> tuple[Path, Path]:
 
 
 @contextmanager
-def bgg_replay_night(site: Any, data_dir: Path) -> Iterator[dict[str, str]]:
-    """Serve the BGG replay for the length of the demo's night; yields the BGG stage's variables."""
+def bgg_replay_night(site: Any, data_dir: Path) -> Iterator[ReplayNight]:
+    """Serve the BGG replay for the length of the demo's night; yields the BGG stage's
+    settings (for `Settings.replace`) and the replay's token (for `run_nightly(bgg_token=…)`)."""
     from samplesite.bgg_replay import BggReplayServer
 
     token = secrets.token_hex(16)  # the replay's own throwaway, never a BGG token
     links, overrides = demo_links(site, Path(data_dir) / "bgg")
     with BggReplayServer(token=token) as replay:
         print(f"demo: BGG replay on {replay.api_url}; members linked in {links}", flush=True)
-        yield {"BODOGE_BGG_TOKEN": token, "BODOGE_BGG_LINKS": str(links), "BODOGE_BGG_OVERRIDES": str(overrides),
-               "BODOGE_BGG_API_URL": replay.api_url, "BODOGE_BGG_DELAY": "0"}
+        yield ReplayNight(settings={"bgg_links": links, "bgg_overrides": overrides, "bgg_api_url": replay.api_url,
+                                    "bgg_delay": 0}, token=token)

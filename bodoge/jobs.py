@@ -118,16 +118,22 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
     return base_url
 
 
-def run_nightly(settings: Settings, *, progress: TextIO | None = None,
-                bgg_env: dict[str, str] | None = None) -> JobSummary:
+def run_nightly(settings: Settings, *, progress: TextIO | None = None, bgg_token: str | None = None) -> JobSummary:
     """Run the `nightly` job once in a supervised worker process; raise JobFailed/JobInterrupted.
 
     `settings` (the flags, then BODOGE_*, then the defaults) reach the worker, and through
     the Dagster resources every asset, as its environment (`night_environment`). A failed
     night POSTs one alert to the alert URL (and one more if no night has been published for
     26 h) before JobFailed is raised; after any night, bundles still undelivered are
-    alerted on once (pending) and once more past 26 h (overdue). `bgg_env`: the BGG stage's
-    `BODOGE_BGG_*` variables for this night's worker only (`bodoge demo --bgg`).
+    alerted on once (pending) and once more past 26 h (overdue).
+
+    `bgg_token`: a BoardGameGeek token for this night's worker only (`bodoge demo --bgg`'s
+    throwaway replay token). Why a parameter of its own, and only for the token: every other
+    value crosses as a `Settings` field, but a setting is written into every child's
+    environment, the Dagster resources (shown in the UI) and reprs, and the token must be in
+    none of them; nor may the demo put it in its own environment or a file. One narrowly
+    typed argument cannot carry anything else. Without it the worker reads the operator's
+    `BODOGE_BGG_TOKEN` / `BODOGE_BGG_TOKEN_FILE` from the environment it inherits.
     """
     from pipelines.alerts import check_alert_url
 
@@ -135,7 +141,9 @@ def run_nightly(settings: Settings, *, progress: TextIO | None = None,
     paths, push_url = settings.paths, settings.push_url
     alert_url = check_alert_url(settings.alert_url)
     base_url = validate_settings(base_url=settings.base_url or "", push_url=push_url)
-    env = night_environment(settings.replace(base_url=base_url)) | (bgg_env or {})
+    env = night_environment(settings.replace(base_url=base_url))
+    if bgg_token:
+        env["BODOGE_BGG_TOKEN"] = bgg_token
     log_path = _new_log_path(paths)
     result_path = log_path.with_suffix(".result.json")
 

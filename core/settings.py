@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 
 class SettingError(ValueError):
@@ -62,6 +63,14 @@ def _text(value: Any) -> str | None:
 
 def _path(value: Any) -> Path:
     return Path(str(value).strip()).expanduser()
+
+
+def _http_url(value: Any) -> str:
+    text = str(value).strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingError(f"must be an http(s) URL, not {value!r}")
+    return text
 
 
 def _switch(value: Any) -> bool:
@@ -108,6 +117,7 @@ _page_budget = _number(_whole, lambda n: n >= 1, "must be a whole number of at l
 _max_age_days = _number(_float, lambda d: 1.0 <= d <= 365.0, "must be a number of days from 1 to 365, not {value!r}")
 _fraction = _number(_float, lambda f: 0.0 <= f <= 1.0, "must be a number between 0 and 1, not {value!r}")
 _bundles = _number(_whole, lambda n: n >= 1, "must be a whole number of bundles, at least 1 (got {value!r})")
+_pause_seconds = _number(_float, lambda s: 0 <= s <= 3600, "must be a number of seconds from 0 to 3600, not {value!r}")
 _retry_seconds = _number(_float, lambda s: 0 < s <= 24 * 3600,
                          "must be a number of seconds between 0 and 86400, not {value!r}")
 
@@ -168,6 +178,20 @@ class Settings:
     dashboard_db: Path | None = _setting(None, "BODOGE_DASHBOARD_DB", _path,
                                          "the file the dashboard reads", None,
                                          "DATA_DIR/published.duckdb")
+    # BoardGameGeek, the second source (docs/bgg.md). Its token is no setting: a setting is
+    # written into every child's environment, resource and repr, and the token must be in
+    # none of them; `scrapers.bgg_sync.read_token` reads it where it is needed.
+    bgg_api_url: str = _setting("https://boardgamegeek.com/xmlapi2", "BODOGE_BGG_API_URL", _http_url,
+                                "BGG's XML API2", "--api-url")
+    bgg_links: Path | None = _setting(None, "BODOGE_BGG_LINKS", _path,
+                                      "the links file, CSV user_id,bgg_user; without it, no BGG sync", "--links")
+    bgg_overrides: Path | None = _setting(None, "BODOGE_BGG_OVERRIDES", _path,
+                                          "manual game matches, CSV bgg_id,game_id", "--overrides")
+    bgg_delay: float = _setting(5.0, "BODOGE_BGG_DELAY", _pause_seconds,
+                                "seconds between BGG requests (BGG asks heavy clients for patience)", "--delay")
+    bgg_max_age_days: float = _setting(7.0, "BODOGE_BGG_MAX_AGE_DAYS", _max_age_days,
+                                       "re-fetch a BGG thing, or a whole collection, only past this age",
+                                       "--max-age-days")
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -1,9 +1,12 @@
 """The BGG sync process: one Scrapy crawl of BGG's XML API2, its stats to a file.
 
 Started by `scrapers.bgg_sync.run_bgg_sync` as `python -m scrapers.bgg_child …` (Scrapy's
-reactor cannot restart in one process). The token comes in the environment
-(`BODOGE_BGG_TOKEN`), never on the command line where `ps` would show it, and is
-removed from the environment before Scrapy starts.
+reactor cannot restart in one process). Its settings (BGG's address, the pace, the
+warehouse) cross as every process boundary of the project does: written by the parent with
+`Settings.to_env()`, read here with `Settings.from_env()`; argv carries only this sync's
+run id and files. The token comes in the environment too (`BODOGE_BGG_TOKEN`), never on
+the command line where `ps` would show it, and is removed from the environment before
+Scrapy starts.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from pathlib import Path
 from scrapy.crawler import CrawlerProcess
 
 from core.http import USER_AGENT
+from core.settings import Settings
 from ops.children import die_with_parent
+from ops.errors import fail, one_line
 
 TOKEN_EXIT = 3
 """Exit status for a missing or refused token (the sync's one-line error names which)."""
-DEFAULT_DELAY_SECONDS = 5.0
-"""At most one request every 5 seconds: BGG asks heavy clients to slow down."""
 
 
 def bgg_settings(*, api_url: str, token: str, delay: float, backoff_base: float) -> dict[str, object]:
@@ -48,26 +51,24 @@ def bgg_settings(*, api_url: str, token: str, delay: float, backoff_base: float)
 def main(argv: list[str] | None = None) -> int:
     """Run one BGG sync crawl; exit 0, TOKEN_EXIT (401), or 1 with one `bodoge: error:` line."""
     parser = argparse.ArgumentParser(prog="python -m scrapers.bgg_child")
-    parser.add_argument("--api-url", required=True)
-    parser.add_argument("--warehouse", required=True)
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--plan-file", required=True)
     parser.add_argument("--stats-file", required=True)
-    parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_SECONDS)
     parser.add_argument("--backoff-base", type=float, default=2.0)
     parser.add_argument("--parent-pid", type=int)
     args = parser.parse_args(argv)
     if args.parent_pid:
         die_with_parent(parent_pid=args.parent_pid)
     token = os.environ.pop("BODOGE_BGG_TOKEN", "")
+    settings = Settings.from_env()
     from scrapers.spiders.bgg import TOKEN_REFUSED, BggSpider
 
-    api_url = args.api_url.rstrip("/")
-    process = CrawlerProcess(bgg_settings(api_url=api_url, token=token, delay=args.delay,
+    api_url = settings.bgg_api_url.rstrip("/")
+    process = CrawlerProcess(bgg_settings(api_url=api_url, token=token, delay=settings.bgg_delay,
                                           backoff_base=args.backoff_base))
     crawler = process.create_crawler(BggSpider)
     errors: list[BaseException] = []
-    process.crawl(crawler, api_url=api_url, plan_file=args.plan_file, warehouse=args.warehouse,
+    process.crawl(crawler, api_url=api_url, plan_file=args.plan_file, warehouse=str(settings.paths.warehouse),
                   run_id=args.run_id).addErrback(lambda failure: errors.append(failure.value))
     process.start()
     stats = crawler.stats.get_stats() if crawler.stats else {}
@@ -75,9 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if stats.get("finish_reason") == TOKEN_REFUSED:
         return TOKEN_EXIT
     if errors:
-        print(f"bodoge: error: BGG sync failed: {str(errors[0]).splitlines()[0] if str(errors[0]) else type(errors[0]).__name__}",
-              file=sys.stderr, flush=True)
-        return 1
+        return fail(f"BGG sync failed: {one_line(errors[0])}", 1)
     return 0
 
 

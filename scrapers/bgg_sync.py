@@ -7,8 +7,11 @@ tell removals; otherwise only what changed since the last good read); run the sp
 a subprocess (`scrapers.bgg_child`); then match BGG things to site games
 (`warehouse.bgg_links`) and rebuild the BGG marts.
 
-The token is read here (`BODOGE_BGG_TOKEN`, else the file `BODOGE_BGG_TOKEN_FILE`) and
-handed to the child in its environment only.
+The sync's settings (BGG's address, the pace, the warehouse) reach the child as every
+setting crosses a process boundary, `Settings.to_env()`. The token is no setting (a
+setting is written into resources, reprs and every child's environment): it is read here
+(`BODOGE_BGG_TOKEN`, else the file `BODOGE_BGG_TOKEN_FILE`) and handed to this one child
+in its environment only.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from typing import Any
 import duckdb
 
 from core.ids import new_run_id
-from scrapers.bgg_child import DEFAULT_DELAY_SECONDS, TOKEN_EXIT
+from core.settings import Settings, SettingError, default
+from ops.errors import error_of, one_line
+from scrapers.bgg_child import TOKEN_EXIT
 from scrapers.bgg_store import now_utc, upsert
 
-DEFAULT_MAX_AGE_DAYS = 7.0
+#: The environment variables that carry the token (never settings; see `read_token`).
+TOKEN_VARIABLES = ("BODOGE_BGG_TOKEN", "BODOGE_BGG_TOKEN_FILE")
 PREPARE_RETRIES = 5
 PREPARE_DELAY_SECONDS = 5.0
 
@@ -113,15 +119,21 @@ def plan_sync(con: duckdb.DuckDBPyConnection, *, links: list[tuple[str, str]], r
 
 
 def run_bgg_sync(*, api_url: str, warehouse: Path, links_file: Path, token: str,
-                 max_age_days: float = DEFAULT_MAX_AGE_DAYS, delay: float = DEFAULT_DELAY_SECONDS,
+                 max_age_days: float = default("bgg_max_age_days"), delay: float = default("bgg_delay"),
                  prepare_retries: int = PREPARE_RETRIES, prepare_delay: float = PREPARE_DELAY_SECONDS,
                  backoff_base: float = 2.0, overrides_file: Path | None = None,
                  run_id: str | None = None) -> SyncResult:
-    """Sync BGG into `warehouse`; raises TokenError or BggSyncError (one line) when it cannot."""
+    """Sync BGG into `warehouse`; raises TokenError or BggSyncError (one line) when it cannot.
+
+    `max_age_days` is not checked here (0 forces whole reads, as tests do); the address and
+    the pace are, by `core.settings`, since they cross to the child as settings.
+    """
     from warehouse.bgg_links import build_bgg_marts, link_games, read_overrides
 
-    if not api_url.startswith(("http://", "https://")):
-        raise BggSyncError(f"--api-url must be an http(s) URL, not {api_url!r}")
+    try:
+        child_settings = Settings(warehouse=warehouse, bgg_api_url=api_url, bgg_delay=delay)
+    except SettingError as exc:
+        raise BggSyncError(str(exc)) from None
     links = read_links(links_file)
     overrides = read_overrides(overrides_file) if overrides_file is not None else {}
     run_id = run_id or new_run_id()
@@ -135,17 +147,16 @@ def run_bgg_sync(*, api_url: str, warehouse: Path, links_file: Path, token: str,
     with tempfile.TemporaryDirectory(prefix="bgg-sync-", dir=warehouse.parent) as tmp:
         plan_file, stats_file = Path(tmp) / "plan.json", Path(tmp) / "stats.json"
         plan_file.write_text(json.dumps(plan), encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in ("BODOGE_BGG_TOKEN", "BODOGE_BGG_TOKEN_FILE")}
-        cmd = [sys.executable, "-m", "scrapers.bgg_child", "--api-url", api_url, "--warehouse", str(warehouse),
-               "--run-id", run_id, "--plan-file", str(plan_file), "--stats-file", str(stats_file),
-               "--delay", str(delay), "--backoff-base", str(backoff_base), "--parent-pid", str(os.getpid())]
+        env = {k: v for k, v in os.environ.items() if k not in TOKEN_VARIABLES} | child_settings.to_env()
+        cmd = [sys.executable, "-m", "scrapers.bgg_child", "--run-id", run_id, "--plan-file", str(plan_file),
+               "--stats-file", str(stats_file), "--backoff-base", str(backoff_base), "--parent-pid", str(os.getpid())]
         child = subprocess.run(cmd, env=env | {"BODOGE_BGG_TOKEN": token}, capture_output=True, text=True)
         stats = json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}
     if child.returncode == TOKEN_EXIT:
         raise TokenError("BoardGameGeek refused the token (HTTP 401): check BODOGE_BGG_TOKEN (see docs/bgg.md)")
     if child.returncode != 0:
         lines = [ln for ln in child.stderr.replace(token, "***").splitlines() if ln.strip()]
-        raise BggSyncError(lines[-1].removeprefix("bodoge: error: ") if lines else
+        raise BggSyncError((error_of(lines[-1]) or lines[-1]) if lines else
                            f"the BGG sync process ended with status {child.returncode}")
     with duckdb.connect(str(warehouse)) as con:
         report = link_games(con, overrides=overrides, run_id=run_id)
@@ -163,8 +174,8 @@ class NightOutcome:
     result: SyncResult | None = None
 
 
-def night_sync(*, warehouse: Path, links_file: str, api_url: str, overrides_file: str = "",
-               delay: float = DEFAULT_DELAY_SECONDS, max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+def night_sync(*, warehouse: Path, links_file: Path | str | None, api_url: str, overrides_file: Path | None = None,
+               delay: float = default("bgg_delay"), max_age_days: float = default("bgg_max_age_days"),
                env: dict[str, str] | None = None) -> NightOutcome:
     """The night's BGG sync: never raises, so a BGG failure cannot fail the site's night.
 
@@ -180,10 +191,9 @@ def night_sync(*, warehouse: Path, links_file: str, api_url: str, overrides_file
         return NightOutcome(status="skipped", detail=str(exc))
     try:
         result = run_bgg_sync(api_url=api_url, warehouse=warehouse, links_file=Path(links_file), token=token,
-                              delay=delay, max_age_days=max_age_days,
-                              overrides_file=Path(overrides_file) if overrides_file else None)
+                              delay=delay, max_age_days=max_age_days, overrides_file=overrides_file)
     except Exception as exc:  # noqa: BLE001 - the stage reports every failure instead of failing the night
-        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace(token, "***")
+        text = one_line(exc).replace(token, "***")
         return NightOutcome(status="failed", detail=text)
     waiting = sorted(u for u, s in result.outcomes.items() if s in ("not_ready", "failed"))
     detail = (f"{len(result.outcomes)} collections, {result.things} things, "

@@ -45,12 +45,12 @@ def test_a_refused_token_or_a_bad_links_file_is_reported_not_raised(tmp_path: Pa
     assert broken.status == "failed" and "header user_id,bgg_user" in broken.detail
 
 
-def _materialize(tmp_path: Path, api_url: str) -> dg.ExecuteInProcessResult:
+def _materialize(tmp_path: Path, api_url: str, delay: str = "0") -> dg.ExecuteInProcessResult:
     warehouse = tmp_path / "warehouse.duckdb"
     with dg.DagsterInstance.ephemeral() as instance:
         return dg.materialize([bgg_raw_tables], instance=instance, resources={
             "duckdb": DuckDBResource(database=str(warehouse)),
-            "bgg": BggSettings(api_url=api_url, links_file=str(_links(tmp_path)), delay="0"),
+            "bgg": BggSettings(bgg_api_url=api_url, bgg_links=str(_links(tmp_path)), bgg_delay=delay),
             "nightly_lock": NightlyLock(data_dir=str(tmp_path), warehouse=str(warehouse)),
         })
 
@@ -74,6 +74,26 @@ def test_a_bgg_failure_never_fails_the_stage(tmp_path: Path, monkeypatch: pytest
     with BggReplayServer(token=TOKEN) as srv:
         result = _materialize(tmp_path, srv.api_url)
     assert result.success and _statuses(result) == {"failed"}
+
+
+def test_the_resource_is_settings_as_text_without_the_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its fields are `core.settings` fields, parsed with their checks; the token is none of
+    them; a malformed value (`dg dev` on its own) is a failed BGG outcome, not a failed night."""
+    from core.settings import default
+    from pipelines.defs.bgg.resources import bgg_resources
+
+    monkeypatch.setenv("BODOGE_BGG_TOKEN", TOKEN)
+    for name in ("BODOGE_BGG_API_URL", "BODOGE_BGG_DELAY", "BODOGE_BGG_LINKS"):
+        monkeypatch.delenv(name, raising=False)
+    bgg = bgg_resources().resources["bgg"]
+    assert not [name for name in BggSettings.model_fields if "token" in name] and TOKEN not in repr(bgg)
+    parsed = bgg.settings()
+    assert (parsed.bgg_api_url, parsed.bgg_delay) == (default("bgg_api_url"), default("bgg_delay"))
+    assert parsed.bgg_links is None
+    result = _materialize(tmp_path, "http://127.0.0.1:9", delay="soon")
+    details = {m.metadata["bgg/detail"].value for m in result.asset_materializations_for_node("bgg_raw_tables")}
+    assert result.success and _statuses(result) == {"failed"}
+    assert details == {"BODOGE_BGG_DELAY must be a number of seconds from 0 to 3600, not 'soon'"}
 
 
 def test_the_stage_is_part_of_the_definitions_and_owns_the_bgg_raw_tables() -> None:

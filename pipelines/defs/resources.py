@@ -21,8 +21,9 @@ from dagster_duckdb import DuckDBResource
 from core.settings import Paths, Settings, spec
 
 
-class _FromSettings(dg.ConfigurableResource):
-    """A resource whose fields are `Settings` fields as text."""
+class FromSettings(dg.ConfigurableResource):
+    """A resource whose fields are `Settings` fields as text (each domain's resources too:
+    pipelines/defs/bgg/resources.py)."""
 
     def settings(self) -> Settings:
         """The fields parsed by `core.settings` ("" = the default), never the environment:
@@ -30,7 +31,7 @@ class _FromSettings(dg.ConfigurableResource):
         return Settings.from_text({name: getattr(self, name) for name in type(self).model_fields})
 
 
-class SiteSettings(_FromSettings):
+class SiteSettings(FromSettings):
     """Where to crawl, where the data directory is, where to push the export, what to keep."""
 
     base_url: str = ""
@@ -64,7 +65,7 @@ class SiteSettings(_FromSettings):
         return self.settings().paths
 
 
-def _from_env(*names: str) -> dict[str, dg.EnvVar | str]:
+def settings_from_env(*names: str) -> dict[str, dg.EnvVar | str]:
     """Each named setting as `dg.EnvVar` when its variable is set, else its default as text
     (the data directory and warehouse as `core.config.resolve_paths` finds them)."""
     defaults = Settings.load(only=("data_dir", "warehouse")).to_env()
@@ -72,7 +73,7 @@ def _from_env(*names: str) -> dict[str, dg.EnvVar | str]:
             for name in names}
 
 
-class NightlyLock(_FromSettings):
+class NightlyLock(FromSettings):
     """Holds DATA_DIR/.nightly.lock for the whole run and recovers dead runs first (run_guard).
 
     Required by every asset that writes, so every run that materializes one takes the lock,
@@ -93,13 +94,13 @@ class NightlyLock(_FromSettings):
             yield self
 
 
-class AlertSettings(_FromSettings):
+class AlertSettings(FromSettings):
     """Where the daemon's sensors POST alerts (BODOGE_ALERT_URL; empty: no alerts)."""
 
     alert_url: str = ""
 
 
-class CrawlSettings(_FromSettings):
+class CrawlSettings(FromSettings):
     """The night's crawl options as text (`bodoge run --full/--max-pages/--max-age-days`),
     checked by `settings()` in the ingest asset."""
 
@@ -112,12 +113,12 @@ class CrawlSettings(_FromSettings):
 def resources() -> dg.Definitions:
     return dg.Definitions(
         resources={
-            "duckdb": DuckDBResource(database=_from_env("warehouse")["warehouse"]),
-            "site": SiteSettings(**_from_env("base_url", "data_dir", "push_url", "crawl_floor", "keep_exports",
+            "duckdb": DuckDBResource(database=settings_from_env("warehouse")["warehouse"]),
+            "site": SiteSettings(**settings_from_env("base_url", "data_dir", "push_url", "crawl_floor", "keep_exports",
                                              "backup_dir", "push_retry_seconds")),
-            "crawl": CrawlSettings(**_from_env("full", "max_pages", "max_age_days")),
-            "nightly_lock": NightlyLock(**_from_env("data_dir", "warehouse")),
-            "alerts": AlertSettings(**_from_env("alert_url")),
+            "crawl": CrawlSettings(**settings_from_env("full", "max_pages", "max_age_days")),
+            "nightly_lock": NightlyLock(**settings_from_env("data_dir", "warehouse")),
+            "alerts": AlertSettings(**settings_from_env("alert_url")),
         },
         # Every run in one process, whoever starts it (the automation sensor's runs too): the
         # nightly lock is taken once per run, and DuckDB has one writer anyway.

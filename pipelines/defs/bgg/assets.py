@@ -12,10 +12,11 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.config import resolve_paths
+from core.settings import SettingError
 from pipelines.defs.bgg.resources import BggSettings
 from pipelines.defs.resources import NightlyLock
 from pipelines.described import described
-from scrapers.bgg_sync import night_sync
+from scrapers.bgg_sync import NightOutcome, night_sync
 from warehouse.db import scalar
 from warehouse.raw import ensure_raw_schema
 
@@ -35,8 +36,14 @@ def bgg_raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, bg
     """Syncs linked members' BoardGameGeek collections and the things they hold, politely and
     incrementally, and matches BGG things to site games. Powered by BGG."""
     warehouse = resolve_paths(warehouse=duckdb.database).warehouse
-    outcome = night_sync(warehouse=warehouse, links_file=bgg.links_file, api_url=bgg.api_url,
-                         overrides_file=bgg.overrides_file, delay=bgg.delay_seconds(), max_age_days=bgg.max_age())
+    try:
+        settings = bgg.settings()
+    except SettingError as exc:  # `dg dev` with a malformed variable: reported like any BGG failure
+        outcome = NightOutcome(status="failed", detail=str(exc))
+    else:
+        outcome = night_sync(warehouse=warehouse, links_file=settings.bgg_links, api_url=settings.bgg_api_url,
+                             overrides_file=settings.bgg_overrides, delay=settings.bgg_delay,
+                             max_age_days=settings.bgg_max_age_days)
     line = f"bgg: {outcome.status}: {outcome.detail}"
     (context.log.warning if outcome.status == "failed" else context.log.info)(line)
     print(f"nightly: {line}", file=sys.stderr, flush=True)
