@@ -29,13 +29,13 @@ from typing import Any
 import duckdb
 
 from core.ids import new_run_id
-from core.settings import Settings, SettingError, default
+from core.settings import SECRET_VARIABLES, Settings, SettingError, default
 from ops.errors import error_of, one_line
 from scrapers.bgg_child import TOKEN_EXIT
 from scrapers.bgg_store import now_utc, upsert
 
 #: The environment variables that carry the token (never settings; see `read_token`).
-TOKEN_VARIABLES = ("BODOGE_BGG_TOKEN", "BODOGE_BGG_TOKEN_FILE")
+TOKEN_VARIABLES = SECRET_VARIABLES
 PREPARE_RETRIES = 5
 PREPARE_DELAY_SECONDS = 5.0
 

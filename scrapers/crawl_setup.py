@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.settings import Settings
+from core.settings import SECRET_VARIABLES, Settings
 from scrapers import settings as default_settings
 from scrapers.spiders.site import ALL_SECTIONS
 
@@ -30,8 +30,10 @@ def child_environment(settings: Settings) -> dict[str, str]:
     Why every setting and not argv: the site, the warehouse, the data directory and the
     crawl options (full, page budget, max age) cross into the child in the one form every
     process boundary of the project uses (`Settings.to_env`), checked once on this side.
+    The site's crawler never needs a secret (`SECRET_VARIABLES`: the BGG token), so it gets none.
     """
-    return {"PYTHONUNBUFFERED": "1", **os.environ, **settings.to_env()}
+    inherited = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
+    return {"PYTHONUNBUFFERED": "1", **inherited, **settings.to_env()}
 
 
 def is_local(base_url: str) -> bool:

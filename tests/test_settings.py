@@ -134,6 +134,19 @@ def test_a_child_process_reads_what_its_parent_wrote_and_nothing_else(tmp_path: 
     assert seen[ENV["max_age_days"]] == "3.0" and seen[ENV["push_url"]] == ""
 
 
+def test_the_site_crawler_gets_no_secret(tmp_path: Path, monkeypatch) -> None:
+    """An operator's BGG token (or its file) is in the night's environment; the site's Scrapy
+    process needs neither, so neither crosses into it."""
+    from core.settings import SECRET_VARIABLES
+    from scrapers.crawl_setup import child_environment
+
+    for name in SECRET_VARIABLES:
+        monkeypatch.setenv(name, "secret-" + name)
+    crawl_env = child_environment(Settings(data_dir=tmp_path, base_url="http://127.0.0.1:9"))
+    assert not [value for value in crawl_env.values() if "secret-" in value]
+    assert crawl_env[ENV["base_url"]] == "http://127.0.0.1:9"
+
+
 def test_dagster_resources_parse_what_they_hold_with_the_same_checks(monkeypatch) -> None:
     from pipelines.defs.resources import CrawlSettings, resources
 
