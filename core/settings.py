@@ -2,8 +2,8 @@
 
 Why one object: a setting such as the crawl's max page age crosses three processes (the
 CLI, the Dagster worker or daemon, the Scrapy child). Written as a flag in one, a variable
-in the next and an argument in the third, it was parsed and checked three times and its
-default written in four places, and the copies drifted. Here each setting is one field of
+in the next and an argument in the third, it would be parsed and checked three times and
+its default copied, and copies drift. Here each setting is one field of
 `Settings`: its default, its variable, its check and its one-line help are written once,
 beside each other. Every process reads the same fields the same way:
 

@@ -250,3 +250,12 @@ def test_the_default_finder_finds_a_planted_copy(tmp_path: Path) -> None:
         'KEEP = int(os.environ.get("BODOGE_KEEP_EXPORTS") or 7)\n', encoding="utf-8")
     found = second_definitions(tmp_path)
     assert sorted({f.split(":")[1] for f in found}) == ["1", "2", "4", "5"], found  # a line once per setting it copies
+
+
+def test_the_settings_table_in_the_docs_is_what_the_settings_print() -> None:
+    """docs/operations.md's table is printed from the one object: no default written twice."""
+    from core.settings_doc import DOC, current, settings_table
+
+    doc = DOC.read_text(encoding="utf-8")
+    assert current(doc) == doc, "docs/operations.md is not current: run `uv run python -m core.settings_doc --write`"
+    assert "`BODOGE_CRAWL_MAX_AGE_DAYS` | `--max-age-days` | `7`" in settings_table()
