@@ -88,34 +88,51 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 def register_build(sub: Any) -> None:
     p = sub.add_parser("build", help="rebuild staging and marts from the raw tables, run quality checks, publish")
     add_data_dir(p)
+    setting_flag(p, "backup_dir")
     p.set_defaults(handler=cmd_build)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    """Rebuild the marts from raw, under the nightly lock, after any pending migration.
+
+    Why the lock and the migrations: a build writes the warehouse like a night does, so it
+    must not run beside one, and an older warehouse must get the columns the marts' SQL
+    reads (`warehouse.migrate`, after a backup) before it is built.
+    """
     from datetime import datetime, timezone
 
-    from core.config import resolve_paths
-
+    from core.settings import Settings
+    from ops.lock import try_acquire
     from warehouse.build import build_all, open_crawled
+    from warehouse.db import WarehouseError
+    from warehouse.migrate import migrate
     from warehouse.publish import publish_snapshot
     from warehouse.quality import check_specs, run_checks
 
-    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
-    con = open_crawled(paths.warehouse)
+    settings = Settings.load(args, only=("data_dir", "warehouse", "backup_dir"))
+    paths = settings.paths
+    run_id = "build-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    open_crawled(paths.warehouse).close()  # one line, and nothing written, if no crawl wrote it
+    lock = try_acquire(paths.data_dir)
+    if lock is None:
+        raise WarehouseError("a night is running: it builds and publishes the marts itself")
     try:
-        for name, n in build_all(con).items():
-            print(f"marts.{name}: {n:,} rows")
-        results = run_checks(con)
-        for result in results:
-            print(result.line())
-        # Readers open the published night: a manual build is published like a night, with its checks.
-        checks = [{"name": r.name, "asset": f"marts/{spec.table}", "passed": r.passed, "severity": r.severity.upper(),
-                   "description": r.description} for r, spec in zip(results, check_specs(), strict=True)]
-        run_id = "build-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        published = publish_snapshot(con, paths.data_dir, run_id=run_id, checks=checks)
-        print(f"published {run_id} for readers: {published.path}")
+        for step in migrate(paths.warehouse, settings.backups, run_id=run_id):
+            print(f"migrated: {step}")
+        with open_crawled(paths.warehouse) as con:
+            for name, n in build_all(con).items():
+                print(f"marts.{name}: {n:,} rows")
+            results = run_checks(con)
+            for result in results:
+                print(result.line())
+            # Readers open the published night: a manual build is published like a night, with its checks.
+            checks = [{"name": r.name, "asset": f"marts/{spec.table}", "passed": r.passed,
+                       "severity": r.severity.upper(), "description": r.description}
+                      for r, spec in zip(results, check_specs(), strict=True)]
+            published = publish_snapshot(con, paths.data_dir, run_id=run_id, checks=checks)
     finally:
-        con.close()
+        lock.release()
+    print(f"published {run_id} for readers: {published.path}")
     return 0
 
 
