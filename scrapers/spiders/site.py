@@ -35,6 +35,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from scrapers import pages
+from scrapers.pages.source import body_selector
 from scrapers.items import ListingCrawl, Quarantined
 from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
 from scrapers.spiders.totals import (
@@ -121,9 +122,9 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
 
     def parse_game(self, response: Response) -> Iterator[Any]:
         # Parsed from the bytes with a kept parser: Scrapy's `response.selector` cost a third
-        # of parsing a game page (`pages.body_selector`; None where only it is exact). Built
+        # of parsing a game page (`body_selector`; None where only it is exact). Built
         # once, and only for a page that is parsed (not a 304 or an unchanged body).
-        selector = cache(lambda: pages.body_selector(response.body, response.encoding) or response.selector)
+        selector = cache(lambda: body_selector(response.body, response.encoding) or response.selector)
         if (yield from self._page(response, pages.game_item, selector)) is None:
             return
         if "posts" in self.sections:
