@@ -6,8 +6,9 @@ table (stderr with ``--json``) and, last on stdout, one JSON object with each co
 and after (other work on the machine moves every figure). Progress on stderr.
 
 * ``parse``: game pages per second from the bytes, `scrapers.pages.games.game_item` on
-  Scrapy's `response.selector` vs bare lxml (compiled XPath) selecting the same fields
-  (target ratio ≥ 0.5); ``selector_share_of_ours`` is Scrapy's own part;
+  the tree the spider builds (`scrapers.pages.source`) vs bare lxml (compiled XPath)
+  selecting the same fields (target ratio ≥ 0.5); ``tree_share_of_ours`` is building
+  the tree, ``through_scrapy_ratio`` the same parser on Scrapy's `response.selector`;
 * ``crawl``: a real crawl of the local sample site at local pace (no delay) vs
   ``scrapy bench`` on the same machine, pages per second (target ratio ≥ 0.7);
 * ``load``: rows per second into DuckDB from Arrow on the pipeline's bulk path

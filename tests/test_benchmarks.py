@@ -93,3 +93,16 @@ def test_backup_benchmark_prints_ours_beside_duckdbs_other_means() -> None:
     figures = json.loads(proc.stdout)
     assert figures["ours"]["backup_mb"] == figures["warehouse_mb"] > 0
     assert figures["export_parquet"]["import_seconds"] >= 0 and figures["copy_from_database"]["mb"] > 0
+
+
+def test_discovery_benchmark_reports_each_mode() -> None:
+    """`python -m benchmarks.discovery` at a tiny size: members per second for each mode."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.discovery", "--games", "80", "--members", "120", "--passes", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(result["members_per_s"]) == {"discovery", "play_next", "watch_list"}
+    assert all(rate > 0 for rate in result["members_per_s"].values())
+    assert result["rows"]["discovery"] > 0 and len(result["loadavg"]) == 3

@@ -63,9 +63,17 @@ def discover_candidates(members: Members) -> np.ndarray:
     return allowed
 
 
+NARROW_SHARE = 0.5
+"""A batch whose candidates all lie in fewer than this share of the catalogue's columns
+is scored on those columns only (``DiscoveryModel.narrow``): a shelf holds a few games."""
+
+
 @dataclass
 class Scores:
-    """A batch's blended scores (``-inf`` outside the candidates) and the parts behind them."""
+    """A batch's blended scores (``-inf`` outside the candidates) and the parts behind them.
+
+    ``cols``: the catalogue columns the arrays hold, ascending (None: the whole catalogue).
+    """
 
     blended: np.ndarray
     cf: np.ndarray
@@ -74,6 +82,7 @@ class Scores:
     content: np.ndarray
     content_scale: np.ndarray
     cf_rows: np.ndarray
+    cols: np.ndarray | None = None
 
 
 class DiscoveryModel:
@@ -122,6 +131,10 @@ class DiscoveryModel:
         top = np.log1p(self.popularity.max()) if self.popularity.size and self.popularity.max() > 0 else 1.0
         self.pop_norm = (np.log1p(self.popularity) / top).astype(np.float32)
         self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
+        self._graph_csc: sp.csc_matrix | None = None
+        self.narrowing = True
+        """Whether a batch with few candidate columns is scored on those alone (``narrow``;
+        False: the whole catalogue, the exhaustive path the tests compare against)."""
 
     def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:
         """Sparse rows (catalogue columns) of these members from normalised collections."""
@@ -129,56 +142,92 @@ class DiscoveryModel:
 
     # ----------------------------------------------------------------- scoring
 
-    def _cf_scores(self, cf_rows: np.ndarray) -> np.ndarray:
-        """Champion scores on catalogue columns, clipped at 0; 0 where it has nothing to say."""
-        scores = np.zeros((cf_rows.size, self.n_games), dtype=np.float32)
-        if self.model is None:
-            return scores
-        matrix = self.interactions.matrix
-        has_shared = np.zeros(cf_rows.size, dtype=bool)
-        known = cf_rows >= 0
-        if known.any():
-            # Confidences are positive, so a positive sum means at least one shared game.
-            shared = matrix[cf_rows[known]] @ self.shared_cols.astype(np.float32) > 0
-            has_shared[np.flatnonzero(known)[shared]] = True
-        rows = np.flatnonzero(has_shared)
+    def _cf_scores(self, cf_rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """Champion scores on catalogue columns (only ``cols``, if given: see ``Scores``),
+        clipped at 0; 0 where it has nothing to say. The champion still scores its every
+        column (``Recommender.score`` has no column argument); narrowing saves the passes
+        after it."""
+        width = self.n_games if cols is None else cols.size
+        scores = np.zeros((cf_rows.size, width), dtype=np.float32)
+        rows = self._cf_rows_with_shared(cf_rows)
         if rows.size == 0:
             return scores
-        warm = self.cf_cols >= 0
+        champion_cols = self.cf_cols if cols is None else self.cf_cols[cols]
+        warm = champion_cols >= 0
+        identity = cols is None and self._cf_identity
         raw = np.asarray(self.model.score(cf_rows[rows]), dtype=np.float32)
-        if not self._cf_identity:
-            raw = raw[:, self.cf_cols[warm]]
+        if not identity:
+            raw = raw[:, champion_cols[warm]]
         np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
         raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
-        if rows.size == cf_rows.size and self._cf_identity:
+        if rows.size == cf_rows.size and identity:
             return raw  # every member scored, catalogue columns = the champion's: no copies
-        block = np.zeros((rows.size, self.n_games), dtype=np.float32)
+        block = np.zeros((rows.size, width), dtype=np.float32)
         block[:, warm] = raw
         scores[rows] = block
         return scores
 
-    def score(self, members: Members, candidates: np.ndarray) -> Scores:
+    def _cf_rows_with_shared(self, cf_rows: np.ndarray) -> np.ndarray:
+        """Positions of the members the champion can speak for: known, with a shared game."""
+        known = np.flatnonzero(cf_rows >= 0)
+        if known.size == 0 or self.model is None:
+            return known[:0]
+        # Confidences are positive, so a positive sum means at least one shared game.
+        shared = self.interactions.matrix[cf_rows[known]] @ self.shared_cols.astype(np.float32) > 0
+        return known[shared]
+
+    def narrow(self, candidates: np.ndarray) -> np.ndarray | None:
+        """The catalogue columns holding any of a batch's candidates, when they are few
+        enough to score on them alone (``NARROW_SHARE``); None: score the whole catalogue."""
+        if not self.narrowing or candidates.shape[1] == 0:
+            return None
+        cols = np.flatnonzero(candidates.any(axis=0))
+        return cols if 0 < cols.size < NARROW_SHARE * candidates.shape[1] else None
+
+    def score(self, members: Members, candidates: np.ndarray, cols: np.ndarray | None = None) -> Scores:
         """Blended scores of these members over ``candidates`` (each part on the member's
-        own scale over those candidates; ``-inf`` elsewhere)."""
+        own scale over those candidates; ``-inf`` elsewhere).
+
+        With ``cols`` (ascending catalogue columns holding every candidate, ``narrow``)
+        ``candidates`` and the scores cover those columns only, with the same values
+        there: each part's scale is taken over the member's candidates, and no column
+        outside ``cols`` is one.
+        """
         n_users = len(members.user_ids)
         cf_rows = self.interactions.user_rows(members.user_ids) if self.model is not None else np.full(n_users, -1)
-        cf = self._cf_scores(cf_rows)
-        with_cf = candidates & (self.cf_cols >= 0)[None, :] & (cf.max(axis=1) > 0)[:, None]
+        cf = self._cf_scores(cf_rows, cols)
+        cf_cols = self.cf_cols if cols is None else self.cf_cols[cols]
+        # Over fewer columns a member's max may be 0 where it was positive; then none of
+        # their candidates has a positive score, and both ways give a CF part of 0.
+        with_cf = candidates & (cf_cols >= 0)[None, :] & (cf.max(axis=1, initial=0.0) > 0)[:, None]
         cf_part, cf_scale = scaled(cf, with_cf, self.blend.reference_rank)
         # A game without collection entries sits at the reference level (0) of the CF part.
         cf_part = np.where(with_cf, cf_part, 0.0)
-        content = np.asarray((members.liked @ self.graph).toarray(), dtype=np.float32)
+        graph = self.graph if cols is None else self._graph_columns(cols)
+        content = np.asarray((members.liked @ graph).toarray(), dtype=np.float32)
         content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
-        popularity = (self.blend.popularity - self.blend.tail) * self.pop_norm[None, :]
+        pop_norm = self.pop_norm if cols is None else self.pop_norm[cols]
+        popularity = (self.blend.popularity - self.blend.tail) * pop_norm[None, :]
         blended = cf_part + self.blend.content * content_part  # float32 throughout: no cast copy
         blended += popularity
         blended = blended.astype(np.float32, copy=False)
         np.copyto(blended, np.float32(-np.inf), where=~candidates)
-        return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows)
+        return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows, cols)
+
+    def _graph_columns(self, cols: np.ndarray) -> sp.csr_matrix:
+        """The neighbour graph's columns ``cols``, as CSR (cut from a CSC copy made once:
+        a column cut of CSR reads the whole graph). Each product entry sums the same
+        terms in the same order as the whole graph's, so the values are the same."""
+        if self._graph_csc is None:
+            self._graph_csc = self.graph.tocsc()
+        return self._graph_csc[:, cols].tocsr()
 
     def evidence_at(self, scores: Scores, ids: np.ndarray) -> np.ndarray:
-        """``evidence`` at the listed ``ids`` only (``(members, take)``, ids >= 0), without
-        the dense ``(members, games)`` masks."""
+        """``evidence`` at the listed ``ids`` only (``(members, take)``, catalogue ids >= 0),
+        without the dense ``(members, games)`` masks."""
+        if scores.cols is not None:
+            ids = np.searchsorted(scores.cols, ids)  # a listed game is one of the columns
+            ids = np.minimum(ids, scores.cols.size - 1)  # padding (-1 made 0) may fall past them
         pick = lambda values: np.take_along_axis(values, ids, axis=1)  # noqa: E731
         evidence = pick(scores.content) > 0
         if self.champion != "popularity":
@@ -247,8 +296,11 @@ class DiscoveryModel:
 
     def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
         n_users = len(members.user_ids)
-        scores = self.score(members, candidates)
+        cols = self.narrow(candidates)
+        scores = self.score(members, candidates if cols is None else candidates[:, cols], cols)
         ids, values = top_n(scores.blended, max(take, MMR_POOL) if self.blend.diversity > 0 else take)
+        if cols is not None:  # back to catalogue ids; ascending columns keep top_n's tie-break
+            ids = np.where(ids >= 0, cols[np.maximum(ids, 0)], -1)
         ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
         ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0

@@ -1,10 +1,12 @@
 """Pages of the site → typed items, and the links the spiders follow.
 
-Every function takes a `parsel.Selector` (a spider passes `response.selector`) and the
-page URL. They lean on stable hooks: class names, data-attributes, `href` shapes
-(`/games/<slug>`, `/friends/<id>`, `?mechanics=`), the Japanese labels and the text
-formats (via `scrapers.fields`), never on deep positional paths, because the site's
-markup is partly reconstructed and will drift. Each hook has a fallback.
+Every function takes a `parsel.Selector` (a spider passes `response.selector`, or for
+game pages `source.body_selector`: the tree parsed from the bytes, without Scrapy's
+per-page decoding and fresh parser) and the page URL. They lean on stable hooks: class
+names, data-attributes, `href` shapes (`/games/<slug>`, `/friends/<id>`, `?mechanics=`),
+the Japanese labels and the text formats (via `scrapers.fields`), never on deep
+positional paths, because the site's markup is partly reconstructed and will drift.
+Each hook has a fallback.
 
 A page whose required hooks are missing raises `PageParseError`; a page cut off before
 its closing markup raises `TruncatedPage` (a PageParseError with reason `truncated`),
@@ -15,7 +17,8 @@ Modules: `markup` (XPath on lxml elements, text and href helpers), `complete` (w
 page arrived whole, and the total a listing states), `specs` (spec cells
 and statuses), `listings` (login page, empty marker, rows), then one per page kind:
 `games` (catalogue and game pages), `posts`, `members` (directory and collections),
-`cafes`, and `links` (what the spiders follow). Import from `scrapers.pages`.
+`cafes`, and `links` (what the spiders follow). Import from `scrapers.pages`; only
+`source` (a page's tree from its bytes, for the spider) is imported from its module.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ the spider quarantines it and takes nothing from it.
 The rule, from evidence the site certainly shows:
 - **A page is whole when its document is closed**: the layout's `</html>`, followed by
   nothing but whitespace and comments. The parsed tree cannot show it (lxml adds missing
-  end tags), so it is read from the text the Selector was built from (`response.selector`
-  and `scrapers.parse` both keep it). A page cut mid-card, or anywhere before its end, is
+  end tags), so it is read from the text the Selector was built from (`response.selector`,
+  `scrapers.parse` and `source.body_selector` all keep it). A page cut mid-card, or anywhere before its end, is
   not closed.
 - **A pagination block proves nothing.** Paginators such as Kaminari and will_paginate
   draw none on a one-page listing, so a closed page with rows and no pagination block
@@ -37,6 +37,7 @@ from parsel import Selector
 
 from scrapers.fields import normalize
 from scrapers.pages.markup import PageParseError, class_tokens, main_of, text
+from scrapers.pages.source import BodySelector
 
 #: Reason every cut page is quarantined with.
 TRUNCATED = "truncated"
@@ -68,9 +69,12 @@ class TruncatedPage(PageParseError):
 def source_text(selector: Selector) -> str | None:
     """The text a Selector was parsed from, or None when it was built from a tree.
 
-    parsel keeps it (`Selector(text=…)`, Scrapy's `response.selector`); a Selector built
+    parsel keeps it (`Selector(text=…)`, Scrapy's `response.selector`), and so does a
+    Selector parsed from the page's bytes (`source.body_selector`); a Selector built
     from an lxml root has none, and then nothing can be said about its end.
     """
+    if isinstance(selector, BodySelector):
+        return selector.page_text
     found: Any = getattr(selector, "_text", None)
     return found if isinstance(found, str) else None
 
