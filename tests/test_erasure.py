@@ -61,12 +61,38 @@ def night(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _with_models(data: Path) -> None:
+    """What a night leaves under DATA_DIR/models/: the cleaned interactions, an evaluation list
+    and the saved champion's id mapping, each naming MEMBER and member 500."""
+    import polars as pl
+
+    rows = pl.DataFrame({"user_id": [MEMBER, "500"], "game_id": ["khora", "khora"], "have": [True, True]})
+    (data / "models" / "evaluation_lists").mkdir(parents=True)
+    (data / "models" / "champion").mkdir()
+    rows.write_parquet(data / "models" / "interactions.parquet")
+    rows.select("user_id", "game_id").write_parquet(data / "models" / "evaluation_lists" / "time-ease.parquet")
+    pl.DataFrame({"user_id": [MEMBER, "500"]}).write_parquet(data / "models" / "champion" / "users.parquet")
+    (data / "models" / "tuning.json").write_text("{}", encoding="utf-8")
+
+
+def models_naming(models: Path, user: str) -> list[str]:
+    """Files under a models folder that still name `user` (Parquet with a user_id column)."""
+    import polars as pl
+
+    named = []
+    for path in sorted(models.rglob("*.parquet")):
+        if "user_id" in pl.read_parquet_schema(path) and user in set(pl.read_parquet(path)["user_id"].cast(pl.String)):
+            named.append(str(path.relative_to(models)))
+    return named
+
+
 def _bundle_holds(data: Path, user: str) -> bool:
     lines = (data / "exports" / "run-1" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()
     return any(json.loads(line)["user_id"] == user for line in lines)
 
 
 def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_its_batch(night: Path) -> None:
+    _with_models(night)
     with connect(night / "warehouse.duckdb") as con:
         writer = RawWriter(con, run_id="r2", batch_size=10_000, eraser=Eraser(night))
         writer.add("listing_crawl", {"listing": "collection", "key": MEMBER, "status": "private",
@@ -75,6 +101,10 @@ def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_
         assert con.execute("SELECT count(*) FROM raw.members WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
         assert _rows_of(published_path(night), MEMBER) == {}
         assert not _bundle_holds(night, MEMBER) and _bundle_holds(night, "500")
+        assert models_naming(night / "models", MEMBER) == [] and models_naming(night / "models", "500") == [
+            "evaluation_lists/time-ease.parquet", "interactions.parquet"]
+        assert not (night / "models" / "champion").exists()  # fitted on them: re-fitted next night
+        assert (night / "models" / "tuning.json").is_file()  # no member in it, kept
         assert not journal_path(night).exists()  # done: their id is written nowhere any more
         # A private member the published night never showed costs no commit and no copy.
         writer.add("listing_crawl", {"listing": "collection", "key": "999", "status": "private",
@@ -95,6 +125,7 @@ def test_a_reader_cuts_members_a_killed_crawl_journalled_but_could_not_cut(night
 
 
 def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every_bundle(night: Path) -> None:
+    _with_models(night)
     note(night, [MEMBER])
     assert settle_pending(night, night / "warehouse.duckdb") == {MEMBER}
     with connect(night / "warehouse.duckdb") as con:
@@ -102,4 +133,5 @@ def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every
             assert con.execute(f"SELECT count(*) FROM {table} WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
     assert _rows_of(published_path(night), MEMBER) == {}
     assert not _bundle_holds(night, MEMBER)
+    assert models_naming(night / "models", MEMBER) == [] and not (night / "models" / "champion").exists()
     assert not journal_path(night).exists() and settle_pending(night, night / "warehouse.duckdb") == set()

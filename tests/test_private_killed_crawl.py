@@ -26,6 +26,7 @@ import pytest
 from samplesite.server import SampleSiteServer
 from tests.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone
 from tests.nightly_process import site  # noqa: F401 - module-scoped fixture
+from tests.test_erasure import models_naming
 from warehouse.publish import published_path
 
 pytestmark = pytest.mark.slow
@@ -62,7 +63,7 @@ def _kill_after_login_page(run: NightlyProcess, server: SampleSiteServer, user: 
         if hits and len(log) - hits[0] - 1 >= PAGES_AFTER:
             # The crawler runs in a process group of its own: kill -9 it first (no graceful
             # stop), then the night's group, so no code of the night runs after this instant.
-            for pid in processes_mentioning(f"--warehouse {run.data_dir}"):  # the crawler's command line
+            for pid in processes_mentioning(f"--stats-file {run.data_dir}"):  # the crawler's command line
                 os.kill(pid, signal.SIGKILL)
             run.kill_group()
             run.proc.wait(timeout=30)
@@ -103,6 +104,7 @@ def test_a_member_found_private_by_a_killed_crawl_is_gone_from_the_published_nig
     assert {table for table, users in after.items() if gone in users} == set()
     assert after["marts.members.user_id"] == before["marts.members.user_id"] - {gone}
     assert {file for file, users in _bundle_users(data / "exports").items() if gone in users} == set()
+    assert models_naming(data / "models", gone) == []  # the models' files too, champion included
     assert not (data / "erasures.pending").exists()  # the cut is done: the id is written nowhere any more
 
     done = subprocess.run([*BODOGE, "collection", gone, "--data-dir", str(data)], capture_output=True, text=True,

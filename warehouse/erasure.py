@@ -9,7 +9,8 @@ and recommendations readable until a later crawl finished. The rule:
    journal `DATA_DIR/erasures.pending` and fsynced (`Eraser.learned`), before the writer
    goes on. A kill -9 can come at any instant after this; the journal survives it.
 2. At the writer's next commit (made at once when the member is in the published night),
-   raw has lost them; the published night and every export bundle are cut
+   raw has lost them; the published night, every export bundle and the models' files
+   (`warehouse.model_files`) are cut
    (`cut_everywhere`), then their ids leave the journal (`Eraser.committed`).
 3. If the crawl died between 1 and 2: every reader opens the published night through
    `warehouse.readers.require_published`, which cuts what the journal names first
@@ -86,12 +87,15 @@ def _write_ids(path: Path, users: set[str] | list[str], mode: int) -> None:
 
 
 def cut_everywhere(data_dir: Path, users: set[str]) -> tuple[list[str], list[str]]:
-    """Cut `users` from the published night and every export bundle; (members cut, bundles rewritten)."""
+    """Cut `users` from the published night, every export bundle and the models' files;
+    (members cut from the published night, bundles rewritten)."""
     from warehouse.export_retention import cut_members_from_bundles
+    from warehouse.model_files import cut_members_from_models
     from warehouse.publish import cut_members
 
     cut = cut_members(data_dir, users)
     bundles = cut_members_from_bundles(Path(data_dir) / "exports", users)
+    cut_members_from_models(Path(data_dir) / "models", users)
     return cut, bundles
 
 
@@ -151,6 +155,9 @@ class Eraser:
         if not self._learned:
             return
         users, self._learned = self._learned, set()
+        from warehouse.model_files import cut_members_from_models
+
+        cut_members_from_models(self.data_dir / "models", users)  # a night that failed after training kept them
         shown = users & self.published
         if shown:
             cut, bundles = cut_everywhere(self.data_dir, shown)
