@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models.base import Recommender
+from models.blend import Blend
 from models.ease import EASE
 from models.factorization import ALS, BPR
 from models.knn import ItemKNNBM25, ItemKNNCosine
@@ -51,7 +52,7 @@ class Candidate:
 
 
 def default_candidates() -> dict[str, Candidate]:
-    """Every candidate, in tie-breaking order (simpler and cheaper first)."""
+    """Every candidate, in tie-breaking order (simpler and cheaper first; the blend of the others last)."""
     candidates = [
         Candidate("popularity", Popularity),
         Candidate("cosine", ItemKNNCosine, {"K": [20, 50, 100, 200]}),
@@ -96,5 +97,9 @@ def default_candidates() -> dict[str, Candidate]:
             },
             n_iter=3,
         ),
+        # Not tuned over a grid: ``models.ensemble.tune_blend`` weighs the tuned candidates
+        # above (greedy ensemble selection on the tuning split); last, so a single model
+        # wins a tie.
+        Candidate("blend", Blend, while_tuning={"member_caps": True}),
     ]
     return {candidate.name: candidate for candidate in candidates}

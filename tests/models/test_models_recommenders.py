@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from models.base import Recommender, top_n
+from models.blend import Blend
 from models.ease import EASE
 from models.factorization import ALS, BPR
 from models.interactions import InteractionMatrix
@@ -46,9 +47,10 @@ PERSONALISED = {
     "bpr": lambda: BPR(factors=8, learning_rate=0.05, iterations=200, random_state=0),
     "ease": lambda: EASE(l2=1.0),
     "rp3beta": lambda: RP3beta(alpha=1.0, beta=0.0, top_k=10),
+    "blend": lambda: Blend(members={"ease": {"l2": 1.0}, "cosine": {"K": 10}}, shares={"ease": 2, "cosine": 1}),
 }
 ALL = {**PERSONALISED, "popularity": lambda: Popularity()}
-EXPLAINS = {"cosine", "bm25", "als", "ease", "rp3beta"}
+EXPLAINS = {"cosine", "bm25", "als", "ease", "rp3beta", "blend"}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,142 @@
+"""The blend: per-user z-scores, weighted means and greedy selection pinned on hand-computed numbers."""
+
+import json
+from datetime import datetime, timezone
+from typing import Self
+
+import numpy as np
+import polars as pl
+import pytest
+import scipy.sparse as sp
+
+from models.base import Recommender
+from models.blend import Blend, greedy_selection, row_statistics, zscore_rows
+from models.candidates import default_candidates
+from models.evaluate import evaluate
+from models.interactions import WEIGHTINGS, InteractionMatrix
+
+
+class Fixed(Recommender):
+    """A 'model' whose scores are a given matrix (rows = users)."""
+
+    name = "fixed"
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.scores = np.asarray(scores, dtype=np.float32)
+
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        self.matrix_ = matrix
+        return self
+
+    def score(self, user_rows: np.ndarray) -> np.ndarray:
+        return self.scores[user_rows]
+
+
+def test_zscores_leave_own_games_and_unscorable_games_out_of_the_statistics() -> None:
+    # Rankable 2, 4, 4, 4, 5, 5, 7, 9: mean 5, standard deviation 2. Column 8 is the
+    # user's own game (100, left out of mean and spread), column 9 cannot be scored.
+    scores = np.array([[2, 4, 4, 4, 5, 5, 7, 9, 100, -np.inf]], dtype=np.float32)
+    own = sp.csr_matrix(np.array([[0, 0, 0, 0, 0, 0, 0, 0, 1, 0]]))
+    mean, spread = row_statistics(scores, own)
+    assert mean.tolist() == [5.0] and spread.tolist() == [2.0]
+    z = zscore_rows(scores, own)
+    assert z[0].tolist() == [-1.5, -0.5, -0.5, -0.5, 0.0, 0.0, 1.0, 2.0, 47.5, -1.5]
+
+
+def test_a_constant_or_empty_row_says_nothing() -> None:
+    scores = np.array([[3, 3, 3], [-np.inf, -np.inf, -np.inf]], dtype=np.float32)
+    assert zscore_rows(scores).tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+def test_blend_scores_are_the_weighted_mean_of_member_zscores() -> None:
+    # A: 2, 4, 4, 4, 5, 5, 7, 9 (mean 5, sd 2) → z -1.5, -0.5, -0.5, -0.5, 0, 0, 1, 2
+    # B: 1, 1, 1, 1, 3, 3, 3, 3 (mean 2, sd 1) → z -1, -1, -1, -1, 1, 1, 1, 1
+    # weights 3 : 1 → (3 z_A + z_B) / 4.
+    a = Fixed(np.array([[2, 4, 4, 4, 5, 5, 7, 9]]))
+    b = Fixed(np.array([[1, 1, 1, 1, 3, 3, 3, 3]]))
+    matrix = sp.csr_matrix((1, 8), dtype=np.float32)
+    blend = Blend(shares={"a": 3, "b": 1}).use_fitted({"a": a, "b": b}, matrix)
+    expected = [-1.375, -0.625, -0.625, -0.625, 0.25, 0.25, 1.0, 1.75]
+    assert blend.score(np.array([0])).tolist() == [expected]
+    ids, _ = blend.recommend([0], n=3)
+    assert ids.tolist() == [[7, 6, 4]]  # 4 and 5 tie: the lower column first
+
+
+def test_greedy_selection_adds_the_member_that_fixes_a_miss() -> None:
+    # k = 1. User 0 wants game 2, user 1 game 3. A hits user 0 only, B user 1 only: a
+    # tie (0.5 each), so A (first) starts, three times. 3·A + B: user 0 → game 2 (3 vs
+    # 1), user 1 → game 3 (2.7 + 1 = 3.7 vs 3.0): both hit, NDCG 1.0, nothing beats it.
+    z_a = np.array([[-1, 0, 1, 0], [1.0, -1, -1, 0.9]], dtype=np.float32)
+    z_b = np.array([[-1, 1, 0, 0], [0.0, -1, -1, 1.0]], dtype=np.float32)
+    own = sp.csr_matrix((2, 4), dtype=np.float32)
+    relevant = pl.DataFrame({"user_id": [0, 1], "game_id": [2, 3]})
+    counts, ndcg, path = greedy_selection({"a": z_a, "b": z_b}, own, relevant, np.array([0, 1]), k=1)
+    assert counts == {"a": 3, "b": 1}
+    assert ndcg == 1.0
+    assert path == [("a", 0.5), ("b", 1.0)]
+
+
+def test_greedy_selection_keeps_the_best_single_when_nothing_helps() -> None:
+    z_a = np.array([[0, 0, 1, 0]], dtype=np.float32)
+    z_b = np.array([[5, 0, -5, 0]], dtype=np.float32)
+    relevant = pl.DataFrame({"user_id": [0], "game_id": [2]})
+    counts, ndcg, _ = greedy_selection({"b": z_b, "a": z_a}, sp.csr_matrix((1, 4)), relevant, np.array([0]), k=1)
+    assert counts == {"a": 3} and ndcg == 1.0
+
+
+@pytest.fixture(scope="module")
+def matrix(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> InteractionMatrix:
+    return InteractionMatrix.from_frame(small_split[0], WEIGHTINGS["graded"])
+
+
+def test_a_blend_from_params_fits_its_members_like_the_candidates(matrix: InteractionMatrix) -> None:
+    candidates = default_candidates()
+    params = {"members": {"ease": {"l2": 100.0}}, "shares": {"ease": 2, "bm25": 1}}
+    fitted = candidates["blend"].build(params, 0).fit(matrix.matrix)
+    members = {
+        "ease": candidates["ease"].build({"l2": 100.0}, 0).fit(matrix.matrix),
+        "bm25": candidates["bm25"].build({}, 0).fit(matrix.matrix),
+    }
+    reused = Blend(**params).use_fitted(members, matrix.matrix)
+    rows = np.arange(20)
+    assert np.array_equal(fitted.score(rows), reused.score(rows))
+    own = matrix.matrix[rows]
+    by_hand = (2 * zscore_rows(members["ease"].score(rows), own) + zscore_rows(members["bm25"].score(rows), own)) / 3
+    assert np.allclose(fitted.score(rows), by_hand, atol=1e-6)
+    similar, _ = fitted.similar_items(0, n=5)
+    assert 0 not in similar.tolist() and (similar >= 0).all()
+
+
+def test_explain_scales_each_members_contributions_by_its_spread(matrix: InteractionMatrix) -> None:
+    ease = default_candidates()["ease"].build({}, 0).fit(matrix.matrix)
+    blend = Blend(shares={"ease": 1}).use_fitted({"ease": ease}, matrix.matrix)
+    user = int(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 5)[0])
+    item = int(blend.recommend([user], n=1, exclude=matrix.matrix[[user]])[0][0, 0])
+    _, spread = row_statistics(ease.score(np.array([user])), matrix.matrix[[user]])
+    expected = [(game, value / spread[0]) for game, value in ease.explain(user, item, n=3)]
+    got = blend.explain(user, item, n=3)
+    assert [game for game, _ in got] == [game for game, _ in expected]
+    assert [value for _, value in got] == pytest.approx([value for _, value in expected], rel=1e-5)
+
+
+def test_evaluate_tunes_selects_and_scores_the_blend_like_any_candidate(
+    small_split: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    train, test = small_split
+    report = evaluate(train, test, k=10, seed=0, models=["popularity", "bm25", "ease", "blend"])
+    blend = report.results["blend"]
+    assert set(blend.params) == {"members", "shares"}
+    assert set(blend.params["shares"]) <= {"popularity", "bm25", "ease"}
+    for member, params in blend.params["members"].items():
+        assert params == report.results[member].params
+    assert blend.fit_seconds >= sum(report.results[m].fit_seconds for m in blend.params["shares"])
+    assert blend.topk.group_by("user_id").len().get_column("len").max() == 10
+    runs = report.model_runs("r1", datetime(2026, 1, 1, tzinfo=timezone.utc))
+    row = runs.filter(pl.col("model") == "blend").row(0, named=True)
+    assert json.loads(row["params"])["shares"] == blend.params["shares"]  # beside the confidence weights
+
+
+def test_a_blend_needs_two_other_candidates(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    train, test = small_split
+    with pytest.raises(ValueError, match="at least two"):
+        evaluate(train, test, models=["ease", "blend"])
