@@ -180,7 +180,7 @@ class Blend(Recommender):
             if spread[0] <= 0:
                 continue
             share = float(self.shares[name]) / weight_sum / float(spread[0])
-            for game, value in model.explain(user_row, item_idx, n=max(n, 10)):
+            for game, value in model.explain(user_row, item_idx, n=max(n, own.nnz)):
                 combined[game] = combined.get(game, 0.0) + share * value
         ranked = sorted(combined.items(), key=lambda pair: (-pair[1], pair[0]))
         return [(game, value) for game, value in ranked[:n] if value > 0]

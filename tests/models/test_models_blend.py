@@ -140,3 +140,25 @@ def test_a_blend_needs_two_other_candidates(small_split: tuple[pl.DataFrame, pl.
     train, test = small_split
     with pytest.raises(ValueError, match="at least two"):
         evaluate(train, test, models=["ease", "blend"])
+
+
+def test_discovery_attribution_matches_the_blends_explain(matrix: InteractionMatrix) -> None:
+    from models.discovery.attribution import Attribution
+
+    params = {"members": {"als": {"factors": 16, "iterations": 5}}, "shares": {"ease": 2, "als": 1, "popularity": 1}}
+    blend = default_candidates()["blend"].build(params, 0).fit(matrix.matrix)
+    attribution = Attribution.for_model(blend, matrix.matrix)
+    assert attribution is not None
+    rng = np.random.default_rng(0)
+    for user in rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=3, replace=False):
+        games = matrix.matrix.indices[matrix.matrix.indptr[user] : matrix.matrix.indptr[user + 1]]
+        items = rng.choice(matrix.shape[1], size=4, replace=False)
+        values = attribution.contributions(
+            np.full(games.size, user), games.astype(np.int64), np.broadcast_to(items, (games.size, 4)).copy()
+        )
+        for k, item in enumerate(items):
+            expected = dict(blend.explain(int(user), int(item), n=games.size))
+            got = {int(g): float(v) for g, v in zip(games, values[:, k]) if v > 0}
+            assert set(got) == set(expected)
+            for game, value in expected.items():
+                assert got[game] == pytest.approx(value, rel=1e-3, abs=1e-6)
