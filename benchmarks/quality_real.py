@@ -13,7 +13,9 @@ every candidate ranks every unseen movie (full ranking). Printed as one JSON obj
 * the paired per-user test, champion vs tuned EASE and blend vs tuned EASE: Wilcoxon
   signed-rank on per-user NDCG@10 differences, per seed and over all seeds' users, with
   the mean relative gain;
-* ``evaluate`` seconds per seed (the blend's own share: its weight search).
+* ``evaluate`` seconds per seed;
+* each model's Jaccard@10 between two consecutive "nights" for the members whose rows did
+  not change (``stability``), with the first seed's parameters.
 """
 
 from __future__ import annotations
@@ -109,6 +111,37 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"models": table, "paired": tests}
 
 
+def stability(frame: pl.DataFrame, run: dict[str, Any], *, changed: float = 0.1, seed: int = 0) -> dict[str, float]:
+    """Jaccard@10 between two consecutive "nights" for the members whose rows did not change.
+
+    Night 1 lacks the two latest ratings of a seeded ``changed`` share of the members;
+    night 2 has everything (those members added two titles, everyone else nothing). Each
+    model, with the parameters ``run`` (a seed's evaluation) chose, is fitted on each night
+    and ranks every unseen title; the mean Jaccard@10 of the unchanged members' two lists
+    is what the night's ``served_top10`` stability measures on the site.
+    """
+    from models.base import topk_frame
+    from models.beyond import rank_stability
+    from models.candidates import default_candidates
+    from models.interactions import WEIGHTINGS, InteractionMatrix
+
+    users = frame.get_column("user_id").unique().sort()
+    movers = users.sample(fraction=changed, seed=seed)
+    latest = pl.col("updated_at").rank("ordinal", descending=True).over("user_id")
+    night1 = frame.filter(~(pl.col("user_id").is_in(movers.implode()) & (latest <= 2)))
+    weights = WEIGHTINGS[run["weighting"]]
+    staying = users.filter(~users.is_in(movers.implode()))
+    lists: dict[str, list[pl.DataFrame]] = {}
+    for night in (night1, frame):
+        matrix = InteractionMatrix.from_frame(night.drop("updated_at"), weights, user_ids=users)
+        rows = matrix.user_rows(staying)
+        for name, params in run["params"].items():
+            model = default_candidates()[name].build(params, run["seed"]).fit(matrix.matrix)
+            ids, scores = model.recommend(rows, 10, exclude=matrix.matrix[rows])
+            lists.setdefault(name, []).append(topk_frame(staying, ids, scores))
+    return {name: round(rank_stability(now, before, 10) or 0.0, 4) for name, (before, now) in lists.items()}
+
+
 def main() -> None:
     """Every seed in turn, then the summary, as JSON on stdout."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -126,6 +159,7 @@ def main() -> None:
     frame = normalise_interactions(raw).join(raw.select("user_id", "game_id", "updated_at"), on=["user_id", "game_id"])
     runs = [one_seed(frame, seed, args.models) for seed in range(args.seeds)]
     summary = summarise(runs)
+    summary["stability_jaccard10"] = stability(frame, runs[0])
     print(
         json.dumps(
             {
