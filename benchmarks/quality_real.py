@@ -10,7 +10,7 @@ every candidate ranks every unseen movie (full ranking). Printed as one JSON obj
 
 * per model: NDCG@10, catalogue coverage and long-tail share, mean and std over seeds;
 * the champion of each seed (chosen on the selection split of TRAIN, never on TEST);
-* the paired per-user test, champion vs tuned EASE and blend vs tuned EASE: Wilcoxon
+* the paired per-user test, champion vs tuned EASE and ensemble vs tuned EASE: Wilcoxon
   signed-rank on per-user NDCG@10 differences, per seed and over all seeds' users, with
   the mean relative gain;
 * ``evaluate`` seconds per seed;
@@ -97,8 +97,8 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         for name in names
     }
     tests: dict[str, Any] = {}
-    for label, pick in (("champion_vs_ease", lambda run: run["champion"]), ("blend_vs_ease", lambda run: "blend")):
-        if "ease" not in names or (label == "blend_vs_ease" and "blend" not in names):
+    for label, pick in (("champion_vs_ease", lambda run: run["champion"]), ("ensemble_vs_ease", lambda run: "ensemble")):
+        if "ease" not in names or (label == "ensemble_vs_ease" and "ensemble" not in names):
             continue
         per_seed, pooled_a, pooled_b = [], [], []
         for run in runs:

@@ -38,7 +38,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from models.base import Recommender, topk_frame
-from models.blend import Blend
+from models.ensemble import Ensemble
 from models.budget import EvaluationBudget, sample_test_users
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
@@ -53,7 +53,7 @@ from models.interactions import (
 from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from models.popularity import Popularity
 from models.report import TUNED, EvaluationReport, ModelResult, selection_text
-from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_blend
+from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_ensemble
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg
 
@@ -185,14 +185,14 @@ def _tune_all(
     weighting = choose_weighting(tuning_split, k=k, seed=seed, max_items=budget.weighting_max_items)
     log.info("weighting: %s", weighting.reason)
     tuning_split = tuning_split.reweighted(weighting.weights)
-    blend = "blend" in candidates
+    ensemble = "ensemble" in candidates
     tuned = {
-        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings, keep=blend)
+        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings, keep=ensemble)
         for name, candidate in candidates.items()
-        if name != "blend"
+        if name != "ensemble"
     }
-    if blend:
-        tuned["blend"] = tune_blend(tuned, tuning_split, k=k, seed=seed, candidates=candidates)
+    if ensemble:
+        tuned["ensemble"] = tune_ensemble(tuned, tuning_split, k=k, seed=seed, candidates=candidates)
     for result in tuned.values():
         result.model = None  # fitted on the tuning split: not needed past here
     return weighting, tuned
@@ -207,11 +207,11 @@ def _fitted(
     *,
     tuning: bool = False,
 ) -> Recommender:
-    """``candidate`` with ``params`` fitted on ``matrix``; a blend takes its members from
+    """``candidate`` with ``params`` fitted on ``matrix``; an ensemble takes its members from
     ``fitted`` (the single candidates already fitted on the same matrix), so it costs only
     its scoring."""
     model = candidate.build(params, seed, tuning=tuning)
-    if isinstance(model, Blend):
+    if isinstance(model, Ensemble):
         return model.use_fitted(fitted, matrix)
     return model.fit(matrix)
 
@@ -227,8 +227,8 @@ def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
         raise ValueError(
             f"unknown model(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(everything)}"
         )
-    if "blend" in wanted and len(wanted) < 3:
-        raise ValueError("the blend weighs the other chosen candidates: choose at least two besides it")
+    if "ensemble" in wanted and len(wanted) < 3:
+        raise ValueError("the ensemble weighs the other chosen candidates: choose at least two besides it")
     return {name: candidate for name, candidate in everything.items() if name in wanted}
 
 
@@ -277,7 +277,7 @@ def _score_on_test(
         model = _fitted(candidate, tuned[name].params, seed, full.matrix, fitted)
         fitted[name] = model
         fit_seconds = time.perf_counter() - started
-        if isinstance(model, Blend):  # an ensemble costs its members' fits
+        if isinstance(model, Ensemble):  # an ensemble costs its members' fits
             fit_seconds += sum(results[member].fit_seconds for member in model.models_)
         ids, scores = model.recommend(warm_rows, k, exclude=exclude)
         topk = pl.concat([_with_ids(topk_frame(warm_users, ids, scores), full), cold_frame])

@@ -18,7 +18,7 @@ import polars as pl
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from models.base import Recommender
-from models.blend import BLEND_CELLS, START_COPIES, greedy_selection, zscore_rows
+from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
 from models.candidates import Candidate, default_candidates
 from models.interactions import WEIGHTINGS, ConfidenceWeights, with_confidence
 from models.validation import ValidationSet, validation_ndcg
@@ -50,7 +50,7 @@ class TuningResult:
     note: str | None = None
     """What a cost shortcut did to this search (``models.budget``), for ``model_runs.notes``."""
     model: Recommender | None = field(default=None, repr=False, compare=False)
-    """The best setting's model fitted on the tuning split (``tune(keep=True)``): the blend's
+    """The best setting's model fitted on the tuning split (``tune(keep=True)``): the ensemble's
     weights are chosen on its scores without fitting it again."""
 
 
@@ -136,7 +136,7 @@ def tune(
     return TuningResult(candidate.name, best.params, best.ndcg, trials, note, models[0] if models else None)
 
 
-def tune_blend(
+def tune_ensemble(
     tuned: dict[str, TuningResult],
     validation: ValidationSet,
     *,
@@ -144,26 +144,27 @@ def tune_blend(
     seed: int = 0,
     candidates: dict[str, Candidate] | None = None,
 ) -> TuningResult:
-    """The blend's weights by greedy ensemble selection over the tuned candidates' scores.
+    """The ensemble's weights by greedy ensemble selection over the tuned candidates' scores.
 
-    Members are the ``tuned`` single candidates, scored on the same tuning split they were
-    tuned on (their kept model, ``tune(keep=True)``, or a refit with the tuned setting).
-    Held-out users are sampled (seeded) when their z-scores would pass ``BLEND_CELLS``;
-    the result's ``note`` says so. Trials are the greedy path (blend so far, NDCG after).
+    Members are the ``tuned`` single candidates that are ``ensemble_member``, scored on the same
+    tuning split they were tuned on (their kept model, ``tune(keep=True)``, or a refit with
+    the tuned setting).
+    Held-out users are sampled (seeded) when their z-scores would pass ``ENSEMBLE_CELLS``;
+    the result's ``note`` says so. Trials are the greedy path (ensemble so far, NDCG after).
     """
     candidates = candidates or default_candidates()
     started = time.perf_counter()
-    names = [name for name in tuned if name != "blend"]
+    names = [name for name in tuned if name != "ensemble" and candidates[name].ensemble_member]
     if len(names) < 2:
-        raise ValueError("a blend needs at least two tuned candidates")
+        raise ValueError("an ensemble needs at least two tuned candidates it may weigh")
     rows = validation.rows
     n_items = validation.matrix.shape[1]
     note = None
-    most = max(1, BLEND_CELLS // max(1, n_items * len(names)))
+    most = max(1, ENSEMBLE_CELLS // max(1, n_items * len(names)))
     if rows.size > most:
         rows = np.sort(np.random.default_rng(seed).choice(rows, size=most, replace=False))
-        note = f"blend weights chosen on {most:,} of {validation.rows.size:,} held-out users"
-        log.info("blend: %s", note)
+        note = f"ensemble weights chosen on {most:,} of {validation.rows.size:,} held-out users"
+        log.info("ensemble: %s", note)
     own = validation.matrix.matrix[rows]
     zscores: dict[str, np.ndarray] = {}
     for name in names:
@@ -184,7 +185,7 @@ def tune_blend(
     for step, (name, value) in enumerate(path):
         so_far[name] = so_far.get(name, 0) + (START_COPIES if step == 0 else 1)
         trials.append(Trial({"shares": dict(so_far)}, value, seconds / len(path)))
-    return TuningResult("blend", params, ndcg, trials, note)
+    return TuningResult("ensemble", params, ndcg, trials, note)
 
 
 def choose_weighting(

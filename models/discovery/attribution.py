@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender
-from models.blend import Blend, row_statistics
+from models.ensemble import Ensemble, row_statistics
 from models.ease import EASE
 from models.factorization import ALS
 from models.knn import ItemKNNBM25, ItemKNNCosine
@@ -43,9 +43,9 @@ class Attribution:
             return _ItemItemAttribution(model, matrix, model.weights_, model._positions())
         if isinstance(model, ALS):
             return _ALSAttribution(model, matrix)
-        if isinstance(model, Blend):
-            blend = _BlendAttribution(model, matrix)
-            return blend if blend.parts else None
+        if isinstance(model, Ensemble):
+            ensemble = _EnsembleAttribution(model, matrix)
+            return ensemble if ensemble.parts else None
         return None  # popularity, BPR: explain() says nothing
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
@@ -120,11 +120,11 @@ class _ALSAttribution(Attribution):
         return out
 
 
-class _BlendAttribution(Attribution):
+class _EnsembleAttribution(Attribution):
     """The members' positive contributions, each over the member's spread for the user and
-    weighted by its share (``Blend.explain``): a z-score is affine in the member's score."""
+    weighted by its share (``Ensemble.explain``): a z-score is affine in the member's score."""
 
-    def __init__(self, model: Blend, matrix: sp.csr_matrix) -> None:
+    def __init__(self, model: Ensemble, matrix: sp.csr_matrix) -> None:
         super().__init__(model, matrix)
         self.total = float(sum(model.shares[name] for name in model.models_))
         self.parts = [

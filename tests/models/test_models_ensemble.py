@@ -1,4 +1,4 @@
-"""The blend: per-user z-scores, weighted means and greedy selection pinned on hand-computed numbers."""
+"""The ensemble: per-user z-scores, weighted means and greedy selection pinned on hand-computed numbers."""
 
 import json
 from datetime import datetime, timezone
@@ -10,10 +10,11 @@ import pytest
 import scipy.sparse as sp
 
 from models.base import Recommender
-from models.blend import Blend, greedy_selection, row_statistics, zscore_rows
+from models.ensemble import Ensemble, greedy_selection, row_statistics, zscore_rows
 from models.candidates import default_candidates
 from models.evaluate import evaluate
 from models.interactions import WEIGHTINGS, InteractionMatrix
+from tests.models.attribution_check import assert_attribution_matches_explain
 
 
 class Fixed(Recommender):
@@ -48,17 +49,17 @@ def test_a_constant_or_empty_row_says_nothing() -> None:
     assert zscore_rows(scores).tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
 
 
-def test_blend_scores_are_the_weighted_mean_of_member_zscores() -> None:
+def test_ensemble_scores_are_the_weighted_mean_of_member_zscores() -> None:
     # A: 2, 4, 4, 4, 5, 5, 7, 9 (mean 5, sd 2) → z -1.5, -0.5, -0.5, -0.5, 0, 0, 1, 2
     # B: 1, 1, 1, 1, 3, 3, 3, 3 (mean 2, sd 1) → z -1, -1, -1, -1, 1, 1, 1, 1
     # weights 3 : 1 → (3 z_A + z_B) / 4.
     a = Fixed(np.array([[2, 4, 4, 4, 5, 5, 7, 9]]))
     b = Fixed(np.array([[1, 1, 1, 1, 3, 3, 3, 3]]))
     matrix = sp.csr_matrix((1, 8), dtype=np.float32)
-    blend = Blend(shares={"a": 3, "b": 1}).use_fitted({"a": a, "b": b}, matrix)
+    ensemble = Ensemble(shares={"a": 3, "b": 1}).use_fitted({"a": a, "b": b}, matrix)
     expected = [-1.375, -0.625, -0.625, -0.625, 0.25, 0.25, 1.0, 1.75]
-    assert blend.score(np.array([0])).tolist() == [expected]
-    ids, _ = blend.recommend([0], n=3)
+    assert ensemble.score(np.array([0])).tolist() == [expected]
+    ids, _ = ensemble.recommend([0], n=3)
     assert ids.tolist() == [[7, 6, 4]]  # 4 and 5 tie: the lower column first
 
 
@@ -89,15 +90,15 @@ def matrix(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> InteractionMatrix:
     return InteractionMatrix.from_frame(small_split[0], WEIGHTINGS["graded"])
 
 
-def test_a_blend_from_params_fits_its_members_like_the_candidates(matrix: InteractionMatrix) -> None:
+def test_an_ensemble_from_params_fits_its_members_like_the_candidates(matrix: InteractionMatrix) -> None:
     candidates = default_candidates()
     params = {"members": {"ease": {"l2": 100.0}}, "shares": {"ease": 2, "bm25": 1}}
-    fitted = candidates["blend"].build(params, 0).fit(matrix.matrix)
+    fitted = candidates["ensemble"].build(params, 0).fit(matrix.matrix)
     members = {
         "ease": candidates["ease"].build({"l2": 100.0}, 0).fit(matrix.matrix),
         "bm25": candidates["bm25"].build({}, 0).fit(matrix.matrix),
     }
-    reused = Blend(**params).use_fitted(members, matrix.matrix)
+    reused = Ensemble(**params).use_fitted(members, matrix.matrix)
     rows = np.arange(20)
     assert np.array_equal(fitted.score(rows), reused.score(rows))
     own = matrix.matrix[rows]
@@ -109,56 +110,42 @@ def test_a_blend_from_params_fits_its_members_like_the_candidates(matrix: Intera
 
 def test_explain_scales_each_members_contributions_by_its_spread(matrix: InteractionMatrix) -> None:
     ease = default_candidates()["ease"].build({}, 0).fit(matrix.matrix)
-    blend = Blend(shares={"ease": 1}).use_fitted({"ease": ease}, matrix.matrix)
+    ensemble = Ensemble(shares={"ease": 1}).use_fitted({"ease": ease}, matrix.matrix)
     user = int(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 5)[0])
-    item = int(blend.recommend([user], n=1, exclude=matrix.matrix[[user]])[0][0, 0])
+    item = int(ensemble.recommend([user], n=1, exclude=matrix.matrix[[user]])[0][0, 0])
     _, spread = row_statistics(ease.score(np.array([user])), matrix.matrix[[user]])
     expected = [(game, value / spread[0]) for game, value in ease.explain(user, item, n=3)]
-    got = blend.explain(user, item, n=3)
+    got = ensemble.explain(user, item, n=3)
     assert [game for game, _ in got] == [game for game, _ in expected]
     assert [value for _, value in got] == pytest.approx([value for _, value in expected], rel=1e-5)
 
 
-def test_evaluate_tunes_selects_and_scores_the_blend_like_any_candidate(
+def test_evaluate_tunes_selects_and_scores_the_ensemble_like_any_candidate(
     small_split: tuple[pl.DataFrame, pl.DataFrame],
 ) -> None:
     train, test = small_split
-    report = evaluate(train, test, k=10, seed=0, models=["popularity", "bm25", "ease", "blend"])
-    blend = report.results["blend"]
-    assert set(blend.params) == {"members", "shares"}
-    assert set(blend.params["shares"]) <= {"popularity", "bm25", "ease"}
-    for member, params in blend.params["members"].items():
+    report = evaluate(train, test, k=10, seed=0, models=["popularity", "bm25", "ease", "ensemble"])
+    ensemble = report.results["ensemble"]
+    assert set(ensemble.params) == {"members", "shares"}
+    assert set(ensemble.params["shares"]) <= {"popularity", "bm25", "ease"}
+    for member, params in ensemble.params["members"].items():
         assert params == report.results[member].params
-    assert blend.fit_seconds >= sum(report.results[m].fit_seconds for m in blend.params["shares"])
-    assert blend.topk.group_by("user_id").len().get_column("len").max() == 10
+    assert ensemble.fit_seconds >= sum(report.results[m].fit_seconds for m in ensemble.params["shares"])
+    assert ensemble.topk.group_by("user_id").len().get_column("len").max() == 10
     runs = report.model_runs("r1", datetime(2026, 1, 1, tzinfo=timezone.utc))
-    row = runs.filter(pl.col("model") == "blend").row(0, named=True)
-    assert json.loads(row["params"])["shares"] == blend.params["shares"]  # beside the confidence weights
+    row = runs.filter(pl.col("model") == "ensemble").row(0, named=True)
+    assert json.loads(row["params"])["shares"] == ensemble.params["shares"]  # beside the confidence weights
 
 
-def test_a_blend_needs_two_other_candidates(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+def test_an_ensemble_needs_two_other_candidates(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     train, test = small_split
     with pytest.raises(ValueError, match="at least two"):
-        evaluate(train, test, models=["ease", "blend"])
+        evaluate(train, test, models=["ease", "ensemble"])
 
 
-def test_discovery_attribution_matches_the_blends_explain(matrix: InteractionMatrix) -> None:
-    from models.discovery.attribution import Attribution
-
+def test_discovery_attribution_matches_the_ensembles_explain(matrix: InteractionMatrix) -> None:
     params = {"members": {"als": {"factors": 16, "iterations": 5}}, "shares": {"ease": 2, "als": 1, "popularity": 1}}
-    blend = default_candidates()["blend"].build(params, 0).fit(matrix.matrix)
-    attribution = Attribution.for_model(blend, matrix.matrix)
-    assert attribution is not None
+    ensemble = default_candidates()["ensemble"].build(params, 0).fit(matrix.matrix)
     rng = np.random.default_rng(0)
-    for user in rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=3, replace=False):
-        games = matrix.matrix.indices[matrix.matrix.indptr[user] : matrix.matrix.indptr[user + 1]]
-        items = rng.choice(matrix.shape[1], size=4, replace=False)
-        values = attribution.contributions(
-            np.full(games.size, user), games.astype(np.int64), np.broadcast_to(items, (games.size, 4)).copy()
-        )
-        for k, item in enumerate(items):
-            expected = dict(blend.explain(int(user), int(item), n=games.size))
-            got = {int(g): float(v) for g, v in zip(games, values[:, k]) if v > 0}
-            assert set(got) == set(expected)
-            for game, value in expected.items():
-                assert got[game] == pytest.approx(value, rel=1e-3, abs=1e-6)
+    users = rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=3, replace=False)
+    assert_attribution_matches_explain(ensemble, matrix.matrix, users, rng)

@@ -1,6 +1,6 @@
-"""Blends of tuned candidates: per-user z-scored scores, weighted by greedy ensemble selection.
+"""Ensembles of tuned candidates: per-user z-scored scores, weighted by greedy ensemble selection.
 
-Why a blend: on small dense rating data single-model changes move NDCG@10 by 1–3 %,
+Why an ensemble: on small dense rating data single-model changes move NDCG@10 by 1–3 %,
 while averaging the lists of differently built models (linear, neighbourhood,
 factorisation) is where published comparisons find the next few per cent. Scores of
 different models live on different scales (EASE's regression weights, kNN's summed
@@ -18,7 +18,7 @@ the best NDCG@k on held-out rows of TRAIN, while an addition still improves it. 
 are small integers, easy to read in ``marts.model_runs.params`` ("ease 3, als 2"), and
 with replacement the search can weight a strong member up without a continuous
 optimiser. The weights are chosen on the **tuning** split (where the members were tuned);
-the blend then competes with the single candidates on the independent **selection** split,
+the ensemble then competes with the single candidates on the independent **selection** split,
 so its own search does not flatter it there.
 """
 
@@ -36,7 +36,7 @@ from models.metrics import ndcg_at_k
 
 log = logging.getLogger("bodoge.models")
 
-BLEND_CELLS = 1 << 25
+ENSEMBLE_CELLS = 1 << 25
 """Z-scored cells (users × games × members) held while choosing weights (128 MB of
 float32); above it the held-out users are sampled (seeded). ML-100k and the demo site
 fit whole."""
@@ -46,7 +46,7 @@ MAX_ROUNDS = 20
 
 START_COPIES = 3
 """Copies of the best single member the greedy search starts from: the first addition
-then weighs 1/4, not 1/2 (a half-and-half blend of a strong and a weaker model is
+then weighs 1/4, not 1/2 (a half-and-half ensemble of a strong and a weaker model is
 usually worse than the strong one alone, and a search starting from one copy stops
 there at once)."""
 
@@ -87,30 +87,30 @@ def zscore_rows(scores: np.ndarray, own: sp.csr_matrix | None = None) -> np.ndar
 
 
 @hyperparameters
-class Blend(Recommender):
+class Ensemble(Recommender):
     """Weighted sum of members' per-user z-scores: ``Σ_m w_m z_m(u, i) / Σ_m w_m``.
 
     ``members`` maps a candidate name (``models.candidates``) to its tuned parameters;
     ``shares`` maps a member to its count (members without weight are not fitted); a
-    member missing from ``members`` has its candidate's defaults. The default blend, EASE
+    member missing from ``members`` has its candidate's defaults. The default ensemble, EASE
     and BM25 kNN at their defaults, is only a runnable starting point: evaluation sets both.
     ``member_caps`` fits the members with their tuning-time caps (``Candidate.while_tuning``).
     """
 
-    name = "blend"
+    name = "ensemble"
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     shares: dict[str, float] = field(default_factory=lambda: {"ease": 1, "bm25": 1})
     member_caps: bool = False
     random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Fit every weighted member on ``matrix`` (the blend costs the sum of their fits)."""
-        from models.candidates import default_candidates  # candidates lists Blend itself
+        """Fit every weighted member on ``matrix`` (the ensemble costs the sum of their fits)."""
+        from models.candidates import default_candidates  # candidates lists Ensemble itself
 
         candidates = default_candidates()
         unknown = [name for name in self._weighted() if name not in candidates or name == self.name]
         if unknown:
-            raise ValueError(f"blend members must be single candidates, got {', '.join(unknown)}")
+            raise ValueError(f"ensemble members must be single candidates, got {', '.join(unknown)}")
         fitted = {
             name: candidates[name]
             .build(dict(self.members.get(name, {})), self.random_state or 0, tuning=self.member_caps)
@@ -123,9 +123,9 @@ class Blend(Recommender):
         """Take members already fitted on ``matrix`` (evaluation reuses the single candidates' fits)."""
         missing = [name for name in self._weighted() if name not in fitted]
         if missing:
-            raise ValueError(f"blend members not fitted: {', '.join(missing)}")
+            raise ValueError(f"ensemble members not fitted: {', '.join(missing)}")
         if not self._weighted():
-            raise ValueError("a blend needs at least one member with a positive weight")
+            raise ValueError("an ensemble needs at least one member with a positive weight")
         self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
         self.models_ = {name: fitted[name] for name in self._weighted()}
         notes = [f"{name}: {model.fit_notes}" for name, model in self.models_.items() if model.fit_notes]
@@ -164,7 +164,7 @@ class Blend(Recommender):
             total += np.float32(self.shares[name]) * zscore_rows(sims, itself)
             weight_sum += float(self.shares[name])
         if weight_sum == 0:
-            raise NotImplementedError("no blend member has item similarity")
+            raise NotImplementedError("no ensemble member has item similarity")
         return total / np.float32(weight_sum)
 
     def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
@@ -202,7 +202,7 @@ def greedy_selection(
     ranked); ``relevant`` the held-out rows (``user_id`` = the entries of ``rows``,
     ``game_id`` = column) as for ``ndcg_at_k``. Starts from the best single member (ties:
     the earlier name) counted ``start`` times, then adds whichever member most improves
-    NDCG@k, stopping when none does or after ``rounds`` additions. Returns (counts, NDCG@k of the blend, the path:
+    NDCG@k, stopping when none does or after ``rounds`` additions. Returns (counts, NDCG@k of the ensemble, the path:
     each step's member and the NDCG after it).
     """
     names = list(zscores)
@@ -232,6 +232,6 @@ def greedy_selection(
         counts[pick] = counts.get(pick, 0) + 1
         best = tried[pick]
         path.append((pick, best))
-    log.info("blend: %s (ndcg@%d %.4f; singles %s)", counts, k, best,
+    log.info("ensemble: %s (ndcg@%d %.4f; singles %s)", counts, k, best,
              ", ".join(f"{name} {value:.4f}" for name, value in singles.items()))
     return counts, best, path
