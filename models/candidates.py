@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from models.base import Recommender
+from models.base import Recommender, hyperparameters
 from models.ensemble import Ensemble
 from models.ease import EASE, EDLAE
 from models.factorization import ALS, BPR
@@ -52,6 +52,19 @@ class Candidate:
         """A fresh model with these parameters and the run's seed (and caps when tuning)."""
         extra = self.while_tuning if tuning else {}
         return self.factory(**{**params, **extra}, random_state=seed)
+
+
+@hyperparameters
+class CandidateEnsemble(Ensemble):
+    """The ensemble whose members are the candidates below, built with their tuned
+    parameters and the ensemble's seed (and their tuning caps with ``member_caps``)."""
+
+    def member(self, name: str, params: dict[str, Any]) -> Recommender:
+        """A fresh single candidate ``name`` with ``params``."""
+        candidates = default_candidates()
+        if name not in candidates or candidates[name].factory is type(self):
+            raise ValueError(f"ensemble members must be single candidates, got {name!r}")
+        return candidates[name].build(params, self.random_state or 0, tuning=self.member_caps)
 
 
 def default_candidates() -> dict[str, Candidate]:
@@ -118,6 +131,6 @@ def default_candidates() -> dict[str, Candidate]:
         # Not tuned over a grid: ``models.tuning.tune_ensemble`` weighs the tuned candidates
         # above (greedy ensemble selection on the tuning split); last, so a single model
         # wins a tie.
-        Candidate("ensemble", Ensemble, while_tuning={"member_caps": True}),
+        Candidate("ensemble", CandidateEnsemble, while_tuning={"member_caps": True}),
     ]
     return {candidate.name: candidate for candidate in candidates}

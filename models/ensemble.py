@@ -105,19 +105,16 @@ class Ensemble(Recommender):
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Fit every weighted member on ``matrix`` (the ensemble costs the sum of their fits)."""
-        from models.candidates import default_candidates  # candidates lists Ensemble itself
-
-        candidates = default_candidates()
-        unknown = [name for name in self._weighted() if name not in candidates or name == self.name]
-        if unknown:
-            raise ValueError(f"ensemble members must be single candidates, got {', '.join(unknown)}")
         fitted = {
-            name: candidates[name]
-            .build(dict(self.members.get(name, {})), self.random_state or 0, tuning=self.member_caps)
-            .fit(matrix)
-            for name in self._weighted()
+            name: self.member(name, dict(self.members.get(name, {}))).fit(matrix) for name in self._weighted()
         }
         return self.use_fitted(fitted, matrix)
+
+    def member(self, name: str, params: dict[str, Any]) -> Recommender:
+        """A fresh member by candidate name. Here the ensemble knows no candidates (the
+        candidates list the ensemble, not the other way round): ``models.candidates.
+        CandidateEnsemble`` builds them; this class only combines fitted members."""
+        raise NotImplementedError("build members with models.candidates.CandidateEnsemble, or use use_fitted")
 
     def use_fitted(self, fitted: dict[str, Recommender], matrix: sp.csr_matrix) -> Self:
         """Take members already fitted on ``matrix`` (evaluation reuses the single candidates' fits)."""

@@ -108,6 +108,13 @@ def test_an_ensemble_from_params_fits_its_members_like_the_candidates(matrix: In
     assert 0 not in similar.tolist() and (similar >= 0).all()
 
 
+def test_only_the_candidates_ensemble_builds_members(matrix: InteractionMatrix) -> None:
+    with pytest.raises(NotImplementedError):
+        Ensemble(shares={"ease": 1}).fit(matrix.matrix)
+    with pytest.raises(ValueError, match="single candidates"):
+        default_candidates()["ensemble"].build({"shares": {"ensemble": 1}}, 0).fit(matrix.matrix)
+
+
 def test_explain_scales_each_members_contributions_by_its_spread(matrix: InteractionMatrix) -> None:
     ease = default_candidates()["ease"].build({}, 0).fit(matrix.matrix)
     ensemble = Ensemble(shares={"ease": 1}).use_fitted({"ease": ease}, matrix.matrix)

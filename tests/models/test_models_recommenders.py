@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from models.base import Recommender, top_n
-from models.ensemble import Ensemble
+from models.candidates import CandidateEnsemble
 from models.ease import EASE, EDLAE
 from models.factorization import ALS, BPR
 from models.interactions import InteractionMatrix
@@ -48,7 +48,9 @@ PERSONALISED = {
     "ease": lambda: EASE(l2=1.0),
     "edlae": lambda: EDLAE(l2=1.0, dropout=0.25),
     "rp3beta": lambda: RP3beta(alpha=1.0, beta=0.0, top_k=10),
-    "ensemble": lambda: Ensemble(members={"ease": {"l2": 1.0}, "cosine": {"K": 10}}, shares={"ease": 2, "cosine": 1}),
+    "ensemble": lambda: CandidateEnsemble(
+        members={"ease": {"l2": 1.0}, "cosine": {"K": 10}}, shares={"ease": 2, "cosine": 1}
+    ),
 }
 ALL = {**PERSONALISED, "popularity": lambda: Popularity()}
 EXPLAINS = {"cosine", "bm25", "als", "ease", "edlae", "rp3beta", "ensemble"}
