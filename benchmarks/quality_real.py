@@ -1,6 +1,8 @@
 """Quality on real rating data: the whole ``evaluate`` on MovieLens-100k over several seeds.
 
-Run: ``nice -n 10 uv run python -m benchmarks.quality_real [--seeds 5] [--models ...]``.
+Run: ``nice -n 10 uv run python -m benchmarks.quality_real [--seeds 5] [--models ...]``;
+``--split-dir DIR`` only writes seed 0's split for ``bodoge evaluate --train DIR/train.parquet
+--test DIR/test.parquet`` (the same numbers as seed 0 here: the same split, the same seed).
 
 Why: synthetic data flatters whatever generated it; ML-100k (943 users, 1,682 movies,
 100,000 real ratings, shipped inside the recbole wheel: ``models.movielens``) is the
@@ -28,6 +30,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -148,6 +151,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--models", nargs="*", default=None, help="candidates (default: all)")
     parser.add_argument("--verbose", action="store_true", help="log every stage")
+    parser.add_argument("--split-dir", type=Path, default=None,
+                        help="only write seed 0's train.parquet/test.parquet here (for `bodoge evaluate`)")
     args = parser.parse_args()
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -157,6 +162,14 @@ def main() -> None:
 
     raw = ml100k()
     frame = normalise_interactions(raw).join(raw.select("user_id", "game_id", "updated_at"), on=["user_id", "game_id"])
+    if args.split_dir is not None:
+        from models.split import holdout_split
+
+        args.split_dir.mkdir(parents=True, exist_ok=True)
+        for part, rows in zip(("train", "test"), holdout_split(frame.drop("updated_at"), fraction=0.2, seed=0)):
+            rows.write_parquet(args.split_dir / f"{part}.parquet")
+        print(json.dumps({"train": str(args.split_dir / "train.parquet"), "test": str(args.split_dir / "test.parquet")}))
+        return
     runs = [one_seed(frame, seed, args.models) for seed in range(args.seeds)]
     summary = summarise(runs)
     summary["stability_jaccard10"] = stability(frame, runs[0])
