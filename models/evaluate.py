@@ -5,7 +5,8 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
 1. A validation split of TRAIN (seed ``seed``; 20 % of each user's rows) chooses the
    confidence weighting (``choose_weighting``) and then each candidate's
    hyperparameters (``tune``). Cost caps apply while tuning only (EASE models at most
-   ``models.candidates.TUNING_MAX_ITEMS`` games there).
+   ``models.candidates.TUNING_MAX_ITEMS`` games there). The ensemble's shares are chosen
+   last, on the same split, over the tuned candidates' kept fits (``tune_ensemble``).
 2. A second, independent split of TRAIN (seed ``seed + 1``) refits every candidate
    with its chosen setting and scores it once: the best NDCG@k there is the champion.
    Tuning scores are biased upwards by the search itself (a bigger grid gets luckier);
@@ -13,7 +14,8 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
    earlier (simpler) candidate. TEST never takes part in any choice.
 3. Every candidate is refitted on all of TRAIN (timed: ``fit_seconds``) and ranks,
    for each test user, every game not in that user's TRAIN rows; the top k are scored
-   against the user's TEST rows.
+   against the user's TEST rows. In steps 2 and 3 the ensemble reuses the single
+   candidates' fits on the same matrix; its ``fit_seconds`` is the sum of its members'.
 
 Counting rules: a TEST row whose game is also in the user's TRAIN rows is dropped (it
 can never be recommended). A TEST game unknown to TRAIN stays relevant (a miss for
