@@ -156,3 +156,33 @@ def test_discovery_attribution_matches_the_ensembles_explain(matrix: Interaction
     rng = np.random.default_rng(0)
     users = rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=3, replace=False)
     assert_attribution_matches_explain(ensemble, matrix.matrix, users, rng)
+
+
+def test_tune_ensemble_samples_users_past_its_cell_budget_and_says_so(
+    small_split: tuple[pl.DataFrame, pl.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import models.tuning as tuning
+    from models.validation import ValidationSet
+
+    split = ValidationSet.carve(small_split[0], WEIGHTINGS["graded"], seed=0)
+    candidates = default_candidates()
+    tuned = {name: tuning.tune(candidates[name], split, seed=0) for name in ("popularity", "ease", "bpr")}
+    whole = tuning.tune_ensemble(tuned, split, seed=0, candidates=candidates)
+    assert whole.note is None
+    assert set(whole.params["shares"]) <= {"popularity", "ease"}  # BPR is no member
+    best_single = max(("popularity", "ease"), key=lambda name: tuned[name].ndcg)
+    assert whole.trials[0].params["shares"] == {best_single: 3}  # the greedy path starts there
+    assert whole.trials[-1].ndcg == whole.ndcg
+    monkeypatch.setattr(tuning, "ENSEMBLE_CELLS", 40 * split.matrix.shape[1] * 2)
+    sampled = tuning.tune_ensemble(tuned, split, seed=0, candidates=candidates)
+    again = tuning.tune_ensemble(tuned, split, seed=0, candidates=candidates)
+    assert sampled.note == f"ensemble weights chosen on 40 of {split.rows.size:,} held-out users"
+    assert (sampled.params, sampled.ndcg) == (again.params, again.ndcg)
+
+
+def test_an_ensemble_refitted_on_the_same_rows_gives_the_same_lists(matrix: InteractionMatrix) -> None:
+    params = {"members": {"als": {"factors": 16, "iterations": 5}}, "shares": {"edlae": 2, "als": 1, "rp3beta": 1}}
+    rows = np.arange(50)
+    first = default_candidates()["ensemble"].build(params, 0).fit(matrix.matrix).score(rows)
+    second = default_candidates()["ensemble"].build(params, 0).fit(matrix.matrix).score(rows)
+    assert np.array_equal(first, second)
