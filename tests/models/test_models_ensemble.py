@@ -186,3 +186,30 @@ def test_an_ensemble_refitted_on_the_same_rows_gives_the_same_lists(matrix: Inte
     first = default_candidates()["ensemble"].build(params, 0).fit(matrix.matrix).score(rows)
     second = default_candidates()["ensemble"].build(params, 0).fit(matrix.matrix).score(rows)
     assert np.array_equal(first, second)
+
+
+def test_only_the_pool_best_singles_may_join() -> None:
+    # k = 1, one user wanting game 1. Singles: a and b miss (0), c hits (1). With a pool
+    # of 1 only c is eligible; a pool of 3 changes nothing here (c alone is already 1.0).
+    z = {
+        "a": np.array([[1.0, 0.0, 0.0]], dtype=np.float32),
+        "b": np.array([[0.0, 0.0, 1.0]], dtype=np.float32),
+        "c": np.array([[0.0, 1.0, 0.0]], dtype=np.float32),
+    }
+    relevant = pl.DataFrame({"user_id": [0], "game_id": [1]})
+    for pool in (1, 3, None):
+        counts, ndcg, _ = greedy_selection(z, sp.csr_matrix((1, 3)), relevant, np.array([0]), k=1, pool=pool)
+        assert counts == {"c": 3} and ndcg == 1.0
+
+
+def test_a_pool_of_two_leaves_the_third_best_out() -> None:
+    # Two users, k = 1. Singles: a 0.5 (hits user 0), b 0.5 (hits user 1), c 0.0. Pool 2:
+    # a, b; 3·a + b hits both (see the greedy test above). c never joins.
+    z_a = np.array([[-1, 0, 1, 0], [1.0, -1, -1, 0.9]], dtype=np.float32)
+    z_b = np.array([[-1, 1, 0, 0], [0.0, -1, -1, 1.0]], dtype=np.float32)
+    z_c = np.array([[9, 0, 0, 0], [9.0, 0, 0, 0]], dtype=np.float32)
+    relevant = pl.DataFrame({"user_id": [0, 1], "game_id": [2, 3]})
+    counts, ndcg, _ = greedy_selection(
+        {"c": z_c, "a": z_a, "b": z_b}, sp.csr_matrix((2, 4)), relevant, np.array([0, 1]), k=1, pool=2
+    )
+    assert counts == {"a": 3, "b": 1} and ndcg == 1.0
