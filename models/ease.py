@@ -46,11 +46,18 @@ SPARSE_RATE = 5e8
 
 @hyperparameters
 class EASE(Recommender):
-    """EASE with penalty ``l2`` (λ) over at most ``max_items`` of the most popular games."""
+    """EASE with penalty ``l2`` (λ) over at most ``max_items`` of the most popular games.
+
+    ``dropout`` (p, 0 ≤ p < 1) adds the emphasis of a denoising autoencoder with dropout
+    on its input (Steck 2020, "Autoencoders that don't overfit towards the identity",
+    EDLAE): the penalty becomes ``λI + p/(1−p)·diag(G)``, so a game is regularised in
+    proportion to how many members have it. 0 is plain EASE.
+    """
 
     name = "ease"
 
     l2: float = 300.0
+    dropout: float = 0.0
     max_items: int = 10_000
     random_state: int | None = None
 
@@ -68,7 +75,7 @@ class EASE(Recommender):
             log.info("EASE %s", self.fit_notes)
         sub = self.matrix_[:, self.items_].tocsr()
         with single_threaded_blas():
-            self.weights_ = ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True)
+            self.weights_ = ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True, dropout=self.dropout)
         return self
 
     def score(self, user_rows: np.ndarray) -> np.ndarray:
@@ -107,6 +114,20 @@ class EASE(Recommender):
         position = np.full(self.n_items, -1, dtype=np.int64)
         position[self.items_] = np.arange(self.items_.size)
         return position
+
+
+@hyperparameters
+class EDLAE(EASE):
+    """EASE with the dropout emphasis on by default (p = 0.5), a candidate of its own.
+
+    On MovieLens-100k (5 seeds, ``benchmarks.quality_real``) tuned EDLAE beat tuned plain
+    EASE by about 1.5 % NDCG@10, with dropout 0.5–0.67 chosen on every seed; plain EASE
+    stays a candidate as the literature's baseline.
+    """
+
+    name = "edlae"
+
+    dropout: float = 0.5
 
 
 def modelled_items(matrix: sp.csr_matrix, max_items: int) -> np.ndarray:
@@ -164,8 +185,10 @@ def _sparse_gram(matrix: sp.csr_matrix) -> np.ndarray:
     return gram
 
 
-def ease_weights(gram: np.ndarray, l2: float, *, overwrite_gram: bool = False) -> np.ndarray:
-    """``B = I − P·diag(1/diag(P))``, ``P = (G + λI)⁻¹``, zero diagonal; float32.
+def ease_weights(gram: np.ndarray, l2: float, *, overwrite_gram: bool = False, dropout: float = 0.0) -> np.ndarray:
+    """``B = I − P·diag(1/diag(P))``, ``P = (G + Λ)⁻¹``, zero diagonal; float32.
+
+    ``Λ = λI + p/(1−p)·diag(G)`` with ``p = dropout`` (``λI`` for plain EASE).
 
     The inverse goes through a Cholesky factorisation (``G + λI`` is symmetric positive
     definite for λ > 0), half the work of a general inverse, and works in place so the
@@ -174,13 +197,16 @@ def ease_weights(gram: np.ndarray, l2: float, *, overwrite_gram: bool = False) -
     """
     if l2 <= 0:
         raise ValueError(f"EASE needs l2 > 0, got {l2}")
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"EASE needs 0 <= dropout < 1, got {dropout}")
     n_items = gram.shape[0]
     if n_items == 0:
         return np.zeros((0, 0), dtype=np.float32)
     system = np.asarray(gram, dtype=np.float32)
     if not overwrite_gram or not (system.flags.c_contiguous or system.flags.f_contiguous):
         system = np.array(system, dtype=np.float32, order="F")
-    system[np.diag_indices(n_items)] += np.float32(l2)
+    diagonal = np.diag_indices(n_items)
+    system[diagonal] += np.float32(l2) + np.float32(dropout / (1.0 - dropout)) * system[diagonal]
     # LAPACK factors Fortran-ordered arrays in place; a symmetric C-ordered matrix is
     # its own transpose, and that transpose is Fortran-ordered.
     target = system if system.flags.f_contiguous else system.T

@@ -5,7 +5,8 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
 1. A validation split of TRAIN (seed ``seed``; 20 % of each user's rows) chooses the
    confidence weighting (``choose_weighting``) and then each candidate's
    hyperparameters (``tune``). Cost caps apply while tuning only (EASE models at most
-   ``models.candidates.TUNING_MAX_ITEMS`` games there).
+   ``models.candidates.TUNING_MAX_ITEMS`` games there). The ensemble's shares are chosen
+   last, on the same split, over the tuned candidates' kept fits (``tune_ensemble``).
 2. A second, independent split of TRAIN (seed ``seed + 1``) refits every candidate
    with its chosen setting and scores it once: the best NDCG@k there is the champion.
    Tuning scores are biased upwards by the search itself (a bigger grid gets luckier);
@@ -13,7 +14,8 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
    earlier (simpler) candidate. TEST never takes part in any choice.
 3. Every candidate is refitted on all of TRAIN (timed: ``fit_seconds``) and ranks,
    for each test user, every game not in that user's TRAIN rows; the top k are scored
-   against the user's TEST rows.
+   against the user's TEST rows. In steps 2 and 3 the ensemble reuses the single
+   candidates' fits on the same matrix; its ``fit_seconds`` is the sum of its members'.
 
 Counting rules: a TEST row whose game is also in the user's TRAIN rows is dropped (it
 can never be recommended). A TEST game unknown to TRAIN stays relevant (a miss for
@@ -38,6 +40,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from models.base import Recommender, topk_frame
+from models.ensemble import Ensemble
 from models.budget import EvaluationBudget, sample_test_users
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
@@ -52,7 +55,7 @@ from models.interactions import (
 from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from models.popularity import Popularity
 from models.report import TUNED, EvaluationReport, ModelResult, selection_text
-from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune
+from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_ensemble
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg
 
@@ -128,10 +131,13 @@ def evaluate(
 
     selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
     selection: dict[str, float] = {}
+    fitted: dict[str, Recommender] = {}
     for name, candidate in candidates.items():
-        model = candidate.build(tuned[name].params, seed, tuning=True).fit(selection_split.matrix.matrix)
+        model = _fitted(candidate, tuned[name].params, seed, selection_split.matrix.matrix, fitted, tuning=True)
+        fitted[name] = model
         selection[name] = validation_ndcg(model, selection_split, k)
         log.info("selection split: %s ndcg@%d %.4f", name, k, selection[name])
+    del fitted
     champion = max(selection, key=lambda name: selection[name])
     log.info("champion: %s (selection ndcg@%d %.4f)", champion, k, selection[champion])
 
@@ -181,10 +187,35 @@ def _tune_all(
     weighting = choose_weighting(tuning_split, k=k, seed=seed, max_items=budget.weighting_max_items)
     log.info("weighting: %s", weighting.reason)
     tuning_split = tuning_split.reweighted(weighting.weights)
-    return weighting, {
-        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings)
+    ensemble = "ensemble" in candidates
+    tuned = {
+        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings, keep=ensemble)
         for name, candidate in candidates.items()
+        if name != "ensemble"
     }
+    if ensemble:
+        tuned["ensemble"] = tune_ensemble(tuned, tuning_split, k=k, seed=seed, candidates=candidates)
+    for result in tuned.values():
+        result.model = None  # fitted on the tuning split: not needed past here
+    return weighting, tuned
+
+
+def _fitted(
+    candidate: Candidate,
+    params: dict,
+    seed: int,
+    matrix: sp.csr_matrix,
+    fitted: dict[str, Recommender],
+    *,
+    tuning: bool = False,
+) -> Recommender:
+    """``candidate`` with ``params`` fitted on ``matrix``; an ensemble takes its members from
+    ``fitted`` (the single candidates already fitted on the same matrix), so it costs only
+    its scoring."""
+    model = candidate.build(params, seed, tuning=tuning)
+    if isinstance(model, Ensemble):
+        return model.use_fitted(fitted, matrix)
+    return model.fit(matrix)
 
 
 def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
@@ -198,6 +229,8 @@ def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
         raise ValueError(
             f"unknown model(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(everything)}"
         )
+    if "ensemble" in wanted and len(wanted) < 3:
+        raise ValueError("the ensemble weighs the other chosen candidates: choose at least two besides it")
     return {name: candidate for name, candidate in everything.items() if name in wanted}
 
 
@@ -240,11 +273,14 @@ def _score_on_test(
     cold_frame = _with_ids(topk_frame(cold_users, cold_ids, cold_scores), full)
 
     results: dict[str, ModelResult] = {}
+    fitted: dict[str, Recommender] = {}
     for name, candidate in candidates.items():
-        model: Recommender = candidate.build(tuned[name].params, seed)
         started = time.perf_counter()
-        model.fit(full.matrix)
+        model = _fitted(candidate, tuned[name].params, seed, full.matrix, fitted)
+        fitted[name] = model
         fit_seconds = time.perf_counter() - started
+        if isinstance(model, Ensemble):  # an ensemble costs its members' fits
+            fit_seconds += sum(results[member].fit_seconds for member in model.models_)
         ids, scores = model.recommend(warm_rows, k, exclude=exclude)
         topk = pl.concat([_with_ids(topk_frame(warm_users, ids, scores), full), cold_frame])
         metrics = {

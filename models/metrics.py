@@ -57,6 +57,25 @@ def ndcg_at_k(recommendations: pl.DataFrame, relevant: pl.DataFrame, k: int = 10
     the mean over users with ``|R_u| ≥ 1``. A perfect list is 1.0 even when the user has
     fewer than ``k`` relevant games (the ideal list is only that long).
     """
+    n_relevant, per_user = _ndcg_parts(recommendations, relevant, k)
+    return _average(n_relevant, per_user, "ndcg")
+
+
+def ndcg_per_user(recommendations: pl.DataFrame, relevant: pl.DataFrame, k: int = 10) -> pl.DataFrame:
+    """``user_id``, ``ndcg``: each user with ``|R_u| ≥ 1`` (0 without a hit), sorted by user.
+
+    The numbers ``ndcg_at_k`` averages; for paired tests between two models' lists.
+    """
+    n_relevant, per_user = _ndcg_parts(recommendations, relevant, k)
+    return (
+        n_relevant.join(per_user, on="user_id", how="left")
+        .select("user_id", pl.col("ndcg").fill_null(0.0))
+        .sort("user_id")
+    )
+
+
+def _ndcg_parts(recommendations: pl.DataFrame, relevant: pl.DataFrame, k: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(per-user relevant counts, NDCG of the users with a hit)."""
     n_relevant, hits = _hits(recommendations, relevant, k)
     dcg = (
         hits.sort("user_id", "rank")
@@ -70,7 +89,7 @@ def ndcg_at_k(recommendations: pl.DataFrame, relevant: pl.DataFrame, k: int = 10
         .join(dcg, on="user_id", how="inner")
         .select("user_id", (pl.col("dcg") / pl.col("idcg")).alias("ndcg"))
     )
-    return _average(n_relevant, per_user, "ndcg")
+    return n_relevant, per_user
 
 
 def precision_at_k(recommendations: pl.DataFrame, relevant: pl.DataFrame, k: int = 10) -> float:

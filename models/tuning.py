@@ -8,6 +8,7 @@ The same inputs and seed give the same choices.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,6 +17,8 @@ import numpy as np
 import polars as pl
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
+from models.base import Recommender
+from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
 from models.candidates import Candidate, default_candidates
 from models.interactions import WEIGHTINGS, ConfidenceWeights, with_confidence
 from models.validation import ValidationSet, validation_ndcg
@@ -46,6 +49,9 @@ class TuningResult:
     trials: list[Trial] = field(default_factory=list)
     note: str | None = None
     """What a cost shortcut did to this search (``models.budget``), for ``model_runs.notes``."""
+    model: Recommender | None = field(default=None, repr=False, compare=False)
+    """The best setting's model fitted on the tuning split (``tune(keep=True)``): the ensemble's
+    weights are chosen on its scores without fitting it again."""
 
 
 @dataclass
@@ -88,14 +94,22 @@ def _plain(value: Any) -> Any:
 
 
 def tune(
-    candidate: Candidate, validation: ValidationSet, *, k: int = 10, seed: int = 0, limit: int | None = None
+    candidate: Candidate,
+    validation: ValidationSet,
+    *,
+    k: int = 10,
+    seed: int = 0,
+    limit: int | None = None,
+    keep: bool = False,
 ) -> TuningResult:
     """Fit each setting on the fit part and keep the best validation NDCG@k.
 
     Ties keep the earlier setting (the defaults come first). ``limit`` caps a sampled
-    grid (``settings``); the result's ``note`` says so when it cut the search.
+    grid (``settings``); the result's ``note`` says so when it cut the search. ``keep``
+    keeps the best setting's fitted model on the result (``TuningResult.model``).
     """
     trials: list[Trial] = []
+    models: list[Recommender] = []
     chosen = settings(candidate, seed, limit=limit)
     whole = settings(candidate, seed)
     note = None
@@ -107,6 +121,8 @@ def tune(
         model = candidate.build(params, seed, tuning=True).fit(validation.matrix.matrix)
         score = validation_ndcg(model, validation, k)
         trials.append(Trial(params, score, time.perf_counter() - started))
+        if keep and (not models or score > max(trial.ndcg for trial in trials[:-1])):
+            models[:] = [model]
         log.debug("tuning %s %s: ndcg@%d %.4f", candidate.name, params, k, score)
     best = max(trials, key=lambda trial: trial.ndcg)  # max keeps the first of equals
     log.info(
@@ -117,7 +133,59 @@ def tune(
         k,
         best.ndcg,
     )
-    return TuningResult(candidate.name, best.params, best.ndcg, trials, note)
+    return TuningResult(candidate.name, best.params, best.ndcg, trials, note, models[0] if models else None)
+
+
+def tune_ensemble(
+    tuned: dict[str, TuningResult],
+    validation: ValidationSet,
+    *,
+    k: int = 10,
+    seed: int = 0,
+    candidates: dict[str, Candidate] | None = None,
+) -> TuningResult:
+    """The ensemble's weights by greedy ensemble selection over the tuned candidates' scores.
+
+    Members are the ``tuned`` single candidates that are ``ensemble_member``, scored on the same
+    tuning split they were tuned on (their kept model, ``tune(keep=True)``, or a refit with
+    the tuned setting).
+    Held-out users are sampled (seeded) when their z-scores would pass ``ENSEMBLE_CELLS``;
+    the result's ``note`` says so. Trials are the greedy path (ensemble so far, NDCG after).
+    """
+    candidates = candidates or default_candidates()
+    started = time.perf_counter()
+    names = [name for name in tuned if name != "ensemble" and candidates[name].ensemble_member]
+    if len(names) < 2:
+        raise ValueError("an ensemble needs at least two tuned candidates it may weigh")
+    rows = validation.rows
+    n_items = validation.matrix.shape[1]
+    note = None
+    most = max(1, ENSEMBLE_CELLS // max(1, n_items * len(names)))
+    if rows.size > most:
+        rows = np.sort(np.random.default_rng(seed).choice(rows, size=most, replace=False))
+        note = f"ensemble weights chosen on {most:,} of {validation.rows.size:,} held-out users"
+        log.info("ensemble: %s", note)
+    own = validation.matrix.matrix[rows]
+    zscores: dict[str, np.ndarray] = {}
+    for name in names:
+        model = tuned[name].model
+        if model is None:
+            model = candidates[name].build(tuned[name].params, seed, tuning=True).fit(validation.matrix.matrix)
+        zscores[name] = zscore_rows(model.score(rows), own)
+    relevant = validation.relevant.filter(pl.col("user_id").is_in(rows.tolist()))
+    counts, ndcg, path = greedy_selection(zscores, own, relevant, rows, k=k)
+    common = math.gcd(*counts.values())  # {"ease": 3} is {"ease": 1}: the same ranking
+    counts = {name: count // common for name, count in counts.items()}
+    seconds = time.perf_counter() - started
+    params = {
+        "members": {name: tuned[name].params for name in counts},
+        "shares": dict(sorted(counts.items(), key=lambda item: (-item[1], names.index(item[0])))),
+    }
+    trials, so_far = [], {}
+    for step, (name, value) in enumerate(path):
+        so_far[name] = so_far.get(name, 0) + (START_COPIES if step == 0 else 1)
+        trials.append(Trial({"shares": dict(so_far)}, value, seconds / len(path)))
+    return TuningResult("ensemble", params, ndcg, trials, note)
 
 
 def choose_weighting(

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender
+from models.ensemble import Ensemble, row_statistics
 from models.ease import EASE
 from models.factorization import ALS
 from models.knn import ItemKNNBM25, ItemKNNCosine
@@ -42,6 +43,9 @@ class Attribution:
             return _ItemItemAttribution(model, matrix, model.weights_, model._positions())
         if isinstance(model, ALS):
             return _ALSAttribution(model, matrix)
+        if isinstance(model, Ensemble):
+            ensemble = _EnsembleAttribution(model, matrix)
+            return ensemble if ensemble.parts else None
         return None  # popularity, BPR: explain() says nothing
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
@@ -113,6 +117,31 @@ class _ALSAttribution(Attribution):
             rows = pairs[present]
             liked = y[position[present]] @ solved * confidence[position[present]][:, None]
             out[rows] = liked.astype(np.float32)
+        return out
+
+
+class _EnsembleAttribution(Attribution):
+    """The members' positive contributions, each over the member's spread for the user and
+    weighted by its share (``Ensemble.explain``): a z-score is affine in the member's score."""
+
+    def __init__(self, model: Ensemble, matrix: sp.csr_matrix) -> None:
+        super().__init__(model, matrix)
+        self.total = float(sum(model.shares[name] for name in model.models_))
+        self.parts = [
+            (name, float(model.shares[name]), attribution)
+            for name, member in model.models_.items()
+            if (attribution := Attribution.for_model(member, matrix)) is not None
+        ]
+
+    def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
+        out = np.zeros(item_cols.shape, dtype=np.float32)
+        users, inverse = np.unique(user_rows, return_inverse=True)
+        own = self.model.matrix_[users]
+        for name, share, attribution in self.parts:
+            _, spread = row_statistics(self.model.models_[name].score(users), own)
+            scale = np.where(spread > 0, share / self.total / np.where(spread > 0, spread, 1.0), 0.0)
+            part = np.maximum(attribution.contributions(user_rows, game_cols, item_cols), 0.0)
+            out += part * scale[inverse][:, None].astype(np.float32)
         return out
 
 

@@ -10,13 +10,13 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend
 from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
 from models.discovery.run import ChampionFit, Discovery, discover
 from models.discovery.serving import score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
+from tests.models.attribution_check import assert_attribution_matches_explain
 from tests.models.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
 
 
@@ -197,20 +197,7 @@ def test_attribution_matches_the_champions_explain(data: dict[str, object]) -> N
     users = rng.choice(np.flatnonzero(np.diff(matrix.matrix.indptr) >= 3), size=5, replace=False)
     for name, params in [("cosine", {}), ("ease", {}), ("rp3beta", {}), ("als", {"factors": 16, "iterations": 5})]:
         model = default_candidates()[name].build(params, 0).fit(matrix.matrix)
-        attribution = Attribution.for_model(model, matrix.matrix)
-        assert attribution is not None
-        for user in users:
-            games = matrix.matrix.indices[matrix.matrix.indptr[user] : matrix.matrix.indptr[user + 1]]
-            items = rng.choice(matrix.shape[1], size=4, replace=False)
-            values = attribution.contributions(
-                np.full(games.size, user), games.astype(np.int64), np.broadcast_to(items, (games.size, 4)).copy()
-            )
-            for k, item in enumerate(items):
-                expected = dict(model.explain(int(user), int(item), n=games.size))
-                got = {int(g): float(v) for g, v in zip(games, values[:, k]) if v > 0}
-                assert set(got) == set(expected), name
-                for game, value in expected.items():
-                    assert got[game] == pytest.approx(value, rel=1e-3, abs=1e-5), name
+        assert_attribution_matches_explain(model, matrix.matrix, users, rng, name)
 
 
 def test_same_seed_same_result(data: dict[str, object]) -> None:

@@ -27,7 +27,7 @@ def test_json_shape_is_exactly_the_contract(report: EvaluationReport) -> None:
     data = json.loads(report.to_json())
     assert set(data) == {"k", "champion", "models"}
     assert data["k"] == 10
-    assert set(data["models"]) == {"popularity", "cosine", "bm25", "ease", "rp3beta", "als", "bpr"}
+    assert set(data["models"]) == {"popularity", "cosine", "bm25", "ease", "edlae", "rp3beta", "als", "bpr", "ensemble"}
     for numbers in data["models"].values():
         assert set(numbers) == {*METRICS, "fit_seconds"}
         assert all(isinstance(value, float) for value in numbers.values())

@@ -12,7 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 from models.base import Recommender, top_n
-from models.ease import EASE
+from models.candidates import CandidateEnsemble
+from models.ease import EASE, EDLAE
 from models.factorization import ALS, BPR
 from models.interactions import InteractionMatrix
 from models.knn import ItemKNNBM25, ItemKNNCosine
@@ -45,10 +46,14 @@ PERSONALISED = {
     "als": lambda: ALS(factors=4, regularization=1.0, alpha=4.0, iterations=20, random_state=0),
     "bpr": lambda: BPR(factors=8, learning_rate=0.05, iterations=200, random_state=0),
     "ease": lambda: EASE(l2=1.0),
+    "edlae": lambda: EDLAE(l2=1.0, dropout=0.25),
     "rp3beta": lambda: RP3beta(alpha=1.0, beta=0.0, top_k=10),
+    "ensemble": lambda: CandidateEnsemble(
+        members={"ease": {"l2": 1.0}, "cosine": {"K": 10}}, shares={"ease": 2, "cosine": 1}
+    ),
 }
 ALL = {**PERSONALISED, "popularity": lambda: Popularity()}
-EXPLAINS = {"cosine", "bm25", "als", "ease", "rp3beta"}
+EXPLAINS = {"cosine", "bm25", "als", "ease", "edlae", "rp3beta", "ensemble"}
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +147,18 @@ def test_ease_matches_the_closed_form(matrix: sp.csr_matrix) -> None:
     expected = np.eye(10) - precision / np.diag(precision)[None, :]
     np.fill_diagonal(expected, 0.0)
     assert np.allclose(EASE(l2=3.0).fit(matrix).weights_, expected, atol=1e-4)
+
+
+def test_edlae_penalises_each_game_by_its_own_gram_diagonal(matrix: sp.csr_matrix) -> None:
+    # Λ = λI + p/(1−p)·diag(G); p = 0.5 doubles each game's diagonal, p = 0 is plain EASE.
+    gram = (matrix.T @ matrix).toarray().astype(np.float64)
+    precision = np.linalg.inv(gram + 3.0 * np.eye(10) + np.diag(np.diag(gram)))
+    expected = np.eye(10) - precision / np.diag(precision)[None, :]
+    np.fill_diagonal(expected, 0.0)
+    assert np.allclose(EDLAE(l2=3.0, dropout=0.5).fit(matrix).weights_, expected, atol=1e-4)
+    assert np.array_equal(EDLAE(l2=3.0, dropout=0.0).fit(matrix).weights_, EASE(l2=3.0).fit(matrix).weights_)
+    with pytest.raises(ValueError, match="dropout"):
+        EDLAE(dropout=1.0).fit(matrix)
 
 
 def test_fits_are_reproducible(matrix: sp.csr_matrix) -> None:
