@@ -7,7 +7,7 @@
 -- @join night_id -> marts.nights
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
 --   the marts.recommendations, similar_games, next_to_play and watch_next rows the champion wrote.
--- @column model: The candidate's name: popularity, cosine, bm25, ease, rp3beta, als or bpr.
+-- @column model: The candidate's name: popularity, cosine, bm25, ease, edlae, rp3beta, als, bpr or ensemble (a blend of the best tuned single candidates).
 -- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
 --   weights) and selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion).
 -- @column k: The list length the metrics are cut at (10).
