@@ -15,7 +15,9 @@ here and keeps its place among the rest.
 from __future__ import annotations
 
 import compileall
+import signal
 import sys
+from collections.abc import Iterator
 import tomllib
 from pathlib import Path
 
@@ -72,3 +74,23 @@ def site():
     from tests.crawl_fixtures import NIGHTS_GAMES, NIGHTS_MEMBERS
 
     return generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)
+
+
+@pytest.fixture(autouse=True)
+def _stop_signals_as_they_were() -> Iterator[None]:
+    """Each test leaves SIGTERM and SIGINT as it found them (handlers and the thread's mask).
+
+    Why: a test that runs a Dagster job or a crawl in this process can leave a handler
+    behind (Dagster's in-process execution turns SIGTERM into KeyboardInterrupt), and an
+    ignored or blocked stop signal is inherited by every process a later test starts, which
+    then cannot be stopped with `terminate()`.
+    """
+    stops = (signal.SIGTERM, signal.SIGINT)
+    before = {signum: signal.getsignal(signum) for signum in stops}
+    yield
+    for signum, handler in before.items():
+        if signal.getsignal(signum) is not handler and handler is not None:
+            signal.signal(signum, handler)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    if blocked & set(stops):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
