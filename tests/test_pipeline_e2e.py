@@ -19,6 +19,7 @@ from polars.testing import assert_frame_equal
 
 from core.settings import Settings
 from bodoge.jobs import run_nightly
+from models.candidates import default_candidates
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from warehouse.db import connect
@@ -154,9 +155,10 @@ def test_model_runs_and_pipeline_runs_keep_history(two_runs) -> None:
     # Every candidate on both splits (random, time) of both nights, one champion per split;
     # beyond-accuracy metrics for all, rank stability from the second night on.
     assert runs.height == 4 and runs["split"].to_list() == ["random", "time"] * 2
-    assert runs["n"].to_list() == [7] * 4 and runs["champions"].to_list() == [1] * 4
-    assert runs["n_tail"].to_list() == runs["n_ild"].to_list() == runs["n_pop"].to_list() == [7] * 4
-    assert runs["n_stable"].to_list() == [0, 0, 7, 7]
+    n = len(default_candidates())  # every candidate has a row on each split of each night
+    assert runs["n"].to_list() == [n] * 4 and runs["champions"].to_list() == [1] * 4
+    assert runs["n_tail"].to_list() == runs["n_ild"].to_list() == runs["n_pop"].to_list() == [n] * 4
+    assert runs["n_stable"].to_list() == [0, 0, n, n]
     assert sorted(pipeline["run_id"]) == sorted(s.run_id for s in summaries)
     assert (pipeline["status"] == "SUCCESS").all() and (pipeline["n_checks"] > 5).all()
 
@@ -282,6 +284,6 @@ def test_two_nights_are_joined_by_one_id_and_model_quality_shows_both(two_runs, 
     print_summary(paths, summaries[1])
     out = capsys.readouterr().out
     champion = next(line for line in out.splitlines() if "champion:" in line)
-    assert "chosen by best NDCG@10 of 9 candidates on a time split of TRAIN" in champion
+    assert f"chosen by best NDCG@10 of {len(default_candidates())} candidates on a time split of TRAIN" in champion
     assert "on TEST (each member's latest 20%, never used to choose)" in out and "TEST NDCG@10: " in out
     assert "stability (Jaccard@10 against the previous night)" in out

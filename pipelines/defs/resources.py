@@ -90,7 +90,7 @@ class NightlyLock(FromSettings):
 
         assert context.instance is not None
         paths = self.settings().paths
-        with guarded_run(context.instance, context.run_id, data_dir=paths.data_dir, warehouse=str(paths.warehouse)):
+        with guarded_run(context.instance, context.run.run_id, data_dir=paths.data_dir, warehouse=str(paths.warehouse)):
             yield self
 
 
