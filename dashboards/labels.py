@@ -14,6 +14,7 @@ LABELS: dict[str, str] = {
     # games and collections
     "game_id": "Game id", "name": "Game", "name_ja": "Name (ja)", "name_en": "Name (en)",
     "min_players": "Players from", "max_players": "Players to", "min_minutes": "Minutes from",
+    "best_players": "Best with (BGG)", "recommended_players": "Recommended with (BGG)",
     "max_minutes": "Minutes to", "min_age": "Age from", "year": "Year", "mechanics": "Mechanics",
     "themes": "Themes", "implausible": "Implausible spec", "n_have": "Owners (site)", "rating": "★",
     **STATUS_LABELS,

@@ -119,14 +119,21 @@ def year_distribution(*, year_from: int, year_to: int, keep_undated: bool, mecha
 
 @query
 def catalogue_games(*, year_from: int, year_to: int, keep_undated: bool, mechanics: list[str],
-                    themes: list[str], limit: int = 500) -> str:
-    """The matching games themselves, most owned first (for a table under the charts)."""
-    return _FILTERED + """
-        SELECT game_id, name_ja, name_en, min_players, max_players, min_minutes, max_minutes,
-               min_age, year, mechanics, themes, n_have,
-               players_implausible OR minutes_implausible OR year_implausible AS implausible
-        FROM filtered
-        ORDER BY n_have DESC NULLS LAST, game_id
+                    themes: list[str], limit: int = 500, bgg: bool = False) -> str:
+    """The matching games themselves, most owned first (for a table under the charts).
+
+    With `bgg` (the night holds marts.bgg_games), the box's player range stands beside the
+    counts BoardGameGeek's community poll calls best and recommended, where a thing matched.
+    """
+    poll = ("b.best_players AS best_players, b.recommended_players AS recommended_players"
+            if bgg else "NULL::INTEGER[] AS best_players, NULL::INTEGER[] AS recommended_players")
+    joined = "LEFT JOIN marts.bgg_games b ON b.game_id = f.game_id AND NOT b.is_expansion" if bgg else ""
+    return _FILTERED + f"""
+        SELECT f.game_id, f.name_ja, f.name_en, f.min_players, f.max_players, {poll}, f.min_minutes,
+               f.max_minutes, f.min_age, f.year, f.mechanics, f.themes, f.n_have,
+               f.players_implausible OR f.minutes_implausible OR f.year_implausible AS implausible
+        FROM filtered f {joined}
+        ORDER BY n_have DESC NULLS LAST, f.game_id
         LIMIT $limit
     """
 
@@ -233,7 +240,7 @@ def distributions(wh: ui.Warehouse, filters: dict) -> None:
             with column:
                 chart.draw(wh, filters, excluded[chart.excluded])
     with ui.section("ゲーム一覧 Matching games"):
-        games = wh.query(catalogue_games, **filters, limit=500)
+        games = wh.query(catalogue_games, **filters, limit=500, bgg=bool(wh.rows("marts.bgg_games")))
         st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).")
         ui.table(games, hide_index=True, height=360)
 
