@@ -15,6 +15,17 @@ from test_dashboard_apptest import assert_clean, header_labels, open_page
 from dashboards.views import page_spec
 
 
+def _copy_with(dashboard_warehouse: DashboardWarehouse, tmp_path: Path, *statements: str,
+               params: list | None = None) -> Path:
+    """A copy of the fixture's warehouse changed by `statements` (the last one takes `params`)."""
+    copy = tmp_path / "warehouse.duckdb"
+    copy.write_bytes(dashboard_warehouse.path.read_bytes())
+    with duckdb.connect(str(copy)) as con:
+        for i, statement in enumerate(statements):
+            con.execute(statement, params if i == len(statements) - 1 else None)
+    return copy
+
+
 def _catalogue_on(path: Path, use_warehouse: Callable[[Path], None]):
     use_warehouse(path)
     st.cache_data.clear()
@@ -26,14 +37,13 @@ def _catalogue_on(path: Path, use_warehouse: Callable[[Path], None]):
 def test_the_catalogue_shows_best_and_recommended_beside_the_box_range(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
-    copy = tmp_path / "warehouse.duckdb"
-    copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    with duckdb.connect(str(copy)) as con:
+    with duckdb.connect(str(dashboard_warehouse.path), read_only=True) as con:
         top = con.execute("SELECT game_id, min_players, max_players FROM marts.games "
                           "ORDER BY n_have DESC NULLS LAST, game_id LIMIT 1").fetchone()
-        con.execute("DELETE FROM marts.bgg_games")
-        con.execute("INSERT INTO marts.bgg_games BY NAME SELECT 901 AS bgg_id, ? AS game_id, 'Matched' AS name, "
-                    "[3, 4] AS best_players, [2, 3, 4, 5] AS recommended_players, false AS is_expansion", [top[0]])
+    copy = _copy_with(dashboard_warehouse, tmp_path, "DELETE FROM marts.bgg_games",
+                      "INSERT INTO marts.bgg_games BY NAME SELECT 901 AS bgg_id, ? AS game_id, 'Matched' AS name, "
+                      "[3, 4] AS best_players, [2, 3, 4, 5] AS recommended_players, false AS is_expansion",
+                      params=[top[0]])
     table = _catalogue_on(copy, use_warehouse)
     labels = header_labels(table)
     assert labels["best_players"] == "Best with (BGG)" and labels["recommended_players"] == "Recommended with (BGG)"
@@ -49,9 +59,6 @@ def test_the_catalogue_shows_best_and_recommended_beside_the_box_range(
 def test_a_night_without_bgg_facts_shows_the_catalogue_as_before(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
-    copy = tmp_path / "warehouse.duckdb"
-    copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    with duckdb.connect(str(copy)) as con:
-        con.execute("DROP TABLE IF EXISTS marts.bgg_games")  # a published night from before BGG
+    copy = _copy_with(dashboard_warehouse, tmp_path, "DROP TABLE IF EXISTS marts.bgg_games")  # before BGG
     table = _catalogue_on(copy, use_warehouse)
     assert table.value["best_players"].isna().all() and table.value.shape[0] > 0
