@@ -155,11 +155,12 @@ class Eraser:
         if not self._learned:
             return
         users, self._learned = self._learned, set()
-        from warehouse.model_files import cut_members_from_models
-
-        cut_members_from_models(self.data_dir / "models", users)  # a night that failed after training kept them
         shown = users & self.published
-        if shown:
+        if users - shown:  # not published, yet a night that failed after training may have kept them
+            from warehouse.model_files import cut_members_from_models
+
+            cut_members_from_models(self.data_dir / "models", users - shown)
+        if shown:  # cut_everywhere cuts the models' files too
             cut, bundles = cut_everywhere(self.data_dir, shown)
             self.published -= shown
             log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",
