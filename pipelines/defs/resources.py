@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -29,6 +30,11 @@ class FromSettings(dg.ConfigurableResource):
         """The fields parsed by `core.settings` ("" = the default), never the environment:
         what the resource was given is what it uses; a bad value is a one-line SettingError."""
         return Settings.from_text({name: getattr(self, name) for name in type(self).model_fields})
+
+    @classmethod
+    def from_env(cls) -> Self:
+        """The resource with each of its fields from its variable (`settings_from_env`)."""
+        return cls(**settings_from_env(*cls.model_fields))
 
 
 class SiteSettings(FromSettings):
@@ -114,11 +120,10 @@ def resources() -> dg.Definitions:
     return dg.Definitions(
         resources={
             "duckdb": DuckDBResource(database=settings_from_env("warehouse")["warehouse"]),
-            "site": SiteSettings(**settings_from_env("base_url", "data_dir", "push_url", "crawl_floor", "keep_exports",
-                                             "backup_dir", "push_retry_seconds")),
-            "crawl": CrawlSettings(**settings_from_env("full", "max_pages", "max_age_days")),
-            "nightly_lock": NightlyLock(**settings_from_env("data_dir", "warehouse")),
-            "alerts": AlertSettings(**settings_from_env("alert_url")),
+            "site": SiteSettings.from_env(),
+            "crawl": CrawlSettings.from_env(),
+            "nightly_lock": NightlyLock.from_env(),
+            "alerts": AlertSettings.from_env(),
         },
         # Every run in one process, whoever starts it (the automation sensor's runs too): the
         # nightly lock is taken once per run, and DuckDB has one writer anyway.

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.defs.resources import FromSettings, settings_from_env
-
-BGG_FIELDS = ("bgg_api_url", "bgg_links", "bgg_overrides", "bgg_delay", "bgg_max_age_days")
-
+from pipelines.defs.resources import FromSettings
 
 class BggSettings(FromSettings):
     """Where BGG is, who is linked, manual game matches, and the pace."""
@@ -30,4 +27,4 @@ class BggSettings(FromSettings):
 
 @dg.definitions
 def bgg_resources() -> dg.Definitions:
-    return dg.Definitions(resources={"bgg": BggSettings(**settings_from_env(*BGG_FIELDS))})
+    return dg.Definitions(resources={"bgg": BggSettings.from_env()})
