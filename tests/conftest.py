@@ -35,7 +35,7 @@ SLOWEST: dict[str, int] = {
     "test_signal_fallbacks.py": 85, "test_nightly_supervision.py": 85, "test_pid_reuse.py": 70,
     "test_serve_failures.py": 70, "test_failed_nights.py": 65, "test_postgres_nights.py": 55,
     "test_private_killed_crawl.py": 50, "test_listing_totals_crawl.py": 30, "test_dashboard_browser.py": 25,
-    "test_alerts.py": 20, "test_cli_evaluate.py": 20, "test_dashboard_apptest.py": 20, "test_restore.py": 20,
+    "test_alerts.py": 20, "test_cli_evaluate.py": 20, "test_dashboard_apptest.py": 20, "test_dashboard_overview.py": 10, "test_restore.py": 20,
     "test_one_page_listings_e2e.py": 15,
     "test_analyst_cookbook.py": 30, "test_recsys_lineage.py": 20, "test_readme_examples.py": 190, "test_export_schemas.py": 35,
 }

@@ -9,21 +9,10 @@ from pathlib import Path
 
 import duckdb
 import streamlit as st
+from apptest_pages import assert_clean, copy_with, header_labels, open_page
 from dashboard_warehouse import DashboardWarehouse
-from test_dashboard_apptest import assert_clean, header_labels, open_page
 
 from dashboards.views import page_spec
-
-
-def _copy_with(dashboard_warehouse: DashboardWarehouse, tmp_path: Path, *statements: str,
-               params: list | None = None) -> Path:
-    """A copy of the fixture's warehouse changed by `statements` (the last one takes `params`)."""
-    copy = tmp_path / "warehouse.duckdb"
-    copy.write_bytes(dashboard_warehouse.path.read_bytes())
-    with duckdb.connect(str(copy)) as con:
-        for i, statement in enumerate(statements):
-            con.execute(statement, params if i == len(statements) - 1 else None)
-    return copy
 
 
 def _catalogue_on(path: Path, use_warehouse: Callable[[Path], None]):
@@ -40,7 +29,7 @@ def test_the_catalogue_shows_best_and_recommended_beside_the_box_range(
     with duckdb.connect(str(dashboard_warehouse.path), read_only=True) as con:
         top = con.execute("SELECT game_id, min_players, max_players FROM marts.games "
                           "ORDER BY n_have DESC NULLS LAST, game_id LIMIT 1").fetchone()
-    copy = _copy_with(dashboard_warehouse, tmp_path, "DELETE FROM marts.bgg_games",
+    copy = copy_with(dashboard_warehouse, tmp_path, "DELETE FROM marts.bgg_games",
                       "INSERT INTO marts.bgg_games BY NAME SELECT 901 AS bgg_id, ? AS game_id, 'Matched' AS name, "
                       "[3, 4] AS best_players, [2, 3, 4, 5] AS recommended_players, false AS is_expansion",
                       params=[top[0]])
@@ -59,6 +48,6 @@ def test_the_catalogue_shows_best_and_recommended_beside_the_box_range(
 def test_a_night_without_bgg_facts_shows_the_catalogue_as_before(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
-    copy = _copy_with(dashboard_warehouse, tmp_path, "DROP TABLE IF EXISTS marts.bgg_games")  # before BGG
+    copy = copy_with(dashboard_warehouse, tmp_path, "DROP TABLE IF EXISTS marts.bgg_games")  # before BGG
     table = _catalogue_on(copy, use_warehouse)
     assert table.value["best_players"].isna().all() and table.value.shape[0] > 0
