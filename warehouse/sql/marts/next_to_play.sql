@@ -15,10 +15,5 @@
 --   「X」が好きなあなたに), never another member.
 -- @column run_id: The training run (marts.model_runs.run_id) whose champion ranked it.
 CREATE TABLE IF NOT EXISTS marts.next_to_play (
-    user_id VARCHAR NOT NULL,
-    rank INTEGER NOT NULL,
-    game_id VARCHAR NOT NULL,
-    score DOUBLE,
-    reason VARCHAR,
-    run_id VARCHAR
+    {{ columns.shelf }}
 );

@@ -7,14 +7,7 @@
 -- @column fetched_at: When that crawl wrote this row (UTC).
 CREATE TABLE IF NOT EXISTS raw.game_summaries (
     game_id     VARCHAR PRIMARY KEY,
-    name_ja     VARCHAR,
-    name_en     VARCHAR,
-    min_players INTEGER,
-    max_players INTEGER,
-    min_minutes INTEGER,
-    max_minutes INTEGER,
-    min_age     INTEGER,
-    year        INTEGER,
+    {{ columns.game_listing }},
     run_id      VARCHAR NOT NULL,
     fetched_at  TIMESTAMPTZ NOT NULL
 );

@@ -15,14 +15,7 @@
 -- @column fetched_at: When that crawl wrote this row (UTC).
 CREATE TABLE IF NOT EXISTS raw.games (
     game_id     VARCHAR PRIMARY KEY,
-    name_ja     VARCHAR,
-    name_en     VARCHAR,
-    min_players INTEGER,
-    max_players INTEGER,
-    min_minutes INTEGER,
-    max_minutes INTEGER,
-    min_age     INTEGER,
-    year        INTEGER,
+    {{ columns.game_listing }},
     n_watching  INTEGER,
     n_played    INTEGER,
     n_favorite  INTEGER,
