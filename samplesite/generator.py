@@ -22,7 +22,7 @@ import numpy as np
 
 from samplesite import vocab
 from samplesite.draw.cafes import draw_cafes
-from samplesite.draw.common import iso, streams
+from samplesite.draw.common import first_below, iso, streams
 from samplesite.draw.games import GameSpec, Specs, game_specs
 from samplesite.draw.members import Members, collections, member_specs
 from samplesite.draw.posts import PostSpec, post_specs
@@ -74,15 +74,12 @@ def range_text(lo: int | None, hi: int | None, unit: str, sign: str, *, about: b
 def age_label(seconds: int) -> str:
     """The relative date the site shows next to posts ("約1ヶ月前", "1年以上前")."""
     days = seconds / 86400
-    if days < 1:
-        return f"約{max(1, int(seconds // 3600))}時間前"
-    if days < 7:
-        return f"{int(days)}日前"
-    if days < 30:
-        return f"約{int(days // 7)}週間前"
-    if days < 365:
-        return f"約{max(1, int(days // 30))}ヶ月前"
-    return "1年以上前"
+    return first_below(days, (
+        (1, lambda: f"約{max(1, int(seconds // 3600))}時間前"),
+        (7, lambda: f"{int(days)}日前"),
+        (30, lambda: f"約{int(days // 7)}週間前"),
+        (365, lambda: f"約{max(1, int(days // 30))}ヶ月前"),
+    ), lambda: "1年以上前")
 
 
 # ---------------------------------------------------------------------------

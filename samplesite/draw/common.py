@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from samplesite.model import REFERENCE_NOW
 N_CLUSTERS = len(vocab.CLUSTERS)
 THREE_YEARS_S = 3 * 365 * 86400
 NOW64 = np.datetime64(REFERENCE_NOW[:19], "s")  # naive JST wall time of the reference "now"
+T = TypeVar("T")
 
 
 def streams(ss: np.random.SeedSequence) -> tuple[np.random.Generator, random.Random]:
@@ -35,6 +37,20 @@ def weighted(r: random.Random, items: tuple[tuple[str, float], ...]) -> str:
         if x < 0:
             return name
     return items[-1][0]
+
+
+def first_below(x: float, bands: tuple[tuple[float, Callable[[], T]], ...], otherwise: Callable[[], T]) -> T:
+    """The outcome of the first band whose bound `x` is below (bounds rising), else `otherwise`'s.
+
+    Why one function: the generator picks a text's form by one draw against cumulative
+    bounds (a title is one word 22 % of the time, two words the next 43 %, ...) and a post's
+    age label by the age's size. The outcomes are called lazily, so only the chosen form draws
+    further numbers and every stream advances exactly as a chain of `if x < bound` would.
+    """
+    for bound, outcome in bands:
+        if x < bound:
+            return outcome()
+    return otherwise()
 
 
 def unique_ids(rng: np.random.Generator, n: int, lo: int, span: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from samplesite import vocab
-from samplesite.draw.common import N_CLUSTERS, unique_ids, unique_labels
+from samplesite.draw.common import N_CLUSTERS, first_below, unique_ids, unique_labels
 
 _SLUG_DROP = {"of", "the"}
 
@@ -65,13 +65,15 @@ def maker_pool(n_games: int, rng: np.random.Generator, r: random.Random) -> dict
 
     def make() -> str:
         word = r.choice(vocab.MAKER_WORDS)
-        x = r.random()
-        if x < 0.45:
-            return f"{word} {r.choice(vocab.MAKER_SUFFIXES_EN)}"
-        if x < 0.7:
-            return f"{word} {r.choice(vocab.MAKER_WORDS)} {r.choice(vocab.MAKER_SUFFIXES_EN)}"
-        kana = vocab.NAME_WORDS.get(word) or vocab.NAME_WORDS[r.choice(vocab.NAME_WORD_LIST)]
-        return f"{kana}{r.choice(vocab.MAKER_SUFFIXES_JA)}"
+
+        def japanese() -> str:
+            kana = vocab.NAME_WORDS.get(word) or vocab.NAME_WORDS[r.choice(vocab.NAME_WORD_LIST)]
+            return f"{kana}{r.choice(vocab.MAKER_SUFFIXES_JA)}"
+
+        return first_below(r.random(), (
+            (0.45, lambda: f"{word} {r.choice(vocab.MAKER_SUFFIXES_EN)}"),
+            (0.7, lambda: f"{word} {r.choice(vocab.MAKER_WORDS)} {r.choice(vocab.MAKER_SUFFIXES_EN)}"),
+        ), japanese)
 
     ids = unique_ids(rng, n, 1, 900)
     labels = unique_labels(n, make, lambda k: f"{vocab.MAKER_WORDS[k % 25]} Games {k}")
@@ -96,18 +98,13 @@ def english_words(r: random.Random, themes: tuple[str, ...], cluster: vocab.Clus
         used.add(w)
         return w
 
-    p = r.random()
-    if p < 0.22:
-        return word()
-    if p < 0.65:
-        return f"{word()} {word()}"
-    if p < 0.75:
-        return f"The {word()}"
-    if p < 0.85:
-        return f"{word()} of {word()}"
-    if p < 0.95:
-        return f"{word()}: {word()} {word()}"
-    return f"{word()} {word()}!"
+    return first_below(r.random(), (
+        (0.22, word),
+        (0.65, lambda: f"{word()} {word()}"),
+        (0.75, lambda: f"The {word()}"),
+        (0.85, lambda: f"{word()} of {word()}"),
+        (0.95, lambda: f"{word()}: {word()} {word()}"),
+    ), lambda: f"{word()} {word()}!")
 
 
 def katakana(english: str, r: random.Random) -> str:
@@ -148,21 +145,20 @@ def japanese_original(r: random.Random) -> tuple[str, str]:
 
 def nickname(r: random.Random) -> str:
     """A member nickname: Japanese words, romaji handles or word+number (also used by nights.py)."""
-    p = r.random()
-    if p < 0.45:
+    def words() -> str:
         w = r.choice(vocab.NICK_WORDS)
-        q = r.random()
-        if q < 0.35:
-            return f"{r.choice(vocab.NICK_PREFIXES)}{w}"
-        if q < 0.7:
-            return f"{w}{r.choice(vocab.NICK_SUFFIXES)}"
-        if q < 0.85:
-            return f"{w}{r.randint(1, 999)}"
-        return w
-    if p < 0.85:
+        return first_below(r.random(), (
+            (0.35, lambda: f"{r.choice(vocab.NICK_PREFIXES)}{w}"),
+            (0.7, lambda: f"{w}{r.choice(vocab.NICK_SUFFIXES)}"),
+            (0.85, lambda: f"{w}{r.randint(1, 999)}"),
+        ), lambda: w)
+
+    def handle() -> str:
         h = "".join(r.choice(vocab.ROMAJI_SYLLABLES) for _ in range(r.randint(2, 3)))
         if r.random() < 0.3:
             h = h.capitalize()
         return h + r.choice(vocab.HANDLE_SUFFIXES)
-    return f"{r.choice(vocab.HANDLE_WORDS)}{r.choice(vocab.HANDLE_SUFFIXES)}{r.randint(1, 99)}"
+
+    return first_below(r.random(), ((0.45, words), (0.85, handle)),
+                       lambda: f"{r.choice(vocab.HANDLE_WORDS)}{r.choice(vocab.HANDLE_SUFFIXES)}{r.randint(1, 99)}")
 
