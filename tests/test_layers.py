@@ -12,6 +12,8 @@ import ast
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("core", "ops", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
 #: Every folder of modules whose imports must not go round in a circle.
@@ -61,14 +63,26 @@ def find_cycle(graph: Mapping[str, Mapping[str, object]]) -> list[str] | None:
     return None
 
 
-def test_no_import_cycle_between_top_level_packages() -> None:
-    graph = package_imports()
+def assert_no_cycle(graph: Mapping[str, Mapping[str, set[str]]], where: str) -> None:
+    """Fail naming the circle and, for each step, `where` it is made (`in` files, `line` numbers)."""
     cycle = find_cycle(graph)
     if cycle:
-        where = "; ".join(
-            f"{a} → {b} in {', '.join(sorted(graph[a][b]))}" for a, b in zip(cycle, cycle[1:], strict=False)
-        )
-        raise AssertionError(f"import cycle {' → '.join(cycle)}: {where}")
+        steps = "; ".join(f"{a} → {b} ({where} {', '.join(sorted(graph[a][b]))})"
+                          for a, b in zip(cycle, cycle[1:], strict=False))
+        raise AssertionError(f"import cycle {' → '.join(cycle)}: {steps}")
+
+
+def plant(root: Path, folders: tuple[str, ...], modules: dict[str, str]) -> None:
+    """A tree of empty packages named `folders`, with `modules` ({relative path: source}) in it."""
+    for folder in folders:
+        (root / folder).mkdir()
+        (root / folder / "__init__.py").write_text("", encoding="utf-8")
+    for path, source in modules.items():
+        (root / path).write_text(source, encoding="utf-8")
+
+
+def test_no_import_cycle_between_top_level_packages() -> None:
+    assert_no_cycle(package_imports(), "in")
 
 
 def test_core_is_the_bottom_layer() -> None:
@@ -83,11 +97,8 @@ def test_ops_sits_just_above_core() -> None:
 
 def test_the_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:
     """The walker and the finder together catch a lazy import that closes a loop."""
-    for package in PACKAGES:
-        (tmp_path / package).mkdir()
-        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "warehouse" / "push.py").write_text("def f():\n    from scrapers.x import y\n", encoding="utf-8")
-    (tmp_path / "scrapers" / "pipelines.py").write_text("import warehouse.raw\n", encoding="utf-8")
+    plant(tmp_path, PACKAGES, {"warehouse/push.py": "def f():\n    from scrapers.x import y\n",
+                               "scrapers/pipelines.py": "import warehouse.raw\n"})
     graph = package_imports(tmp_path)
     assert find_cycle(graph) in (["scrapers", "warehouse", "scrapers"], ["warehouse", "scrapers", "warehouse"])
     assert find_cycle({"a": {"b": 1}, "b": {}}) is None
@@ -134,24 +145,18 @@ def module_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
 
 def test_no_import_cycle_between_modules() -> None:
     """Inside a package too: a circle of lazy imports works until someone moves one of them."""
-    graph = module_imports()
-    cycle = find_cycle(graph)
-    if cycle:
-        where = "; ".join(f"{a} → {b} (line {', '.join(sorted(graph[a][b]))})"
-                          for a, b in zip(cycle, cycle[1:], strict=False))
-        raise AssertionError(f"import cycle {' → '.join(cycle)}: {where}")
+    assert_no_cycle(module_imports(), "line")
 
 
 def test_the_module_walker_finds_a_planted_cycle_inside_a_package(tmp_path: Path) -> None:
-    for folder in MODULE_ROOTS:
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "models" / "a.py").write_text("def f():\n    from . import b\n", encoding="utf-8")
-    (tmp_path / "models" / "b.py").write_text("from models.a import f\n", encoding="utf-8")
-    (tmp_path / "models" / "c.py").write_text("from models import a\n", encoding="utf-8")
+    plant(tmp_path, MODULE_ROOTS, {"models/a.py": "def f():\n    from . import b\n",
+                                   "models/b.py": "from models.a import f\n",
+                                   "models/c.py": "from models import a\n"})
     graph = module_imports(tmp_path)
     assert find_cycle(graph) in (["models.a", "models.b", "models.a"], ["models.b", "models.a", "models.b"])
     assert graph["models.c"] == {"models.a": {"1"}}
+    with pytest.raises(AssertionError, match=r"import cycle models\.\w → models\.\w → .*\(line 2\)"):
+        assert_no_cycle(graph, "line")
 
 
 def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:
