@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from warehouse.raw import RawWriter
 
 log = logging.getLogger("bodoge.crawl")
 
+@dataclass(kw_only=True, eq=False)
 class WarehousePipeline:
     """Hands every item to a RawWriter bound to this crawl's run id.
 
@@ -37,18 +39,19 @@ class WarehousePipeline:
     it switches itself off (NotConfigured), e.g. for a dry `scrapy crawl`. With
     `BODOGE_DATA_DIR`, a member found private is also cut at once from the published night
     and the export bundles there (`warehouse.erasure`), whatever happens to the crawl after.
+
+    Why `eq=False`: a pipeline is one crawl's writer, equal only to itself and hashable like
+    any object (a generated `__eq__` would drop `__hash__`).
     """
 
-    def __init__(self, crawler: Crawler, *, warehouse: str, run_id: str, batch_size: int,
-                 data_dir: str | None = None, night_id: str | None = None) -> None:
-        self.crawler = crawler
-        self.night_id = night_id
-        self.warehouse = warehouse
-        self.data_dir = data_dir
-        self.run_id = run_id
-        self.batch_size = batch_size
-        self.writer: RawWriter | None = None
-        self.failure: str | None = None
+    crawler: Crawler
+    warehouse: str
+    run_id: str
+    batch_size: int
+    data_dir: str | None = None
+    night_id: str | None = None
+    writer: RawWriter | None = field(default=None, init=False)
+    failure: str | None = field(default=None, init=False)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "WarehousePipeline":
@@ -57,7 +60,7 @@ class WarehousePipeline:
         if not warehouse:
             raise NotConfigured("BODOGE_WAREHOUSE is not set")
         pipeline = cls(
-            crawler,
+            crawler=crawler,
             warehouse=warehouse,
             run_id=settings.get("BODOGE_RUN_ID") or "adhoc",
             batch_size=settings.getint("BODOGE_BATCH_SIZE", 2000),
