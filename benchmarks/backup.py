@@ -16,7 +16,6 @@ Prints JSON. Usage: uv run python -m benchmarks.backup [--games 25000] [--member
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
@@ -26,6 +25,7 @@ from typing import Any
 
 import duckdb
 
+from benchmarks.options import options
 from benchmarks.publish_snapshot import build, frames
 from warehouse.backup import make_backup, scrub_backups, verify_backup
 from warehouse.db import connect
@@ -76,11 +76,7 @@ def measure(games: int, members: int, rows: int, work: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=25_000)
-    parser.add_argument("--members", type=int, default=100_000)
-    parser.add_argument("--rows", type=int, default=3_000_000)
-    args = parser.parse_args(argv)
+    args = options(argv, __doc__.splitlines()[0], games=25_000, members=100_000, rows=3_000_000)
     with tempfile.TemporaryDirectory(prefix="bodoge-backup-") as tmp:
         result = measure(args.games, args.members, args.rows, Path(tmp))
     print(json.dumps({"games": args.games, "members": args.members, "rows": args.rows, **result}, indent=2))

@@ -7,7 +7,6 @@ the query alone. Prints JSON. Usage: uv run python benchmarks/collection_view.py
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.options import options
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
@@ -53,10 +53,7 @@ def timed(fn, repeat: int = 5) -> float:  # noqa: ANN001
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=5000)
-    args = parser.parse_args()
+    args = options(None, __doc__.splitlines()[0], games=2000, users=5000)
     with tempfile.TemporaryDirectory() as tmp:
         warehouse = Path(tmp) / "warehouse.duckdb"
         user = load_truth(warehouse, args.games, args.users)

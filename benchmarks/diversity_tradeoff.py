@@ -14,7 +14,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import time  # noqa: E402
@@ -23,6 +22,7 @@ from typing import Any  # noqa: E402
 
 import polars as pl  # noqa: E402
 
+from benchmarks.options import options  # noqa: E402
 from models.base import single_threaded_blas, topk_frame  # noqa: E402
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks  # noqa: E402
 from models.discovery.run import ChampionFit, fit_on_earlier  # noqa: E402
@@ -66,13 +66,7 @@ def tradeoff_curve(
         state.blend = replace(base, tail=tail, diversity=diversity)
         with single_threaded_blas():
             ranked, _ = state.rank(train, users.to_list(), k)
-        point = {
-            "tail": tail, "diversity": diversity,
-            "ndcg": ndcg_at_k(ranked, relevant, k),
-            "long_tail_share": long_tail_share(ranked, popularity, k),
-            "intra_list_diversity": intra_list_diversity(ranked, state.game_ids, state.content.features, k),
-            "mean_popularity_rank": mean_popularity_rank(ranked, popularity, k),
-        }
+        point = {"tail": tail, "diversity": diversity, **_figures(state, ranked, relevant, popularity, k)}
         log.info("trade-off: %s", point)
         curve.append(point)
     state.blend = base
@@ -86,8 +80,13 @@ def _champion_point(state, train: pl.DataFrame, users: pl.Series, relevant: pl.D
     with single_threaded_blas():
         ids, values = state.model.recommend(rows, k, exclude=state.interactions.matrix[rows])
     lists = topk_frame(users, ids, values, state.interactions.game_ids)
+    return {"tail": None, "diversity": None, **_figures(state, lists, relevant, popularity, k)}
+
+
+def _figures(state, lists: pl.DataFrame, relevant: pl.DataFrame, popularity: pl.DataFrame, k: int) -> dict[str, Any]:
+    """The four figures of one point of the curve, the champion's alone and each blend's alike."""
     return {
-        "tail": None, "diversity": None, "ndcg": ndcg_at_k(lists, relevant, k),
+        "ndcg": ndcg_at_k(lists, relevant, k),
         "long_tail_share": long_tail_share(lists, popularity, k),
         "intra_list_diversity": intra_list_diversity(lists, state.game_ids, state.content.features, k),
         "mean_popularity_rank": mean_popularity_rank(lists, popularity, k),
@@ -95,12 +94,7 @@ def _champion_point(state, train: pl.DataFrame, users: pl.Series, relevant: pl.D
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--users", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--champion", default="ease")
-    args = parser.parse_args()
+    args = options(None, __doc__.splitlines()[0], games=1000, users=2000, seed=7, champion="ease")
 
     from samplesite.generator import generate_site
     from samplesite.truth import truth_frames

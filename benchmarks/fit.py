@@ -14,12 +14,13 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
+
+from benchmarks.options import options  # noqa: E402
 
 CANDIDATES = ("als", "ease", "rp3beta", "bm25", "cosine")
 """Candidates timed (popularity is a column count; BPR is not a champion on these data)."""
@@ -74,13 +75,8 @@ def fit_ratios(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=6_040)
-    parser.add_argument("--games", type=int, default=3_700)
-    parser.add_argument("--interactions", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = options(None, __doc__.splitlines()[0], users=6_040, games=3_700, interactions=1_000_000, repeats=3,
+                   seed=0)
     print(json.dumps(fit_ratios(users=args.users, games=args.games, interactions=args.interactions,
                                 repeats=args.repeats, seed=args.seed)))
 

@@ -13,19 +13,14 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 
+from benchmarks.options import options  # noqa: E402
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--size", type=int, nargs="+", default=[2, 3, 4])
-    parser.add_argument("--groups", type=int, default=400)
-    args = parser.parse_args()
+    args = options(None, __doc__.splitlines()[0], games=2000, users=5000, seed=7, size=[2, 3, 4], groups=400)
 
     from models.discovery.group_eval import evaluate_group_aggregations
     from samplesite.generator import generate_site

@@ -6,16 +6,12 @@ full crawl beside an incremental one), so they take the same sizes and defaults.
 
 from __future__ import annotations
 
-import argparse
+from benchmarks.options import options
 
 
 def site_size(argv: list[str] | None, *, description: str, quick: tuple[int, int]) -> tuple[int, int, int]:
     """(games, members, seed) from ``--games``, ``--users``, ``--seed``; ``--quick`` picks ``quick``."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help=f"{quick[0]} games, {quick[1]} members")
-    args = parser.parse_args(argv)
+    args = options(argv, f"{description} (--quick: {quick[0]} games, {quick[1]} members)",
+                   games=2000, users=5000, seed=0, quick=False)
     games, users = quick if args.quick else (args.games, args.users)
     return games, users, args.seed

@@ -106,3 +106,15 @@ def test_discovery_benchmark_reports_each_mode() -> None:
     assert set(result["members_per_s"]) == {"discovery", "play_next", "watch_list"}
     assert all(rate > 0 for rate in result["members_per_s"].values())
     assert result["rows"]["discovery"] > 0 and len(result["loadavg"]) == 3
+
+
+def test_a_benchmarks_flags_take_their_defaults_types() -> None:
+    """`benchmarks.options`: a flag per keyword, typed by its default; a list takes several values."""
+    from benchmarks.options import options
+
+    args = options(["--games", "7", "--size", "3", "5", "--top-share", "0.5", "--quick"], "d",
+                   games=1000, size=[2, 3, 4], top_share=0.1, champion="ease", quick=False)
+    assert vars(args) == {"games": 7, "size": [3, 5], "top_share": 0.5, "champion": "ease", "quick": True}
+    assert options([], "d", games=1000, size=[2, 3, 4]).size == [2, 3, 4]
+    with pytest.raises(SystemExit):
+        options(["--games", "many"], "d", games=1000)
