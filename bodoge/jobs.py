@@ -36,9 +36,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import urlsplit
 
-from core.settings import Paths, Settings
+from core.settings import Paths, Settings, is_http_url
 from ops.lock import LOCK_FD_ENV, RunLock, acquire
 from ops.signals import Forwarding, forwarded_signals
 
@@ -111,10 +110,8 @@ def validate_settings(*, base_url: str, push_url: str | None) -> str:
         base_url = validate_base_url(base_url)
     except CrawlError as exc:
         raise ValueError(f"--base-url: {exc}") from None
-    if push_url:
-        parts = urlsplit(push_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"--push: not an http(s) URL: {push_url!r}")
+    if push_url and not is_http_url(push_url):
+        raise ValueError(f"--push: not an http(s) URL: {push_url!r}")
     return base_url
 
 

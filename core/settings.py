@@ -70,10 +70,17 @@ def _path(value: Any) -> Path:
     return Path(str(value).strip()).expanduser()
 
 
+def is_http_url(text: str) -> bool:
+    """Whether `text` is an http(s) URL naming a host: the one rule for every URL setting
+    (`--base-url`, `--push`, `--alert-url`, `BODOGE_BGG_API_URL`); each caller says which flag
+    failed it in its own one line."""
+    parts = urlsplit(text)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 def _http_url(value: Any) -> str:
     text = str(value).strip()
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not is_http_url(text):
         raise SettingError(f"must be an http(s) URL, not {value!r}")
     return text
 

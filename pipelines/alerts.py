@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.http import PostGaveUp, PostRefused, Retry, post_with_retry
+from core.settings import is_http_url
 
 FRESHNESS = timedelta(hours=26)
 ALERTS_DIR = "alerts"
@@ -29,12 +30,9 @@ ALERTS_DIR = "alerts"
 
 def check_alert_url(url: str | None) -> str | None:
     """The alert endpoint, or a one-line ValueError when it is not an http(s) URL."""
-    from urllib.parse import urlsplit
-
     if not url:
         return None
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not is_http_url(url):
         raise ValueError(f"--alert-url: not an http(s) URL: {url!r}")
     return url
 

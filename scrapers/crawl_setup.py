@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.settings import SECRET_VARIABLES, Settings
+from core.settings import SECRET_VARIABLES, Settings, is_http_url
 from scrapers import settings as default_settings
 from scrapers.spiders.site import ALL_SECTIONS
 
@@ -49,8 +49,7 @@ def is_local(base_url: str) -> bool:
 
 def validate_base_url(base_url: str) -> str:
     """The base URL without a trailing slash, or a one-line CrawlError."""
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not is_http_url(base_url):
         raise CrawlError(f"not an http(s) base URL: {base_url!r}")
     return base_url.rstrip("/")
 
