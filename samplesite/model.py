@@ -5,8 +5,7 @@ read concurrently by the HTTP server's threads and by the truth builder; nothing
 change it afterwards, so the pages and the ground truth can never drift apart.
 
 Collections are the one large table (hundreds of thousands of entries), so they are
-kept columnar in numpy arrays (`Collections`) and turned into `CollectionEntry`
-objects only for the page being rendered.
+kept columnar in numpy arrays (`Collections`); a page reads its member's rows from them.
 """
 
 from __future__ import annotations
@@ -106,20 +105,6 @@ class Member:
         return f"{self.url}/boardgames"
 
 
-@dataclass(frozen=True, slots=True)
-class CollectionEntry:
-    """One card of a member's マイボードゲーム. rating 0 = unrated (the page shows 0)."""
-
-    user_id: str
-    game_id: str
-    have: bool
-    played: bool
-    favorite: bool
-    watching: bool
-    rating: int
-    updated_at: str
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Collections:
     """All collection entries, columnar, grouped by member and sorted newest-updated first.
@@ -148,18 +133,6 @@ class Collections:
         if status is not None:
             rows = rows[getattr(self, status)[lo:hi]]
         return rows
-
-    def entry(self, row: int, user_id: str, game_id: str) -> CollectionEntry:
-        return CollectionEntry(
-            user_id=user_id,
-            game_id=game_id,
-            have=bool(self.have[row]),
-            played=bool(self.played[row]),
-            favorite=bool(self.favorite[row]),
-            watching=bool(self.watching[row]),
-            rating=int(self.rating[row]),
-            updated_at=str(self.updated_at[row]),
-        )
 
 
 @dataclass(frozen=True, slots=True)
