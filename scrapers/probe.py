@@ -32,7 +32,7 @@ from protego import Protego
 
 from core.http import USER_AGENT, backoff_delay
 from scrapers import pages
-from scrapers.signals import STRATEGIES, TRUSTED_WHEN_SHOWN, Tally
+from scrapers.signals import STRATEGIES, SignalBook, Tally
 
 DIRECTORY_PAGES = 2
 COLLECTIONS = 16
@@ -146,14 +146,10 @@ def _seen(t: Tally) -> str:
 
 
 def _strategy(probe: Probe, name: str) -> str:
-    """The strategy a night would use if its own measurement matched the probe's."""
-    t = probe.tallies[name]
-    fast, fallback = STRATEGIES[name]
-    ok = t.state == "confirmed" or (t.state == "unconfirmed" and name in TRUSTED_WHEN_SHOWN)
-    if name == "listing_totals" and not ok:
-        counts = probe.tallies["directory_counts"].state == "confirmed"
-        return fallback if counts else "read-whole"
-    return fast if ok else fallback
+    """The strategy a night would use if its own measurement matched the probe's: the
+    night's own rule (`SignalBook.strategy`), the probe's verdicts as what it remembers."""
+    verdicts = {signal: tally.state for signal, tally in probe.tallies.items()}
+    return SignalBook(verdicts, incremental=True).strategy(name)
 
 
 def _directory(probe: Probe) -> dict[str, pages.DirectorySignal]:
