@@ -27,6 +27,7 @@ from scrapers.pages.markup import (
     has_japanese,
     main_of,
     path,
+    plain_web_url,
     string,
     text,
     xpath,
@@ -85,11 +86,7 @@ def game_item(selector: Selector, url: str) -> Game:
         raise PageParseError("game page has no game id")
     spec_scope = next((el for el in hooks["games-spec"] if "games-spec" in class_tokens(el)), None)
     counts = _interest_counts(main, [el for el in hooks["games-interest"] if "games-interest" in class_tokens(el)])
-    is_web = urlsplit(url).scheme in ("http", "https")
-    if page_canonical:
-        page_url = urljoin(url, page_canonical) if is_web else page_canonical
-    else:
-        page_url = url if is_web else None
+    page_url = _page_url(url, page_canonical)
     game = Game(
         game_id=game_id,
         name_ja=name_ja,
@@ -107,6 +104,21 @@ def game_item(selector: Selector, url: str) -> Game:
     )
     del found  # the page's element proxies, alive until the item is built
     return game
+
+
+def _page_url(url: str, page_canonical: str | None) -> str | None:
+    """The game's URL: the canonical link (resolved against a web page's URL), else a web page's URL.
+
+    Plain web URLs (`markup.plain_web_url`) are answered without `urllib`: the page's
+    scheme is http(s), and `urljoin` gives a plain absolute canonical back unchanged.
+    """
+    url_is_plain = plain_web_url(url) is not None
+    is_web = url_is_plain or urlsplit(url).scheme in ("http", "https")
+    if not page_canonical:
+        return url if is_web else None
+    if not is_web or (url_is_plain and plain_web_url(page_canonical)):
+        return page_canonical
+    return urljoin(url, page_canonical)
 
 
 def _game_id(root: Node, url: str, page_canonical: str | None) -> str | None:
