@@ -18,14 +18,13 @@ from scrapers.pages.markup import (
     Node,
     PageParseError,
     block_text,
-    canonical,
     class_tokens,
     clean,
     css,
     first,
     find_hooks,
     has_japanese,
-    main_of,
+    main_and_canonical,
     path,
     plain_web_url,
     string,
@@ -74,13 +73,12 @@ def game_item(selector: Selector, url: str) -> Game:
     """
     require_complete(selector, what="game page")
     root = selector.root
-    main = main_of(root)
+    main, page_canonical = main_and_canonical(root)
     found = find_hooks(main, _HOOK_CLASSES, _ALL_CREDIT_LABELS)  # kept to the end: see Hooks.nodes
     hooks, heads = found.by_class, found.by_label
     name_ja, name_en = _game_names(root, main, hooks)
     if not (name_ja or name_en):
         raise PageParseError("game page has no title")
-    page_canonical = canonical(root)
     game_id = _game_id(root, url, page_canonical)
     if not game_id:
         raise PageParseError("game page has no game id")
@@ -184,8 +182,7 @@ def _credit_list(scope: Node, field: str, heads: dict[str, list[Node]]) -> list[
             break
     if not links:
         links = [a for a in xpath(scope, ".//a[@href]") if shape.search(a.get("href"))]
-    names = (string(a) for a in links)
-    return list(dict.fromkeys(name for name in names if name))
+    return list(dict.fromkeys(filter(None, map(string, links))))  # each name once, in order
 
 
 def _overview(main: Node, sections: list[Node]) -> str | None:

@@ -136,6 +136,31 @@ def canonical(root: Node) -> str | None:
                          if el.get("property") == "og:url" and el.get("content") is not None), None)
 
 
+def main_and_canonical(root: Node) -> tuple[Node, str | None]:
+    """`main_of(root)` and `canonical(root)` from one walk of the document.
+
+    Why: each of them starts an lxml walk filtered by tag, and starting one costs about
+    as much as the walk itself; a game page asks for both.
+    """
+    main = body = href = og_url = None
+    top = root.getroottree().getroot()  # what `getroottree().iter` walks: the whole document
+    for el in top.iter("main", "body", "link", "meta"):
+        tag = el.tag
+        if tag == "main":
+            if main is None:
+                main = el
+        elif tag == "body":
+            if body is None:
+                body = el
+        elif tag == "link":
+            if href is None and el.get("rel") == "canonical":
+                href = el.get("href")
+        elif og_url is None and el.get("property") == "og:url":
+            og_url = el.get("content")
+    scope = main if main is not None else body if body is not None else root
+    return scope, href or og_url
+
+
 @dataclass(frozen=True)
 class Hooks:
     """What `find_hooks` found: elements by class name and by label, in document order.
@@ -181,12 +206,13 @@ def find_hooks(scope: Node, classes: tuple[str, ...], labels: tuple[str, ...] = 
     pieces = "\n".join(labels)
     hits = _class_hits.setdefault(classes, {})
     seeds: list[Node] = []
+    spaces = _XML_CHARS
     nodes = list(scope.iterdescendants())
     for node in nodes:
         tail = node.tail
-        if tail and pieces and (piece := tail.strip(_XML_CHARS)) and piece in pieces:
+        if tail and pieces and (piece := tail.strip(spaces)) and piece in pieces:
             seeds.append(node.getparent())  # a tail is text of the parent
-        if not isinstance(node.tag, str):
+        if type(node.tag) is not str:
             continue  # a comment: its own text is no text of the page
         attr = node.get("class")
         if attr:
@@ -198,7 +224,7 @@ def find_hooks(scope: Node, classes: tuple[str, ...], labels: tuple[str, ...] = 
             for name in names:
                 by_class[name].append(node)
         text = node.text
-        if text and pieces and (piece := text.strip(_XML_CHARS)) and piece in pieces:
+        if text and pieces and (piece := text.strip(spaces)) and piece in pieces:
             seeds.append(node)
     if seeds:
         _innermost_labelled(scope, seeds, by_label)
@@ -215,9 +241,9 @@ def _innermost_labelled(scope: Node, seeds: list[Node], by_label: dict[str, list
             value = _normalized(node)
             if len(value) > longest:
                 break
-            if value in by_label and node.tag != "a" and not any(
+            if value in by_label and node.tag != "a" and not (len(node) and any(
                 _normalized(child) == value for child in node if isinstance(child.tag, str)
-            ):
+            )):
                 by_label[value].append(node)
             node = node.getparent()
 
