@@ -124,3 +124,29 @@ def parse_ratio(n_games: int = 2_000, repeats: int = 3) -> dict[str, Any]:
         # per page), as the spider parsed game pages before: the same pages, in turn.
         "through_scrapy_ratio": round(best["bare"] / best["through_scrapy"], 3),
     }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m benchmarks.parse [--games N] [--repeats R]`: the ratio alone, one JSON line.
+
+    The load average before and after is printed with it: on a shared machine it says
+    how far to trust the figures (CPU time is counted, but other work still slows it).
+    """
+    import argparse
+    import json
+
+    from benchmarks.__main__ import _loadavg
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2_000, help="game pages of the generated site (default 2000)")
+    parser.add_argument("--repeats", type=int, default=3, help="passes per side, the best one counts (default 3)")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.repeats < 1:
+        parser.error("--games and --repeats must be at least 1")
+    before = _loadavg()
+    result = parse_ratio(args.games, args.repeats)
+    print(json.dumps({**result, "loadavg": before, "loadavg_after": _loadavg()}))
+
+
+if __name__ == "__main__":
+    main()
