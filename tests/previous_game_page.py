@@ -7,9 +7,11 @@ must leave every item as it was; `tests/test_pages_games_previous.py` compares t
 page by page. This copy is main's `game_item` at a717d7e with the helpers it used
 written as their definitions: `text` is XPath's `string(.)`, the hooks are the XPaths
 `markup.find_hooks` answers for (held to them by `tests/test_fuzz_parsers.py`), `path`
-is `urlsplit`'s, and `normalize`/`parse_count` are the previous ones. The spec cells go
-through `scrapers.pages.specs.spec_values`, unchanged but for `fields.normalize`, which
-`tests/test_pages_games_previous.py` holds to the previous one on any text.
+is `urlsplit`'s, and `normalize`/`parse_count` are the previous ones. The spec cells and
+a counter's status go through `scrapers.pages.specs` (`spec_values`, `status_of`),
+unchanged but for the `markup.text` and `fields.normalize` they call, which
+`tests/test_pages_games_previous.py` holds to XPath's `string(.)` and to the previous
+`normalize` on any input.
 """
 
 from __future__ import annotations
@@ -32,14 +34,12 @@ from scrapers.pages.markup import (
     block_text,
     canonical,
     class_tokens,
-    class_words,
     first,
     has_japanese,
     main_of,
     xpath,
 )
-from scrapers.pages.specs import STATUS_OF_LABEL, spec_values
-from core.statuses import STATUSES
+from scrapers.pages.specs import STATUS_OF_LABEL, spec_values, status_of
 
 Node = etree._Element
 _STRING = etree.XPath("string(.)", smart_strings=False)
@@ -79,15 +79,6 @@ def clean(value: str | None) -> str | None:
 
 def string(node: Node | None) -> str | None:
     return clean(text(node)) if node is not None else None
-
-
-def status_of(el: Node) -> str | None:
-    words = class_words(el)
-    for status in STATUSES:
-        if status in words:
-            return status
-    label = normalize(text(el))
-    return next((status for found, status in STATUS_OF_LABEL.items() if found in label), None)
 
 
 def game_item(selector: Selector, url: str) -> Game:
