@@ -21,7 +21,7 @@ from scrapy.http import HtmlResponse
 from samplesite.generator import generate_site
 from samplesite.render import render
 from scrapers.pages.games import game_item
-from scrapers.pages.source import body_selector
+from scrapers.pages.source import page_selector
 
 ORIGIN = "https://bodoge.hoobby.net"
 
@@ -75,8 +75,7 @@ def bare_lxml_fields(body: bytes) -> dict[str, Any]:
 
 def ours(url: str, body: bytes) -> object:
     """What the spider does with a game page's response: its tree from the bytes, then the parser."""
-    response = HtmlResponse(url, body=body, encoding="utf-8")
-    return game_item(body_selector(response.body, response.encoding) or response.selector, url)
+    return game_item(page_selector(HtmlResponse(url, body=body, encoding="utf-8")), url)
 
 
 def through_scrapy(url: str, body: bytes) -> object:
@@ -86,8 +85,7 @@ def through_scrapy(url: str, body: bytes) -> object:
 
 def tree(url: str, body: bytes) -> object:
     """Only what happens before the parser runs: the response, then the page's tree."""
-    response = HtmlResponse(url, body=body, encoding="utf-8")
-    return (body_selector(response.body, response.encoding) or response.selector).root
+    return page_selector(HtmlResponse(url, body=body, encoding="utf-8")).root
 
 
 def parse_ratio(n_games: int = 2_000, repeats: int = 3) -> dict[str, Any]:
@@ -117,7 +115,7 @@ def parse_ratio(n_games: int = 2_000, repeats: int = 3) -> dict[str, Any]:
         "ours_pages_per_s": round(ours_rate, 1),
         "bare_lxml_pages_per_s": round(bare_rate, 1),
         "ratio": round(ours_rate / bare_rate, 3),
-        # How much of ours is building the page's tree (`body_selector`: the response and
+        # How much of ours is building the page's tree (`page_selector`: the response and
         # lxml on its bytes) before our parser runs.
         "tree_share_of_ours": round(best["tree"] / best["ours"], 3),
         # The parser on Scrapy's `response.selector` (decode, base URL, a fresh lxml parser
