@@ -7,6 +7,8 @@ collection card. The public functions still take a `parsel.Selector` and start f
 own translator), compiled once, so the answers are the same.
 
 Mind lxml's truthiness: an element without children is falsy. Test `is None`, never `or`.
+The same for a parsel Selector: its truth is whether it selects content, found by
+serialising everything it holds.
 """
 
 from __future__ import annotations
