@@ -10,7 +10,10 @@ page's tree from those bytes (`scrapers.pages.source`); the parser on Scrapy's o
 
 from __future__ import annotations
 
+import argparse
 import gc
+import json
+import os
 import time
 from typing import Any
 
@@ -130,20 +133,15 @@ def main(argv: list[str] | None = None) -> None:
     The load average before and after is printed with it: on a shared machine it says
     how far to trust the figures (CPU time is counted, but other work still slows it).
     """
-    import argparse
-    import json
-
-    from benchmarks.__main__ import _loadavg
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2_000, help="game pages of the generated site (default 2000)")
     parser.add_argument("--repeats", type=int, default=3, help="passes per side, the best one counts (default 3)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.repeats < 1:
         parser.error("--games and --repeats must be at least 1")
-    before = _loadavg()
+    before = [round(x, 2) for x in os.getloadavg()]
     result = parse_ratio(args.games, args.repeats)
-    print(json.dumps({**result, "loadavg": before, "loadavg_after": _loadavg()}))
+    print(json.dumps({**result, "loadavg": before, "loadavg_after": [round(x, 2) for x in os.getloadavg()]}))
 
 
 if __name__ == "__main__":
