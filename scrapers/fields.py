@@ -58,9 +58,15 @@ def normalize(text: str | None) -> str:
     Why: the site mixes full-width and ASCII digits (`２人`), three or more range signs
     (`～`, `〜`, `~`) and ideographic spaces; every parser matches against this one form
     instead of knowing all of them. None gives "".
+
+    ASCII text skips NFKC and the character swaps: NFKC leaves ASCII as it is, and
+    every wave dash and invisible character is outside ASCII (most texts a page
+    parser reads are ASCII numbers and names).
     """
     if not text:
         return ""
+    if text.isascii():
+        return _WHITESPACE.sub(" ", text).strip()
     text = unicodedata.normalize("NFKC", text)
     text = _INVISIBLE.sub("", text.translate(_WAVE_DASHES))
     return _WHITESPACE.sub(" ", text).strip()
@@ -180,6 +186,8 @@ def parse_count(text: str | None) -> int | None:
     and with thousands separators; the number is what matters. No digits, or a number
     too large for the warehouse (`99999999999999999999`) → None.
     """
+    if text and text.isascii() and text.isdigit():  # the usual counter: the answer below, without its work
+        return as_int32(int(text)) if len(text) <= 10 else None
     match = _COUNT.search(normalize(text))
     digits = match[0].replace(",", "") if match else ""
     return as_int32(int(digits)) if 0 < len(digits) <= 10 else None  # int() of 4,300+ digits raises

@@ -18,7 +18,7 @@ from scrapy.http import HtmlResponse
 from samplesite.generator import generate_site
 from samplesite.render import render
 from scrapers import pages
-from scrapers.pages.source import BodySelector, body_selector
+from scrapers.pages.source import BodySelector, body_selector, page_selector
 from tests.test_fuzz_parsers import BASE, FUZZ, PARSERS, documents
 
 
@@ -88,3 +88,10 @@ def test_odd_but_exact_bodies() -> None:
         assert isinstance(ours, BodySelector)
         assert etree.tostring(ours.root) == etree.tostring(response.selector.root)
         assert ours.xpath("//main/text()").getall() == response.selector.xpath("//main/text()").getall()
+
+
+def test_page_selector_takes_the_bytes_where_exact_and_scrapy_elsewhere() -> None:
+    whole = _response(b"<html><body><main>x</main></body></html>")
+    assert isinstance(page_selector(whole), BodySelector)
+    for odd in (_response(b"<html><body>\xff</body></html>"), _response("<html>é</html>".encode("latin-1"), "latin-1")):
+        assert page_selector(odd) is odd.selector

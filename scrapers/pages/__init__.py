@@ -1,7 +1,7 @@
 """Pages of the site → typed items, and the links the spiders follow.
 
 Every function takes a `parsel.Selector` (a spider passes `response.selector`, or for
-game pages `source.body_selector`: the tree parsed from the bytes, without Scrapy's
+game pages `source.page_selector`: the tree parsed from the bytes, without Scrapy's
 per-page decoding and fresh parser) and the page URL. They lean on stable hooks: class
 names, data-attributes, `href` shapes (`/games/<slug>`, `/friends/<id>`, `?mechanics=`),
 the Japanese labels and the text formats (via `scrapers.fields`), never on deep

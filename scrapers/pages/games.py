@@ -18,15 +18,15 @@ from scrapers.pages.markup import (
     Node,
     PageParseError,
     block_text,
-    canonical,
     class_tokens,
     clean,
     css,
     first,
     find_hooks,
     has_japanese,
-    main_of,
+    main_and_canonical,
     path,
+    plain_web_url,
     string,
     text,
     xpath,
@@ -73,23 +73,18 @@ def game_item(selector: Selector, url: str) -> Game:
     """
     require_complete(selector, what="game page")
     root = selector.root
-    main = main_of(root)
+    main, page_canonical = main_and_canonical(root)
     found = find_hooks(main, _HOOK_CLASSES, _ALL_CREDIT_LABELS)  # kept to the end: see Hooks.nodes
     hooks, heads = found.by_class, found.by_label
     name_ja, name_en = _game_names(root, main, hooks)
     if not (name_ja or name_en):
         raise PageParseError("game page has no title")
-    page_canonical = canonical(root)
     game_id = _game_id(root, url, page_canonical)
     if not game_id:
         raise PageParseError("game page has no game id")
     spec_scope = next((el for el in hooks["games-spec"] if "games-spec" in class_tokens(el)), None)
     counts = _interest_counts(main, [el for el in hooks["games-interest"] if "games-interest" in class_tokens(el)])
-    is_web = urlsplit(url).scheme in ("http", "https")
-    if page_canonical:
-        page_url = urljoin(url, page_canonical) if is_web else page_canonical
-    else:
-        page_url = url if is_web else None
+    page_url = _page_url(url, page_canonical)
     game = Game(
         game_id=game_id,
         name_ja=name_ja,
@@ -107,6 +102,21 @@ def game_item(selector: Selector, url: str) -> Game:
     )
     del found  # the page's element proxies, alive until the item is built
     return game
+
+
+def _page_url(url: str, page_canonical: str | None) -> str | None:
+    """The game's URL: the canonical link (resolved against a web page's URL), else a web page's URL.
+
+    Plain web URLs (`markup.plain_web_url`) are answered without `urllib`: the page's
+    scheme is http(s), and `urljoin` gives a plain absolute canonical back unchanged.
+    """
+    url_is_plain = plain_web_url(url) is not None
+    is_web = url_is_plain or urlsplit(url).scheme in ("http", "https")
+    if not page_canonical:
+        return url if is_web else None
+    if not is_web or (url_is_plain and plain_web_url(page_canonical)):
+        return page_canonical
+    return urljoin(url, page_canonical)
 
 
 def _game_id(root: Node, url: str, page_canonical: str | None) -> str | None:
@@ -172,8 +182,7 @@ def _credit_list(scope: Node, field: str, heads: dict[str, list[Node]]) -> list[
             break
     if not links:
         links = [a for a in xpath(scope, ".//a[@href]") if shape.search(a.get("href"))]
-    names = (string(a) for a in links)
-    return list(dict.fromkeys(name for name in names if name))
+    return list(dict.fromkeys(filter(None, map(string, links))))  # each name once, in order
 
 
 def _overview(main: Node, sections: list[Node]) -> str | None:

@@ -36,7 +36,7 @@ from twisted.python.failure import Failure
 
 from core.settings import default
 from scrapers import pages
-from scrapers.pages.source import body_selector
+from scrapers.pages.source import page_selector
 from scrapers.items import ListingCrawl, Quarantined
 from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
 from scrapers.spiders.totals import (
@@ -123,9 +123,9 @@ class SiteSpider(IncrementalMixin, scrapy.Spider):
 
     def parse_game(self, response: Response) -> Iterator[Any]:
         # Parsed from the bytes with a kept parser: Scrapy's `response.selector` cost a third
-        # of parsing a game page (`body_selector`; None where only it is exact). Built
-        # once, and only for a page that is parsed (not a 304 or an unchanged body).
-        selector = cache(lambda: body_selector(response.body, response.encoding) or response.selector)
+        # of parsing a game page (`page_selector`: Scrapy's only where it alone is exact).
+        # Built once, and only for a page that is parsed (not a 304 or an unchanged body).
+        selector = cache(lambda: page_selector(response))
         if (yield from self._page(response, pages.game_item, selector)) is None:
             return
         if "posts" in self.sections:
