@@ -139,7 +139,7 @@ def stability(frame: pl.DataFrame, run: dict[str, Any], *, changed: float = 0.1,
         matrix = InteractionMatrix.from_frame(night.drop("updated_at"), weights, user_ids=users)
         rows = matrix.user_rows(staying)
         for name, params in run["params"].items():
-            model = default_candidates()[name].build(params, run["seed"]).fit(matrix.matrix)
+            model = default_candidates(tried=True)[name].build(params, run["seed"]).fit(matrix.matrix)
             ids, scores = model.recommend(rows, 10, exclude=matrix.matrix[rows])
             lists.setdefault(name, []).append(topk_frame(staying, ids, scores))
     return {name: round(rank_stability(now, before, 10) or 0.0, 4) for name, (before, now) in lists.items()}
@@ -149,7 +149,8 @@ def main() -> None:
     """Every seed in turn, then the summary, as JSON on stdout."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--models", nargs="*", default=None, help="candidates (default: all)")
+    parser.add_argument("--models", nargs="*", default=None,
+                        help="candidates (default: the night's; tried ones such as gfcf may be named)")
     parser.add_argument("--verbose", action="store_true", help="log every stage")
     parser.add_argument("--split-dir", type=Path, default=None,
                         help="only write seed 0's train.parquet/test.parquet here (for `bodoge evaluate`)")
