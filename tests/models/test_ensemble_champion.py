@@ -32,26 +32,34 @@ def test_the_night_picks_the_ensemble_when_it_wins_on_the_selection_split(
     small_split: tuple[pl.DataFrame, pl.DataFrame],
 ) -> None:
     train, test = small_split
-    report = evaluate(train, test, k=10, seed=0, models=["popularity", "ease", "ensemble"])
+    report = evaluate(train, test, k=10, seed=0, models=["popularity", "bm25", "ease", "ensemble"])
     selection = {name: result.selection_ndcg for name, result in report.results.items()}
-    assert report.results["ensemble"].params["shares"] == {"ease": 4, "popularity": 1}
-    assert selection["ensemble"] > max(selection["popularity"], selection["ease"])  # the case under test
+    assert report.results["ensemble"].params["shares"] == {"bm25": 3, "ease": 1}
+    assert selection["ensemble"] > max(value for name, value in selection.items() if name != "ensemble")
     assert report.champion == "ensemble"
     assert _champion_row(report) == {"model": "ensemble"}  # marts.model_runs.champion
 
 
+@pytest.mark.parametrize(
+    ("models", "shares", "single"),
+    [
+        # Weights chosen on the tuning split that lose on the selection split.
+        (["cosine", "rp3beta", "ensemble"], {"rp3beta": 3, "cosine": 1}, "rp3beta"),
+        # Nothing to add to EASE on the tuning split: the ensemble is EASE alone and ties it;
+        # the single model (listed first) wins the tie.
+        (["popularity", "ease", "ensemble"], {"ease": 1}, "ease"),
+    ],
+)
 def test_the_night_keeps_a_single_model_when_the_ensemble_does_not_beat_it(
-    small_split: tuple[pl.DataFrame, pl.DataFrame],
+    small_split: tuple[pl.DataFrame, pl.DataFrame], models: list[str], shares: dict[str, int], single: str,
 ) -> None:
-    # The greedy search on the tuning split finds nothing to add to BM25, so the ensemble is
-    # BM25 alone and ties it on the selection split: the single model (listed first) wins.
     train, test = small_split
-    report = evaluate(train, test, k=10, seed=0, models=["popularity", "bm25", "ease", "ensemble"])
+    report = evaluate(train, test, k=10, seed=0, models=models)
     selection = {name: result.selection_ndcg for name, result in report.results.items()}
-    assert report.results["ensemble"].params["shares"] == {"bm25": 1}
-    assert selection["ensemble"] <= max(value for name, value in selection.items() if name != "ensemble")
-    assert report.champion == "bm25"
-    assert _champion_row(report) == {"model": "bm25"}
+    assert report.results["ensemble"].params["shares"] == shares
+    assert selection["ensemble"] <= selection[single]
+    assert report.champion == single
+    assert _champion_row(report) == {"model": single}
 
 
 @pytest.fixture(scope="module")

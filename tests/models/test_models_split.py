@@ -70,3 +70,14 @@ def test_time_split_holds_out_each_members_latest_rows() -> None:
     assert train.height + test.height == frame.height and train.columns == frame.columns
     with pytest.raises(ValueError, match="updated_at"):
         time_split(frame.drop("updated_at"))
+
+
+def test_a_member_whose_rows_did_not_change_keeps_their_split() -> None:
+    # Night 2: member "a" adds a game and a new member "0z" (sorting first) joins; everyone
+    # else's rows are those of night 1, and so are their test rows.
+    night1 = frame(SIZES)
+    night2 = pl.concat([night1, frame({"0z": 4}), pl.DataFrame({"user_id": ["a"], "game_id": ["g999"]})])
+    _, before = holdout_split(night1, seed=4)
+    _, after = holdout_split(night2, seed=4)
+    kept = ~pl.col("user_id").is_in(["a", "0z"])
+    assert after.filter(kept).equals(before.filter(kept)) and before.filter(kept).height > 0
