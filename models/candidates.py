@@ -77,10 +77,12 @@ def tried_candidates() -> dict[str, Candidate]:
     """
     candidates = [
         # A graph filter (linear + ideal low-pass, closed form), built unlike EASE and ALS
-        # for the ensemble's sake. On MovieLens-100k (5 seeds) it scored −3.6 % NDCG@10
-        # against tuned EASE, joined the ensemble on one seed of five, and the best mix read
-        # off TEST with it is no better than without it (0.4574 vs 0.4573); its lists also
-        # churned more between nights (Jaccard@10 0.906 vs EASE's 0.975).
+        # for the ensemble's sake. On MovieLens-100k (5 seeds) it scored −3.5 % NDCG@10
+        # against tuned EASE, joined the ensemble on one seed of five (ensemble 0.4599 with
+        # it eligible, 0.4605 without), the best mix read off TEST with it is no better than
+        # without it (0.4574 vs 0.4573), and its lists churned more between nights
+        # (Jaccard@10 0.917 vs EASE's 0.954). Its fit at 10,000 games × 100,000 members took
+        # minutes (docs/recommenders.md): it would not fit the night uncapped either.
         Candidate(
             "gfcf",
             GFCF,
