@@ -1,10 +1,10 @@
 """Seeded per-user holdout splits.
 
-Splitting is two independent choices (as in LensKit): *which users* get a test part
-(drawn from ``numpy.random.default_rng(seed)``), and *which of their rows* go to it (a
-seeded hash of each (user, game) pair, ``row_key``). So changing the share of users does
-not reshuffle the rows chosen for a user, the same seed always gives the same split
-whatever the input row order, and a member whose rows did not change keeps their split
+Splitting is two independent choices (as in LensKit): *which users* get a test part, and
+*which of their rows* go to it. Both are keyed by a seeded hash of the ids, never by draws in
+row order (``stable_sample`` for the users, ``row_key`` for the rows). So changing the share
+of users does not reshuffle the rows chosen for a user, the same seed always gives the same
+split whatever the input row order, and a member whose rows did not change keeps their split
 from one night to the next. implicit's ``leave_k_out_split`` is never used: it ignores
 ``random_state`` and shuffles with numpy's global state.
 """
@@ -35,11 +35,10 @@ def holdout_split(
     """
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"fraction must be in (0, 1), got {fraction}")
-    user_rng, _ = np.random.default_rng(seed).spawn(2)
     ordered = frame.sort("user_id", "game_id")
     counts = ordered.group_by("user_id", maintain_order=True).len()
     eligible = counts.filter(pl.col("len") >= min_rows).get_column("user_id")
-    chosen = _choose_users(eligible, users, user_rng)
+    chosen = _choose_users(eligible, users, seed)
 
     keyed = ordered.with_columns(
         _key=row_key(seed),
@@ -70,8 +69,19 @@ def row_key(seed: int) -> pl.Expr:
     return pl.struct(pl.col("user_id"), pl.col("game_id")).hash(seed=seed)
 
 
-def _choose_users(eligible: pl.Series, users: float | int | None, rng: np.random.Generator) -> pl.Series:
-    """Which eligible users get a test part (sorted order in, seeded draw out)."""
+def stable_sample(ids: pl.Series, count: int, seed: int) -> np.ndarray:
+    """Sorted positions in ``ids`` of the ``count`` ids with the lowest seeded hash.
+
+    Why not ``rng.choice`` over positions: one id more or less shifts every position and so
+    the whole sample; here an id stays sampled unless an id that joins hashes lower (a
+    large night's sampled users mostly stay the same from one night to the next)."""
+    keys = ids.hash(seed=seed).to_numpy()
+    order = np.lexsort((np.arange(keys.size), keys))  # ties (practically none): earlier position
+    return np.sort(order[: max(0, min(count, keys.size))])
+
+
+def _choose_users(eligible: pl.Series, users: float | int | None, seed: int) -> pl.Series:
+    """Which eligible users get a test part (``stable_sample``)."""
     n = eligible.len()
     if users is None:
         return eligible
@@ -84,8 +94,7 @@ def _choose_users(eligible: pl.Series, users: float | int | None, rng: np.random
     count = max(0, min(count, n))
     if count == n:
         return eligible
-    picked = np.sort(rng.choice(n, size=count, replace=False))
-    return eligible.gather(picked)
+    return eligible.gather(stable_sample(eligible, count, seed))
 
 
 def time_split(frame: pl.DataFrame, *, fraction: float = 0.2, min_rows: int = 2) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from models.split import holdout_split
+from models.split import holdout_split, stable_sample
 
 
 def frame(sizes: dict[str, int]) -> pl.DataFrame:
@@ -81,3 +81,15 @@ def test_a_member_whose_rows_did_not_change_keeps_their_split() -> None:
     _, after = holdout_split(night2, seed=4)
     kept = ~pl.col("user_id").is_in(["a", "0z"])
     assert after.filter(kept).equals(before.filter(kept)) and before.filter(kept).height > 0
+
+
+def test_a_sample_keeps_its_members_when_others_join() -> None:
+    ids = pl.Series("user_id", [f"u{i:03d}" for i in range(200)])
+    first = set(ids.gather(stable_sample(ids, 50, seed=1)))
+    grown = pl.concat([ids, pl.Series("user_id", [f"new{i}" for i in range(10)])]).sort()
+    second = set(grown.gather(stable_sample(grown, 50, seed=1)))
+    joined = second - first
+    assert joined <= {f"new{i}" for i in range(10)}  # only newcomers can take a place
+    assert len(first & second) == 50 - len(joined) and len(first & second) >= 40
+    assert stable_sample(ids, 50, seed=1).tolist() == sorted(stable_sample(ids, 50, seed=1).tolist())
+    assert set(ids.gather(stable_sample(ids, 50, seed=2))) != first
