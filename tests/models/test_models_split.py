@@ -1,5 +1,9 @@
 """Seeded per-user holdout: reproducible, per-user shares, independent choices."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -93,3 +97,12 @@ def test_a_sample_keeps_its_members_when_others_join() -> None:
     assert len(first & second) == 50 - len(joined) and len(first & second) >= 40
     assert stable_sample(ids, 50, seed=1).tolist() == sorted(stable_sample(ids, 50, seed=1).tolist())
     assert set(ids.gather(stable_sample(ids, 50, seed=2))) != first
+
+
+def test_the_split_is_the_same_in_another_process() -> None:
+    # Nights run in separate processes: a hash seeded per process would split anew each night.
+    code = ("from tests.models.test_models_split import frame, SIZES; from models.split import holdout_split; "
+            "print(holdout_split(frame(SIZES), seed=5)[1].write_csv())")
+    other = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                           capture_output=True, text=True, check=True).stdout
+    assert other.strip() == holdout_split(frame(SIZES), seed=5)[1].write_csv().strip()
