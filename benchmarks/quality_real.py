@@ -10,7 +10,8 @@ usual small public yardstick. Protocol per seed ``s``: a per-user 20 % holdout
 (``holdout_split(seed=s)``) is TEST, ``evaluate(seed=s)`` tunes and selects on TRAIN only,
 every candidate ranks every unseen movie (full ranking). Printed as one JSON object:
 
-* per model: NDCG@10, catalogue coverage and long-tail share, mean and std over seeds;
+* per model: NDCG@10, catalogue coverage and long-tail share, mean and std over seeds, and
+  the paired test against tuned EASE over all seeds' users (``vs_ease``);
 * the champion of each seed (chosen on the selection split of TRAIN, never on TEST);
 * the paired per-user test, champion vs tuned EASE and ensemble vs tuned EASE: Wilcoxon
   signed-rank on per-user NDCG@10 differences, per seed and over all seeds' users, with
@@ -88,6 +89,11 @@ def one_seed(frame: pl.DataFrame, seed: int, models: list[str] | None) -> dict[s
     }
 
 
+def _tagged(run: dict[str, Any], model: str) -> pl.DataFrame:
+    """``model``'s per-user NDCG of this seed, users tagged with the seed (pooled tests pair user-seeds)."""
+    return run["per_user"][model].with_columns(pl.col("user_id") + f"@{run['seed']}")
+
+
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean and std over seeds per model and metric; the paired tests against EASE."""
     names = list(runs[0]["metrics"])
@@ -99,14 +105,18 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         }
         for name in names
     }
+    if "ease" in names:  # every model against tuned EASE, over all seeds' users
+        for name in names:
+            if name != "ease":
+                table[name]["vs_ease"] = paired(*(pl.concat([_tagged(run, model) for run in runs])
+                                                  for model in (name, "ease")))
     tests: dict[str, Any] = {}
     for label, pick in (("champion_vs_ease", lambda run: run["champion"]), ("ensemble_vs_ease", lambda run: "ensemble")):
         if "ease" not in names or (label == "ensemble_vs_ease" and "ensemble" not in names):
             continue
         per_seed, pooled_a, pooled_b = [], [], []
         for run in runs:
-            a = run["per_user"][pick(run)].with_columns(pl.col("user_id") + f"@{run['seed']}")
-            b = run["per_user"]["ease"].with_columns(pl.col("user_id") + f"@{run['seed']}")
+            a, b = _tagged(run, pick(run)), _tagged(run, "ease")
             per_seed.append({"seed": run["seed"], "model": pick(run), **paired(a, b)})
             pooled_a.append(a)
             pooled_b.append(b)
@@ -139,7 +149,7 @@ def stability(frame: pl.DataFrame, run: dict[str, Any], *, changed: float = 0.1,
         matrix = InteractionMatrix.from_frame(night.drop("updated_at"), weights, user_ids=users)
         rows = matrix.user_rows(staying)
         for name, params in run["params"].items():
-            model = default_candidates()[name].build(params, run["seed"]).fit(matrix.matrix)
+            model = default_candidates(tried=True)[name].build(params, run["seed"]).fit(matrix.matrix)
             ids, scores = model.recommend(rows, 10, exclude=matrix.matrix[rows])
             lists.setdefault(name, []).append(topk_frame(staying, ids, scores))
     return {name: round(rank_stability(now, before, 10) or 0.0, 4) for name, (before, now) in lists.items()}
@@ -149,7 +159,8 @@ def main() -> None:
     """Every seed in turn, then the summary, as JSON on stdout."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--models", nargs="*", default=None, help="candidates (default: all)")
+    parser.add_argument("--models", nargs="*", default=None,
+                        help="candidates (default: the night's; tried ones such as gfcf may be named)")
     parser.add_argument("--verbose", action="store_true", help="log every stage")
     parser.add_argument("--split-dir", type=Path, default=None,
                         help="only write seed 0's train.parquet/test.parquet here (for `bodoge evaluate`)")

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
+
+from models.split import stable_sample
 
 LARGE_USERS = 12_000
 """Members above which the shortcuts engage (twice MovieLens-1M's 6,040)."""
@@ -67,13 +68,13 @@ class EvaluationBudget:
 def sample_test_users(test: pl.DataFrame, limit: int | None, seed: int) -> tuple[pl.DataFrame, str | None]:
     """TEST restricted to a seeded sample of at most ``limit`` users, and a note when it was cut.
 
-    Users are drawn from the sorted ids, so the sample depends on the seed and the set of
-    users, never on row order.
+    The sample depends on the seed and the users' ids only (``models.split.stable_sample``),
+    never on row order, and a user stays in it from one night to the next unless a newcomer
+    hashes lower.
     """
     users = test.get_column("user_id").unique().sort()
     if limit is None or users.len() <= limit:
         return test, None
-    picked = np.sort(np.random.default_rng(seed).choice(users.len(), size=limit, replace=False))
-    chosen = users.gather(picked)
+    chosen = users.gather(stable_sample(users, limit, seed))
     note = f"TEST scored on a seeded sample of {limit:,} of {users.len():,} test users"
     return test.filter(pl.col("user_id").is_in(chosen.implode())), note

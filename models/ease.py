@@ -44,8 +44,71 @@ SPARSE_RATE = 5e8
 """Multiply-adds per second of scipy's sparse product, roughly."""
 
 
+class DenseItemModel(Recommender):
+    """A dense games×games weight matrix ``weights_`` over the modelled games ``items_``:
+    a member's scores are ``x_u W`` (``-inf`` for games not modelled), a game's similar games
+    its row of ``W``, and each of the member's games contributes ``x_uj · W_ji``.
+
+    Why a base: EASE and the graph filter (``models.gfcf``) differ only in how ``W`` is
+    solved; scoring, similarity, reasons (``models.discovery.attribution``) and the cap on
+    the modelled games are the same code.
+    """
+
+    def _modelled_columns(self, matrix: sp.csr_matrix, max_items: int) -> sp.csr_matrix:
+        """Keep ``matrix`` and choose the modelled games (``modelled_items``); the note says
+        when the cap left games out. Returns the users × modelled games block."""
+        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
+        n_items = self.matrix_.shape[1]
+        self.items_ = modelled_items(self.matrix_, max_items)
+        self.fit_notes = None
+        if self.items_.size < n_items:
+            self.fit_notes = (
+                f"modelled the {self.items_.size:,} most collected of {n_items:,} games "
+                f"(max_items {max_items:,}, at least {MIN_MEMBERS} members); the rest are not recommended by it"
+            )
+            log.info("%s %s", self.name, self.fit_notes)
+        return self.matrix_[:, self.items_].tocsr()
+
+    def score(self, user_rows: np.ndarray) -> np.ndarray:
+        """``x_u W`` for the modelled games, ``-inf`` for the others."""
+        sub = self.matrix_[user_rows][:, self.items_]
+        with single_threaded_blas():
+            inner = np.asarray(sub @ self.weights_, dtype=np.float32)
+        if self.items_.size == self.n_items:
+            return inner
+        scores = np.full((len(user_rows), self.n_items), -np.inf, dtype=np.float32)
+        scores[:, self.items_] = inner
+        return scores
+
+    def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
+        """How strongly each game predicts the others (its row of ``W``)."""
+        sims = np.full((len(item_idx), self.n_items), -np.inf, dtype=np.float32)
+        position = self._positions()[item_idx]
+        known = position >= 0
+        rows = np.flatnonzero(known)
+        inner = np.full((len(item_idx), self.items_.size), -np.inf, dtype=np.float32)
+        inner[rows] = self.weights_[position[known]]
+        sims[:, self.items_] = inner
+        return sims
+
+    def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
+        """Each of the user's games contributes ``x_uj · W_ji`` to the game's score."""
+        position = self._positions()
+        if position[item_idx] < 0:
+            return []
+        sub = self.matrix_[[user_row]][:, self.items_].tocsr()
+        pairs = _contributions(sub, self.weights_, 0, int(position[item_idx]), n)
+        return [(int(self.items_[j]), value) for j, value in pairs]
+
+    def _positions(self) -> np.ndarray:
+        """Column index → position among the modelled games (-1 when not modelled)."""
+        position = np.full(self.n_items, -1, dtype=np.int64)
+        position[self.items_] = np.arange(self.items_.size)
+        return position
+
+
 @hyperparameters
-class EASE(Recommender):
+class EASE(DenseItemModel):
     """EASE with penalty ``l2`` (λ) over at most ``max_items`` of the most popular games.
 
     ``dropout`` (p, 0 ≤ p < 1) adds the emphasis of a denoising autoencoder with dropout
@@ -63,57 +126,10 @@ class EASE(Recommender):
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
         """Solve for ``B`` in closed form (deterministic; ``random_state`` is unused)."""
-        self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        n_items = self.matrix_.shape[1]
-        self.items_ = modelled_items(self.matrix_, self.max_items)
-        self.fit_notes = None
-        if self.items_.size < n_items:
-            self.fit_notes = (
-                f"modelled the {self.items_.size:,} most collected of {n_items:,} games "
-                f"(max_items {self.max_items:,}, at least {MIN_MEMBERS} members); the rest are not recommended by it"
-            )
-            log.info("EASE %s", self.fit_notes)
-        sub = self.matrix_[:, self.items_].tocsr()
+        sub = self._modelled_columns(matrix, self.max_items)
         with single_threaded_blas():
             self.weights_ = ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True, dropout=self.dropout)
         return self
-
-    def score(self, user_rows: np.ndarray) -> np.ndarray:
-        """``x_u B`` for the modelled games, ``-inf`` for the others."""
-        sub = self.matrix_[user_rows][:, self.items_]
-        with single_threaded_blas():
-            inner = np.asarray(sub @ self.weights_, dtype=np.float32)
-        if self.items_.size == self.n_items:
-            return inner
-        scores = np.full((len(user_rows), self.n_items), -np.inf, dtype=np.float32)
-        scores[:, self.items_] = inner
-        return scores
-
-    def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
-        """How strongly each game predicts the others (its row of ``B``)."""
-        sims = np.full((len(item_idx), self.n_items), -np.inf, dtype=np.float32)
-        position = self._positions()[item_idx]
-        known = position >= 0
-        rows = np.flatnonzero(known)
-        inner = np.full((len(item_idx), self.items_.size), -np.inf, dtype=np.float32)
-        inner[rows] = self.weights_[position[known]]
-        sims[:, self.items_] = inner
-        return sims
-
-    def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
-        """Each of the user's games contributes ``x_uj · B_ji`` to the game's score."""
-        position = self._positions()
-        if position[item_idx] < 0:
-            return []
-        sub = self.matrix_[[user_row]][:, self.items_].tocsr()
-        pairs = _contributions(sub, self.weights_, 0, int(position[item_idx]), n)
-        return [(int(self.items_[j]), value) for j, value in pairs]
-
-    def _positions(self) -> np.ndarray:
-        """Column index → position among the modelled games (-1 when not modelled)."""
-        position = np.full(self.n_items, -1, dtype=np.int64)
-        position[self.items_] = np.arange(self.items_.size)
-        return position
 
 
 @hyperparameters

@@ -219,10 +219,11 @@ def _fitted(
 
 
 def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
-    """The named candidates in their tie-breaking order, or all of them."""
-    everything = default_candidates()
+    """The named candidates in their tie-breaking order (the tried ones may be named), or
+    all of the night's."""
     if models is None:
-        return everything
+        return default_candidates()
+    everything = default_candidates(tried=True)
     wanted = list(dict.fromkeys(models))
     unknown = [name for name in wanted if name not in everything]
     if unknown or not wanted:

@@ -21,6 +21,7 @@ from models.base import Recommender
 from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
 from models.candidates import Candidate, default_candidates
 from models.interactions import WEIGHTINGS, ConfidenceWeights, with_confidence
+from models.split import stable_sample
 from models.validation import ValidationSet, validation_ndcg
 
 log = logging.getLogger("bodoge.models")
@@ -162,7 +163,7 @@ def tune_ensemble(
     note = None
     most = max(1, ENSEMBLE_CELLS // max(1, n_items * len(names)))
     if rows.size > most:
-        rows = np.sort(np.random.default_rng(seed).choice(rows, size=most, replace=False))
+        rows = rows[stable_sample(validation.matrix.user_ids.gather(rows), most, seed)]  # rows are sorted
         note = f"ensemble weights chosen on {most:,} of {validation.rows.size:,} held-out users"
         log.info("ensemble: %s", note)
     own = validation.matrix.matrix[rows]

@@ -15,6 +15,7 @@ from models.base import Recommender, top_n
 from models.candidates import CandidateEnsemble
 from models.ease import EASE, EDLAE
 from models.factorization import ALS, BPR
+from models.gfcf import GFCF
 from models.interactions import InteractionMatrix
 from models.knn import ItemKNNBM25, ItemKNNCosine
 from models.persist import load_model, save_model
@@ -48,12 +49,13 @@ PERSONALISED = {
     "ease": lambda: EASE(l2=1.0),
     "edlae": lambda: EDLAE(l2=1.0, dropout=0.25),
     "rp3beta": lambda: RP3beta(alpha=1.0, beta=0.0, top_k=10),
+    "gfcf": lambda: GFCF(factors=2, alpha=0.3),
     "ensemble": lambda: CandidateEnsemble(
         members={"ease": {"l2": 1.0}, "cosine": {"K": 10}}, shares={"ease": 2, "cosine": 1}
     ),
 }
 ALL = {**PERSONALISED, "popularity": lambda: Popularity()}
-EXPLAINS = {"cosine", "bm25", "als", "ease", "edlae", "rp3beta", "ensemble"}
+EXPLAINS = {"cosine", "bm25", "als", "ease", "edlae", "rp3beta", "gfcf", "ensemble"}
 
 
 @pytest.fixture(scope="module")

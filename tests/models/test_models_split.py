@@ -1,9 +1,13 @@
 """Seeded per-user holdout: reproducible, per-user shares, independent choices."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import polars as pl
 import pytest
 
-from models.split import holdout_split
+from models.split import holdout_split, stable_sample
 
 
 def frame(sizes: dict[str, int]) -> pl.DataFrame:
@@ -70,3 +74,35 @@ def test_time_split_holds_out_each_members_latest_rows() -> None:
     assert train.height + test.height == frame.height and train.columns == frame.columns
     with pytest.raises(ValueError, match="updated_at"):
         time_split(frame.drop("updated_at"))
+
+
+def test_a_member_whose_rows_did_not_change_keeps_their_split() -> None:
+    # Night 2: member "a" adds a game and a new member "0z" (sorting first) joins; everyone
+    # else's rows are those of night 1, and so are their test rows.
+    night1 = frame(SIZES)
+    night2 = pl.concat([night1, frame({"0z": 4}), pl.DataFrame({"user_id": ["a"], "game_id": ["g999"]})])
+    _, before = holdout_split(night1, seed=4)
+    _, after = holdout_split(night2, seed=4)
+    kept = ~pl.col("user_id").is_in(["a", "0z"])
+    assert after.filter(kept).equals(before.filter(kept)) and before.filter(kept).height > 0
+
+
+def test_a_sample_keeps_its_members_when_others_join() -> None:
+    ids = pl.Series("user_id", [f"u{i:03d}" for i in range(200)])
+    first = set(ids.gather(stable_sample(ids, 50, seed=1)))
+    grown = pl.concat([ids, pl.Series("user_id", [f"new{i}" for i in range(10)])]).sort()
+    second = set(grown.gather(stable_sample(grown, 50, seed=1)))
+    joined = second - first
+    assert joined <= {f"new{i}" for i in range(10)}  # only newcomers can take a place
+    assert len(first & second) == 50 - len(joined) and len(first & second) >= 40
+    assert stable_sample(ids, 50, seed=1).tolist() == sorted(stable_sample(ids, 50, seed=1).tolist())
+    assert set(ids.gather(stable_sample(ids, 50, seed=2))) != first
+
+
+def test_the_split_is_the_same_in_another_process() -> None:
+    # Nights run in separate processes: a hash seeded per process would split anew each night.
+    code = ("from tests.models.test_models_split import frame, SIZES; from models.split import holdout_split; "
+            "print(holdout_split(frame(SIZES), seed=5)[1].write_csv())")
+    other = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                           capture_output=True, text=True, check=True).stdout
+    assert other.strip() == holdout_split(frame(SIZES), seed=5)[1].write_csv().strip()
