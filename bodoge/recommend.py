@@ -93,10 +93,12 @@ def game_night(
     n: int,
     model_dir: Path,
 ) -> list[dict[str, Any]]:
-    """`--group`: the group's list from the saved model and the members' collections now."""
+    """`--group`: the group's list from the saved model and the members' collections now; a game
+    BoardGameGeek's poll calls best with the group's size ranks higher (`models.discovery.group`)."""
     from models.discovery.group import GroupError, Table, game_night as rank_group
     from models.discovery.store import is_saved, load_state
     from models.interactions import normalise_interactions
+    from warehouse.bgg_views import poll_games
     from warehouse.views import PLAYABLE_WITH, ensure_member
 
     if len(set(user_ids)) < 2:
@@ -120,6 +122,7 @@ def game_night(
         cafe=cafe,
         cafe_games=cafe_games.get_column("game_id") if cafe_games is not None else None,
         anywhere=anywhere,
+        best=pl.Series(sorted(poll_games(con, players=size, how="best")), dtype=pl.String),
     )
     state, _ = load_state(model_dir)
     return _with_specs(con, rank_group(state, table, n=n))

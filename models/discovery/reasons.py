@@ -25,6 +25,8 @@ REASON_POPULAR = "人気のゲーム"
 REASON_FOR_YOU = "あなたへのおすすめ"
 REASON_GROUP_POPULAR = "みんなで遊べる人気のゲーム"
 """Game night: no member's taste stands out for this game."""
+REASON_BGG_BEST = "BGGでは{}人がベスト"
+"""Game night: BoardGameGeek's poll calls the game best with the group's size (docs/bgg.md)."""
 
 KIND_NONE, KIND_POPULAR, KIND_PERSONAL = 0, 1, 2
 
@@ -44,12 +46,16 @@ def reason_expr() -> pl.Expr:
     )
 
 
-def group_reason(fits: list[tuple[str, str | None]]) -> str:
+def group_reason(fits: list[tuple[str, str | None]], *, best_with: int | None = None) -> str:
     """Whose taste a game-night pick fits: ``[(member, liked game or None), …]``, best first.
 
     ``17406さん（「X」が好き）・500さん向け``; nobody in particular: ``REASON_GROUP_POPULAR``.
+    ``best_with``: the group's size when BoardGameGeek's poll calls the game best with it,
+    said after the rest (``REASON_BGG_BEST``).
     """
     if not fits:
-        return REASON_GROUP_POPULAR
-    parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
-    return "・".join(parts) + "向け"
+        reason = REASON_GROUP_POPULAR
+    else:
+        parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
+        reason = "・".join(parts) + "向け"
+    return reason if best_with is None else reason + "（" + REASON_BGG_BEST.format(best_with) + "）"
