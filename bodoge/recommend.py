@@ -46,8 +46,9 @@ def recommend(
     if not is_saved(model_dir):
         return rows
     from models.discovery.serving import score_user_on_the_fly
+    from warehouse.bgg_training import member_rows
 
-    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    mine = member_rows(con, user_id)  # with their BGG rows, as the night ranked them (never named as theirs)
     log.info("recommend: %d of %d stored games pass the filters; re-ranking %s's whole catalogue",
              len(rows), n, user_id)
     everything = score_user_on_the_fly(model_dir, user_id, collection=mine)

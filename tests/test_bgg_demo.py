@@ -148,3 +148,23 @@ def test_the_summary_says_whether_bgg_helps(demo_bgg: dict) -> None:
     assert ((gain["gain"] - (gain["ndcg_with"] - gain["ndcg_without"])).abs() < 1e-12).all()
     line = next(line for line in demo_bgg["output"].splitlines() if "BGG: NDCG@10 of the" in line)
     assert f"time split {gain['ndcg_with'][1]:.4f} vs {gain['ndcg_without'][1]:.4f}" in line
+
+
+@pytest.mark.slow
+def test_the_reranking_of_bodoge_recommend_ranks_as_the_night_did(demo_bgg: dict) -> None:
+    """A filter that thins the stored list makes `bodoge recommend` rank the member again: with their BGG
+    rows (their BGG games stay out) and naming only their site games, as the night did."""
+    from bodoge.recommend import recommend
+
+    data, names = demo_bgg["data"], demo_bgg["names"]
+    bgg = _published(demo_bgg, "SELECT user_id, game_id FROM marts.bgg_interactions")
+    site = _published(demo_bgg, "SELECT user_id, game_id FROM marts.collections")
+    for user in bgg["user_id"].unique().sort().to_list():
+        with duckdb.connect(str(data / "published.duckdb"), read_only=True) as con:
+            stored = con.execute("SELECT count(*) FROM marts.recommendations WHERE user_id = ?", [user]).fetchall()[0][0]
+            rows = recommend(con, user, n=stored, players=2, max_minutes=None, model_dir=data / "models" / "champion")
+        listed = {r["game_id"] for r in rows}
+        assert len(rows) == stored  # more than the stored rows that pass: ranked again
+        assert not listed & set(bgg.filter(pl.col("user_id") == user)["game_id"])
+        mine = {names.get(g) for g in site.filter(pl.col("user_id") == user)["game_id"]}
+        assert {n for r in rows for n in NAMED.findall(r["reason"])} <= mine
