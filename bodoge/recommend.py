@@ -80,8 +80,9 @@ def shelf(con: duckdb.DuckDBPyConnection, name: str, user_id: str, *, n: int, mo
     if len(rows) >= min(n, shelf_size(con, name, user_id)) or not (model_dir / "discovery.json").is_file():
         return rows
     from models.discovery.shelves import SHELVES, shelf_for as rank_shelf
+    from warehouse.bgg_training import member_rows
 
-    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    mine = member_rows(con, user_id)  # as the night ranked it: BGG rows weigh in, never shelved nor named
     return _with_specs(con, rank_shelf(model_dir, user_id, SHELVES[name], collection=mine, n=n))
 
 

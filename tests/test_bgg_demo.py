@@ -23,10 +23,11 @@ from bodoge.demo_bgg import FIXTURE_USERS, demo_links
 from models.discovery.group import BEST_BOOST, Table, game_night
 from models.discovery.members import SITE
 from models.discovery.reasons import REASON_BGG_BEST
-from models.discovery.shelves import SHELVES, shelf_not_liked
+from models.discovery.shelves import SHELVES, shelf_for, shelf_not_liked
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
+from warehouse.bgg_training import member_rows
 
 NAMED = re.compile(r"「(.+?)」")
 
@@ -168,3 +169,10 @@ def test_the_reranking_of_bodoge_recommend_ranks_as_the_night_did(demo_bgg: dict
         assert not listed & set(bgg.filter(pl.col("user_id") == user)["game_id"])
         mine = {names.get(g) for g in site.filter(pl.col("user_id") == user)["game_id"]}
         assert {n for r in rows for n in NAMED.findall(r["reason"])} <= mine
+        # The shelves, ranked again (as when the member's shelf changed since the night): site games only.
+        with duckdb.connect(str(data / "published.duckdb"), read_only=True) as con:
+            collection = member_rows(con, user)
+        for shelf in SHELVES.values():
+            ranked = shelf_for(data / "models" / "champion", user, shelf, collection=collection, n=100)
+            assert set(ranked["game_id"]) <= set(site.filter(pl.col("user_id") == user)["game_id"])
+            assert {n for r in ranked["reason"] for n in NAMED.findall(r)} <= mine
