@@ -9,8 +9,13 @@ that cannot be attributed at all says あなたへのおすすめ. The shelves (
 watch list) take their own games out of the liked ones first, so a shelf's game is never
 the reason for another on it.
 
+A reason names only a game of the member's site collection: a linked member's
+BoardGameGeek rows train and score, but are never named as theirs
+(``models.discovery.members``, ``nameable``).
+
 Game night is the one place where a reason names members: the members of the group,
-who asked for the list together (``group_reason``).
+who asked for the list together (``group_reason``); it may add what BoardGameGeek's poll
+says of the group's size (``REASON_BGG_BEST``).
 """
 
 from __future__ import annotations
