@@ -147,7 +147,7 @@ def game_night(state: DiscoveryModel, table: Table, *, n: int, how: str = DEFAUL
             (table.user_ids[m], state.content.names[int(anchors[m, slot])] if anchors[m, slot] >= 0 else None)
             for m in order[:MAX_FITS]
         ]
-        reasons.append(group_reason(fits, best_with=len(table.user_ids) if best[picked[slot]] else None))
+        reasons.append(group_reason(fits, best_with=len(set(table.user_ids)) if best[picked[slot]] else None))
     return pl.DataFrame(
         {
             "rank": pl.Series(np.arange(1, picked.size + 1), dtype=pl.Int32),

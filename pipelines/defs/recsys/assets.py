@@ -35,7 +35,7 @@ from models.tuning_store import load_tuning, save_tuning
 from pipelines.defs.recsys.resources import MODEL_FILES
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.described import described
-from warehouse.bgg_training import training_rows
+from warehouse.bgg_training import has_bgg_rows, training_rows
 from warehouse.db import insert_by_name
 from warehouse.model_marts import utcnow, write_model_runs
 
@@ -251,6 +251,8 @@ def _bgg_gain(con: duckdb.DuckDBPyConnection, rows: pl.DataFrame, report: Evalua
               night_id: str, trained_at: datetime) -> pl.DataFrame:
     """marts.bgg_gain's rows of this run (models.bgg_gain), written when linked members exist: the
     champion fitted with and without their BGG rows; nothing (and no cost) without BGG rows."""
+    if not has_bgg_rows(con) or not con.execute("SELECT count(*) FROM marts.bgg_interactions").fetchall()[0][0]:
+        return pl.DataFrame()  # nobody linked: nothing to measure, nothing read
     site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()  # every other row is a BGG row
     champion = report.results[report.champion]
     fit = ChampionFit(champion=report.champion, params=champion.params, weighting=report.weighting.name, seed=SEED)
