@@ -99,7 +99,8 @@ def game_night(
     BoardGameGeek's poll calls best with the group's size ranks higher (`models.discovery.group`)."""
     from models.discovery.group import GroupError, Table, game_night as rank_group
     from models.discovery.store import is_saved, load_state
-    from models.interactions import normalise_interactions
+    from models.discovery.members import normalise_marked
+    from warehouse.bgg_training import member_rows
     from warehouse.bgg_views import poll_games
     from warehouse.views import PLAYABLE_WITH, ensure_member
 
@@ -116,10 +117,11 @@ def game_night(
         raise GroupError(f"no saved model in {model_dir}: run `bodoge run` first")
     size = len(set(user_ids))
     playable = con.sql(f"SELECT g.game_id FROM marts.games g WHERE {PLAYABLE_WITH}", params={"players": size}).pl()
-    collections = con.sql("SELECT * FROM marts.collections WHERE list_contains(?, user_id)", params=[user_ids]).pl()
+    # with their BGG rows: a game played there is not new to them; who brings what is said from the site only
+    collections = pl.concat([member_rows(con, user_id) for user_id in dict.fromkeys(user_ids)], how="diagonal_relaxed")
     table = Table(
         user_ids=list(dict.fromkeys(user_ids)),
-        collections=normalise_interactions(collections, source="marts.collections"),
+        collections=normalise_marked(collections, source="marts.collections"),
         playable=playable.get_column("game_id"),
         cafe=cafe,
         cafe_games=cafe_games.get_column("game_id") if cafe_games is not None else None,

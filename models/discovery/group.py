@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas, top_n
-from models.discovery.members import Members
+from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel, Scores
 from models.discovery.reasons import KIND_PERSONAL, KIND_POPULAR, group_reason
 
@@ -80,7 +80,7 @@ class Table:
     """Who sits at the table and what is on it."""
 
     user_ids: list[str]
-    collections: pl.DataFrame  # the members' normalised rows
+    collections: pl.DataFrame  # the members' normalised rows (BGG rows marked: ``members.SITE``)
     playable: pl.Series  # game ids playable with the group's size
     cafe: str | None = None
     cafe_games: pl.Series | None = None  # game ids the cafe offers
@@ -91,15 +91,21 @@ class Table:
 def candidates(state: DiscoveryModel, table: Table) -> np.ndarray:
     """Dense bool over the catalogue: unplayed by all, playable, available."""
     rows = table.collections
-    played = rows.filter(pl.col("played")).get_column("game_id")
+    played = rows.filter(pl.col("played")).get_column("game_id")  # on the site or on BGG: not new to them
     allowed = ~state.game_ids.is_in(played.implode()) & state.game_ids.is_in(table.playable.implode())
     if not table.anywhere:
-        owned = rows.filter(pl.col("have")).get_column("game_id")
+        owned = rows.filter(pl.col("have") & on_site(rows)).get_column("game_id")
         available = state.game_ids.is_in(owned.implode())
         if table.cafe_games is not None:
             available = available | state.game_ids.is_in(table.cafe_games.implode())
         allowed = allowed & available
     return allowed.to_numpy()
+
+
+def on_site(rows: pl.DataFrame) -> pl.Expr:
+    """The members' site rows (``members.SITE``; every row when unmarked): who brings a game
+    is said from the site's 持ってる only, never from a BGG collection."""
+    return pl.col(SITE).fill_null(True) if SITE in rows.columns else pl.lit(True)
 
 
 def best_at_size(state: DiscoveryModel, table: Table) -> np.ndarray:
@@ -163,7 +169,7 @@ def with_brought_by(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
     seats = pl.DataFrame({"user_id": table.user_ids, "_seat": list(range(len(table.user_ids)))},
                          schema={"user_id": pl.String, "_seat": pl.Int64})
     owners = (
-        table.collections.filter(pl.col("have")).join(seats, on="user_id")
+        table.collections.filter(pl.col("have") & on_site(table.collections)).join(seats, on="user_id")
         .sort("_seat").group_by("game_id", maintain_order=True).agg(pl.col("user_id").alias("brought_by"))
     )
     cafe_games = table.cafe_games if table.cafe_games is not None else pl.Series([], dtype=pl.String)

@@ -28,6 +28,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from models.discovery.blend import liked_weight, on_watch_list
+from models.interactions import normalise_interactions
 
 SITE = "site"
 """The optional Boolean column of the rows: True for the member's own site row, False for a
@@ -80,6 +81,15 @@ def mark_site(rows: pl.DataFrame, site_rows: pl.DataFrame | None) -> pl.DataFram
     keys = site_rows.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String)).unique()
     return rows.join(keys.with_columns(pl.lit(True).alias(SITE)), on=["user_id", "game_id"], how="left",
                      maintain_order="left").with_columns(pl.col(SITE).fill_null(False))
+
+
+def normalise_marked(frame: pl.DataFrame, *, source: str) -> pl.DataFrame:
+    """``normalise_interactions`` of ``frame``, keeping which rows are site rows when ``frame``
+    says so (its ``SITE`` column: ``warehouse.bgg_training.member_rows``)."""
+    rows = normalise_interactions(frame, source=source)
+    if SITE not in frame.columns:
+        return rows
+    return mark_site(rows, frame.filter(pl.col(SITE)).select("user_id", "game_id"))
 
 
 def _normalise_rows(matrix: sp.csr_matrix) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from models.base import single_threaded_blas
 from models.discovery.group import BEST_BOOST, Table, game_night
+from models.discovery.members import SITE
 from models.discovery.reasons import REASON_BGG_BEST
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.interactions import normalise_interactions
@@ -66,3 +67,25 @@ def test_a_game_best_with_the_groups_size_gains_the_stated_boost(night: dict) ->
     size = len(night["table"].user_ids)
     said = after.filter(pl.col("reason").str.ends_with("（" + REASON_BGG_BEST.format(size) + "）"))["game_id"]
     assert sorted(said.to_list()) == sorted(best)
+
+
+def test_a_game_played_on_bgg_is_not_new_and_a_bgg_copy_is_brought_by_nobody(night: dict) -> None:
+    """A linked member's BGG rows (``members.SITE`` False): a game they played there leaves the list; a
+    game they own only there is not on the table (who brings what is said from the site only)."""
+    state, table = night["state"], night["table"]
+    everywhere = _night(night, None)
+    on_table = game_night(state, Table(**{**table.__dict__, "anywhere": False}), n=1000)
+    played_on_bgg = everywhere["game_id"][0]
+    owned_on_bgg = everywhere.filter(~pl.col("game_id").is_in(on_table["game_id"].implode()))["game_id"][0]
+    member = table.user_ids[0]
+    bgg = pl.DataFrame({"user_id": [member, member], "game_id": [played_on_bgg, owned_on_bgg],
+                        "have": [True, True], "played": [True, False], "favorite": [False, False],
+                        "watching": [False, False], "rating": [None, None]}).with_columns(pl.lit(False).alias(SITE))
+    marked = pl.concat([table.collections.with_columns(pl.lit(True).alias(SITE)), bgg], how="diagonal_relaxed")
+    for anywhere in (True, False):
+        found = game_night(state, Table(**{**table.__dict__, "collections": marked, "anywhere": anywhere}), n=1000)
+        assert played_on_bgg not in found["game_id"].to_list()
+        if not anywhere:
+            assert owned_on_bgg not in found["game_id"].to_list()
+            assert set(found["game_id"]) == set(on_table["game_id"]) - {played_on_bgg}
+        assert not found.filter(pl.col("game_id") == owned_on_bgg)["brought_by"].explode().is_in([member]).any()
