@@ -122,11 +122,14 @@ def test_game_night_ranks_a_game_best_with_the_groups_size_higher(demo_bgg: dict
     game, size = best[0][0], best[0][1][0]  # Harbor Lights: BGG says best with 3
     collections = _published(demo_bgg, "SELECT * FROM marts.collections")
     played = collections.filter(pl.col("played") & (pl.col("game_id") == game))["user_id"]
-    group = (collections.filter(~pl.col("user_id").is_in(played.implode())).group_by("user_id").len()
+    linked = _published(demo_bgg, "SELECT user_id FROM marts.bgg_interactions")["user_id"]  # site rows only here
+    group = (collections.filter(~pl.col("user_id").is_in(pl.concat([played, linked]).implode()))
+             .group_by("user_id").len()
              .filter(pl.col("len") >= 5).sort("user_id")["user_id"].head(size).to_list())
     with duckdb.connect(str(data / "published.duckdb"), read_only=True) as con:
         rows = cli_game_night(con, group, cafe=None, anywhere=True, n=500, model_dir=data / "models" / "champion")
-    table = Table(user_ids=group, collections=normalise_interactions(collections.filter(pl.col("user_id").is_in(group))),
+    mine = collections.filter(pl.col("user_id").is_in(group))
+    table = Table(user_ids=group, collections=normalise_interactions(mine),
                   playable=_published(demo_bgg, "SELECT g.game_id FROM marts.games g WHERE marts.playable_with("
                                                 f"g.players_from, g.players_to, {size})")["game_id"],
                   anywhere=True)
@@ -162,7 +165,8 @@ def test_the_reranking_of_bodoge_recommend_ranks_as_the_night_did(demo_bgg: dict
     site = _published(demo_bgg, "SELECT user_id, game_id FROM marts.collections")
     for user in bgg["user_id"].unique().sort().to_list():
         with duckdb.connect(str(data / "published.duckdb"), read_only=True) as con:
-            stored = con.execute("SELECT count(*) FROM marts.recommendations WHERE user_id = ?", [user]).fetchall()[0][0]
+            stored = con.execute("SELECT count(*) FROM marts.recommendations WHERE user_id = ?",
+                                 [user]).fetchall()[0][0]
             rows = recommend(con, user, n=stored, players=2, max_minutes=None, model_dir=data / "models" / "champion")
         listed = {r["game_id"] for r in rows}
         assert len(rows) == stored  # more than the stored rows that pass: ranked again

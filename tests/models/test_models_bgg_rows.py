@@ -56,7 +56,8 @@ def _clustered(n_members: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:
         for i in range(8):
             rows.append((user, f"G{i}", start + timedelta(days=i), True))
         if m < 5:
-            rows += [(user, f"A{m}", start + timedelta(days=10), True), (user, f"A{m + 5}", start + timedelta(days=11), True)]
+            rows += [(user, f"A{m}", start + timedelta(days=10), True),
+                     (user, f"A{m + 5}", start + timedelta(days=11), True)]
             rows += [(user, f"A{i}", None, False) for i in range(10) if i not in (m, m + 5)]
         else:
             rows += [(user, f"{taste}{i}", start + timedelta(days=10 + i), True) for i in range(10) if (i + m) % 3]

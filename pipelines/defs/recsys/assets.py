@@ -192,7 +192,8 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     yield dg.MaterializeResult(asset_key=["marts", "bgg_gain"], metadata={
         "dagster/row_count": gain.height,
         **{f"{r['split']}_gain": float(r["gain"]) for r in gain.iter_rows(named=True)},
-        **({"linked_members": int(gain["n_members"].max()), "seconds": float(gain["seconds"].sum())} if gain.height else {}),
+        **({"linked_members": int(gain["n_members"].max()), "seconds": float(gain["seconds"].sum())}
+           if gain.height else {}),
     })
     yield dg.MaterializeResult(asset_key=EVALUATION_LISTS,
                                metadata={"path": dg.MetadataValue.path(str(folder / "evaluation_lists"))})
