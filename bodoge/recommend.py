@@ -46,8 +46,9 @@ def recommend(
     if not is_saved(model_dir):
         return rows
     from models.discovery.serving import score_user_on_the_fly
+    from warehouse.bgg_training import member_rows
 
-    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    mine = member_rows(con, user_id)  # with their BGG rows, as the night ranked them (never named as theirs)
     log.info("recommend: %d of %d stored games pass the filters; re-ranking %s's whole catalogue",
              len(rows), n, user_id)
     everything = score_user_on_the_fly(model_dir, user_id, collection=mine)
@@ -79,8 +80,9 @@ def shelf(con: duckdb.DuckDBPyConnection, name: str, user_id: str, *, n: int, mo
     if len(rows) >= min(n, shelf_size(con, name, user_id)) or not (model_dir / "discovery.json").is_file():
         return rows
     from models.discovery.shelves import SHELVES, shelf_for as rank_shelf
+    from warehouse.bgg_training import member_rows
 
-    mine = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    mine = member_rows(con, user_id)  # as the night ranked it: BGG rows weigh in, never shelved nor named
     return _with_specs(con, rank_shelf(model_dir, user_id, SHELVES[name], collection=mine, n=n))
 
 
@@ -93,10 +95,13 @@ def game_night(
     n: int,
     model_dir: Path,
 ) -> list[dict[str, Any]]:
-    """`--group`: the group's list from the saved model and the members' collections now."""
+    """`--group`: the group's list from the saved model and the members' collections now; a game
+    BoardGameGeek's poll calls best with the group's size ranks higher (`models.discovery.group`)."""
     from models.discovery.group import GroupError, Table, game_night as rank_group
     from models.discovery.store import is_saved, load_state
-    from models.interactions import normalise_interactions
+    from models.discovery.members import normalise_marked
+    from warehouse.bgg_training import member_rows
+    from warehouse.bgg_views import poll_games
     from warehouse.views import PLAYABLE_WITH, ensure_member
 
     if len(set(user_ids)) < 2:
@@ -112,14 +117,16 @@ def game_night(
         raise GroupError(f"no saved model in {model_dir}: run `bodoge run` first")
     size = len(set(user_ids))
     playable = con.sql(f"SELECT g.game_id FROM marts.games g WHERE {PLAYABLE_WITH}", params={"players": size}).pl()
-    collections = con.sql("SELECT * FROM marts.collections WHERE list_contains(?, user_id)", params=[user_ids]).pl()
+    # with their BGG rows: a game played there is not new to them; who brings what is said from the site only
+    collections = pl.concat([member_rows(con, user_id) for user_id in dict.fromkeys(user_ids)], how="diagonal_relaxed")
     table = Table(
         user_ids=list(dict.fromkeys(user_ids)),
-        collections=normalise_interactions(collections, source="marts.collections"),
+        collections=normalise_marked(collections, source="marts.collections"),
         playable=playable.get_column("game_id"),
         cafe=cafe,
         cafe_games=cafe_games.get_column("game_id") if cafe_games is not None else None,
         anywhere=anywhere,
+        best=pl.Series(sorted(poll_games(con, players=size, how="best")), dtype=pl.String),
     )
     state, _ = load_state(model_dir)
     return _with_specs(con, rank_group(state, table, n=n))

@@ -158,6 +158,19 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     if served:
         print(f"  {served_line(*served[0])}")
+    if _count(con, "marts.bgg_gain"):
+        gain = con.sql("SELECT split, n_members, ndcg_with, ndcg_without, gain, seconds FROM marts.bgg_gain "
+                       "WHERE run_id = (SELECT max(run_id) FROM marts.bgg_gain) ORDER BY split DESC").pl().to_dicts()
+        print(f"  {bgg_gain_line(gain)}")
+
+
+def bgg_gain_line(rows: list[dict[str, Any]]) -> str:
+    """Does BGG help (`marts.bgg_gain` rows of one run, time split first), in one line."""
+    splits = "; ".join(f"{r['split']} split {r['ndcg_with']:.4f} vs {r['ndcg_without']:.4f} ({r['gain']:+.4f})"
+                       for r in rows)
+    members = max(r["n_members"] for r in rows)
+    return (f"BGG: NDCG@10 of the {members} linked member{'s' if members != 1 else ''} with their BGG rows vs "
+            f"without: {splits}; measured in {sum(r['seconds'] for r in rows):.1f}s")
 
 
 def served_line(coverage: float | None, stability: float | None, compared: int, previous: str | None) -> str:

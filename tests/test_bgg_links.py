@@ -13,7 +13,10 @@ import duckdb
 import polars as pl
 import pytest
 
-from models.discovery.run import discover
+from models.content import ContentModel
+from models.discovery.members import mark_site
+from models.discovery.run import catalog_frame, discover_interactions
+from models.interactions import normalise_interactions
 from samplesite import SampleSiteServer, generate_site
 from samplesite.bgg_replay import BggReplayServer
 from scrapers.bgg_store import upsert
@@ -133,19 +136,21 @@ def test_a_linked_members_bgg_collection_becomes_training_rows_only(synced: dict
     assert not site.filter(pl.col("game_id").is_in([first, second]) & (pl.col("user_id") == member)).height
 
     def top(collections: pl.DataFrame) -> tuple[list[str], object]:
-        found = discover(collections=collections, games=games, posts=None, champion="popularity", params={},
-                         weighting="graded", run_id="run-1", generated_at=WHEN)
+        # as the night's discovery asset does: cleaned rows, the site rows marked (reasons and shelves)
+        found = discover_interactions(
+            interactions=mark_site(normalise_interactions(collections), site), content=content,
+            champion="popularity", params={}, weighting="graded", run_id="run-1", generated_at=WHEN)
         mine = found.recommendations.filter(pl.col("user_id") == member).sort("rank")
         return mine["game_id"].to_list(), found
 
+    content = ContentModel.fit(catalog_frame(games), None)
     before, _ = top(site)
     after, found = top(rows)
     assert first in before and first not in after and second not in after  # owned on BGG: not news to them
     assert before != after
-    raw_shelf = found.watch_next.filter(pl.col("user_id") == member)
-    assert second in raw_shelf["game_id"].to_list()  # the model would list it from their BGG wishlist...
-    shelf = site_rows_only(found.watch_next, site).filter(pl.col("user_id") == member)
-    assert second not in shelf["game_id"].to_list()  # ...but it is never shown as their site watch list
+    shelf = found.watch_next.filter(pl.col("user_id") == member)
+    assert second not in shelf["game_id"].to_list()  # their BGG wishlist is never shown as their site watch list
+    assert site_rows_only(found.watch_next, site).height == found.watch_next.height  # the shelves: site rows only
 
 
 def test_a_member_turned_private_or_unlinked_loses_their_bgg_rows(synced: dict, tmp_path: Path) -> None:

@@ -38,6 +38,18 @@ def training_rows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return con.sql(TRAINING_ROWS_SQL).pl()
 
 
+def member_rows(con: duckdb.DuckDBPyConnection, user_id: str) -> pl.DataFrame:
+    """One member's training rows as the night ranked them (`bodoge recommend`'s re-ranking): their
+    site rows and their BGG rows, told apart by the Boolean column `site` (models.discovery.members)."""
+    site = con.sql("SELECT * FROM marts.collections WHERE user_id = ?", params=[user_id]).pl()
+    if not has_bgg_rows(con):
+        return site.with_columns(pl.lit(True).alias("site"))
+    bgg = con.sql("SELECT b.user_id, b.game_id, b.have, b.played, b.favorite, b.watching, b.rating, false AS site "
+                  "FROM marts.bgg_interactions b ANTI JOIN marts.collections c USING (user_id, game_id) "
+                  "WHERE b.user_id = ?", params=[user_id]).pl()
+    return pl.concat([site.with_columns(pl.lit(True).alias("site")), bgg], how="diagonal_relaxed")
+
+
 def site_rows_only(shelf: pl.DataFrame, collections: pl.DataFrame) -> pl.DataFrame:
     """A shelf (play next, watch list) cut to the games on the member's site collection."""
     if shelf.is_empty():

@@ -25,7 +25,7 @@ import duckdb
 from warehouse.comments import apply_comments
 from warehouse.db import SQL_DIR, ensure_table, run_sql_file, transaction
 
-NIGHT_TABLES = ("pipeline_runs", "model_runs", "recommendations", "similar_games", "recommendation_runs",
+NIGHT_TABLES = ("pipeline_runs", "model_runs", "bgg_gain", "recommendations", "similar_games", "recommendation_runs",
                 "served_top10")
 """The marts a night writes from Python (declared in `sql/marts/<name>.sql`), which every night and
 every published night holds, empty if the night did not get to them."""

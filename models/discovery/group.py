@@ -14,6 +14,14 @@ not outvote the others); ``aggregate`` combines them. ``AGGREGATIONS`` are compa
 offline by ``models.discovery.group_eval``; ``DEFAULT_AGGREGATION`` is its winner (see
 docs/recommenders.md's evaluation section).
 
+Where BoardGameGeek's poll says a game is *best* with the group's size (``Table.best``:
+the poll rule of docs/bgg.md, read through ``marts.bgg_poll_says``), the game gets
+``BEST_BOOST`` on top of the group's combined score, and its reason says so
+(「BGGでは4人がベスト」). A boost, not a tie-break: combined scores are continuous, so
+a tie-break would almost never act; the boost lets a game that plays best at this table
+pass games the group likes only a little more, and no further. Without BGG facts
+(``best`` None or empty) nothing is added: the ranking is exactly the one without BGG.
+
 Reasons name whose taste a game fits: the members (at most two) whose own score for the
 game is at or above the group's and who have personal evidence for it, each with the
 liked game behind it (``reasons.group_reason``). Naming members is fine here: they asked
@@ -28,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas, top_n
-from models.discovery.members import Members
+from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel, Scores
 from models.discovery.reasons import KIND_PERSONAL, KIND_POPULAR, group_reason
 
@@ -39,6 +47,12 @@ AGGREGATIONS = ("average", "least_misery", "blend")
 DEFAULT_AGGREGATION = "average"
 MAX_FITS = 2
 """Members named per reason."""
+BEST_BOOST = 0.25
+"""Added to the combined score of a game BGG calls best with the group's size. A member's
+blended score runs from about 1.3 (their best candidate) down to 0 at their 100th
+(``models.discovery.blend``), so 0.25 is a quarter of that range, the weight content has
+in the blend: enough to pass games the group likes about as much, never enough to lift a
+game nobody at the table cares for over the ones they want."""
 
 GROUP_SCHEMA = {
     "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64, "reason": pl.String,
@@ -66,25 +80,39 @@ class Table:
     """Who sits at the table and what is on it."""
 
     user_ids: list[str]
-    collections: pl.DataFrame  # the members' normalised rows
+    collections: pl.DataFrame  # the members' normalised rows (BGG rows marked: ``members.SITE``)
     playable: pl.Series  # game ids playable with the group's size
     cafe: str | None = None
     cafe_games: pl.Series | None = None  # game ids the cafe offers
     anywhere: bool = False
+    best: pl.Series | None = None  # game ids BGG's poll calls best with the group's size (None: no BGG facts)
 
 
 def candidates(state: DiscoveryModel, table: Table) -> np.ndarray:
     """Dense bool over the catalogue: unplayed by all, playable, available."""
     rows = table.collections
-    played = rows.filter(pl.col("played")).get_column("game_id")
+    played = rows.filter(pl.col("played")).get_column("game_id")  # on the site or on BGG: not new to them
     allowed = ~state.game_ids.is_in(played.implode()) & state.game_ids.is_in(table.playable.implode())
     if not table.anywhere:
-        owned = rows.filter(pl.col("have")).get_column("game_id")
+        owned = rows.filter(pl.col("have") & on_site(rows)).get_column("game_id")
         available = state.game_ids.is_in(owned.implode())
         if table.cafe_games is not None:
             available = available | state.game_ids.is_in(table.cafe_games.implode())
         allowed = allowed & available
     return allowed.to_numpy()
+
+
+def on_site(rows: pl.DataFrame) -> pl.Expr:
+    """The members' site rows (``members.SITE``; every row when unmarked): who brings a game
+    is said from the site's 持ってる only, never from a BGG collection."""
+    return pl.col(SITE).fill_null(True) if SITE in rows.columns else pl.lit(True)
+
+
+def best_at_size(state: DiscoveryModel, table: Table) -> np.ndarray:
+    """Dense bool over the catalogue: the games BGG's poll calls best with the group's size."""
+    if table.best is None or table.best.is_empty():
+        return np.zeros(state.n_games, dtype=bool)
+    return state.game_ids.is_in(table.best.cast(pl.String).implode()).to_numpy()
 
 
 def member_scores(state: DiscoveryModel, table: Table, allowed: np.ndarray) -> tuple[Members, Scores]:
@@ -105,6 +133,9 @@ def game_night(state: DiscoveryModel, table: Table, *, n: int, how: str = DEFAUL
     allowed = candidates(state, table)
     members, scores = member_scores(state, table, allowed)
     combined = aggregate(scores.blended, how)
+    best = best_at_size(state, table)
+    if best.any():  # no BGG facts: nothing added, today's ranking exactly
+        combined = combined + np.float32(BEST_BOOST) * best
     ids, values = top_n(combined[None, :], n)
     picked = ids[0][ids[0] >= 0]
     if picked.size == 0:
@@ -122,7 +153,7 @@ def game_night(state: DiscoveryModel, table: Table, *, n: int, how: str = DEFAUL
             (table.user_ids[m], state.content.names[int(anchors[m, slot])] if anchors[m, slot] >= 0 else None)
             for m in order[:MAX_FITS]
         ]
-        reasons.append(group_reason(fits))
+        reasons.append(group_reason(fits, best_with=len(set(table.user_ids)) if best[picked[slot]] else None))
     return pl.DataFrame(
         {
             "rank": pl.Series(np.arange(1, picked.size + 1), dtype=pl.Int32),
@@ -138,7 +169,7 @@ def with_brought_by(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
     seats = pl.DataFrame({"user_id": table.user_ids, "_seat": list(range(len(table.user_ids)))},
                          schema={"user_id": pl.String, "_seat": pl.Int64})
     owners = (
-        table.collections.filter(pl.col("have")).join(seats, on="user_id")
+        table.collections.filter(pl.col("have") & on_site(table.collections)).join(seats, on="user_id")
         .sort("_seat").group_by("game_id", maintain_order=True).agg(pl.col("user_id").alias("brought_by"))
     )
     cafe_games = table.cafe_games if table.cafe_games is not None else pl.Series([], dtype=pl.String)

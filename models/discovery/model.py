@@ -337,11 +337,12 @@ class DiscoveryModel:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none.
 
         ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
-        ``kinds`` is personal get an anchor.
+        ``kinds`` is personal get an anchor. Only the member's site games may be named
+        (``members.nameable``: a BGG row trains and scores, but is never named as theirs).
         """
         n_users, take = ids.shape
         anchors = np.full(ids.shape, -1, dtype=np.int64)
-        liked = members.liked
+        liked = members.nameable
         pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
         pair_game = liked.indices.astype(np.int64)
         pair_weight = liked.data

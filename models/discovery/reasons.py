@@ -9,8 +9,13 @@ that cannot be attributed at all says あなたへのおすすめ. The shelves (
 watch list) take their own games out of the liked ones first, so a shelf's game is never
 the reason for another on it.
 
+A reason names only a game of the member's site collection: a linked member's
+BoardGameGeek rows train and score, but are never named as theirs
+(``models.discovery.members``, ``nameable``).
+
 Game night is the one place where a reason names members: the members of the group,
-who asked for the list together (``group_reason``).
+who asked for the list together (``group_reason``); it may add what BoardGameGeek's poll
+says of the group's size (``REASON_BGG_BEST``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ REASON_POPULAR = "人気のゲーム"
 REASON_FOR_YOU = "あなたへのおすすめ"
 REASON_GROUP_POPULAR = "みんなで遊べる人気のゲーム"
 """Game night: no member's taste stands out for this game."""
+REASON_BGG_BEST = "BGGでは{}人がベスト"
+"""Game night: BoardGameGeek's poll calls the game best with the group's size (docs/bgg.md)."""
 
 KIND_NONE, KIND_POPULAR, KIND_PERSONAL = 0, 1, 2
 
@@ -44,12 +51,16 @@ def reason_expr() -> pl.Expr:
     )
 
 
-def group_reason(fits: list[tuple[str, str | None]]) -> str:
+def group_reason(fits: list[tuple[str, str | None]], *, best_with: int | None = None) -> str:
     """Whose taste a game-night pick fits: ``[(member, liked game or None), …]``, best first.
 
     ``17406さん（「X」が好き）・500さん向け``; nobody in particular: ``REASON_GROUP_POPULAR``.
+    ``best_with``: the group's size when BoardGameGeek's poll calls the game best with it,
+    said after the rest (``REASON_BGG_BEST``).
     """
     if not fits:
-        return REASON_GROUP_POPULAR
-    parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
-    return "・".join(parts) + "向け"
+        reason = REASON_GROUP_POPULAR
+    else:
+        parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
+        reason = "・".join(parts) + "向け"
+    return reason if best_with is None else reason + "（" + REASON_BGG_BEST.format(best_with) + "）"

@@ -18,10 +18,9 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas
-from models.discovery.members import Members
+from models.discovery.members import Members, normalise_marked
 from models.discovery.model import RECOMMENDATION_COLUMNS, Candidates, DiscoveryModel, discover_candidates
 from models.discovery.store import load_state
-from models.interactions import normalise_interactions
 
 
 def score_user_on_the_fly(
@@ -68,4 +67,5 @@ def member_collection(
         if rows.height == 0:
             raise LookupError(f"unknown user {user_id!r}: no collection in {source}")
         return rows
-    return normalise_interactions(collection, source="collection").filter(pl.col("user_id") == user_id)
+    # which rows are the member's site rows, if it says (a reason names only those)
+    return normalise_marked(collection, source="collection").filter(pl.col("user_id") == user_id)

@@ -12,18 +12,21 @@ refits on everyone's collections.
 
 import json
 import time
+from datetime import datetime
 from pathlib import Path
 
 import dagster as dg
+import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from core.ids import new_run_id
 from models.beyond import rank_stability
+from models.bgg_gain import bgg_gain
 from models.budget import EvaluationBudget
 from models.candidates import default_candidates
 from models.content import ContentModel
-from models.discovery.run import catalog_frame
+from models.discovery.run import ChampionFit, catalog_frame
 from models.evaluate import evaluate
 from models.interactions import normalise_interactions
 from models.report import EvaluationReport
@@ -32,7 +35,8 @@ from models.tuning_store import load_tuning, save_tuning
 from pipelines.defs.recsys.resources import MODEL_FILES
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.described import described
-from warehouse.bgg_training import training_rows
+from warehouse.bgg_training import has_bgg_rows, training_rows
+from warehouse.db import insert_by_name
 from warehouse.model_marts import utcnow, write_model_runs
 
 K = 10
@@ -126,6 +130,8 @@ def content_model(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.Mater
     ]
     + [
         mart_spec("model_runs", "recsys.interactions", "recsys.content_model"),
+        # for linked members: the champion with and without their BGG rows (site rows tell them apart)
+        mart_spec("bgg_gain", "recsys.interactions", "marts.collections"),
         dg.AssetSpec(
             CHAMPION_CHOICE,
             deps=[INTERACTIONS, CONTENT_MODEL],
@@ -182,6 +188,13 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     ).with_columns(pl.lit(context.run.run_id).alias("night_id"))  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
         write_model_runs(con, runs)
+        gain = _bgg_gain(con, rows, report, run_id=run_id, night_id=context.run.run_id, trained_at=trained_at)
+    yield dg.MaterializeResult(asset_key=["marts", "bgg_gain"], metadata={
+        "dagster/row_count": gain.height,
+        **{f"{r['split']}_gain": float(r["gain"]) for r in gain.iter_rows(named=True)},
+        **({"linked_members": int(gain["n_members"].max()), "seconds": float(gain["seconds"].sum())}
+           if gain.height else {}),
+    })
     yield dg.MaterializeResult(asset_key=EVALUATION_LISTS,
                                metadata={"path": dg.MetadataValue.path(str(folder / "evaluation_lists"))})
     for name, result in report.results.items():
@@ -233,6 +246,22 @@ def _champion_choice(report: EvaluationReport, *, run_id: str, night_id: str) ->
             "selection": report.selection,
         },
     )
+
+
+def _bgg_gain(con: duckdb.DuckDBPyConnection, rows: pl.DataFrame, report: EvaluationReport, *, run_id: str,
+              night_id: str, trained_at: datetime) -> pl.DataFrame:
+    """marts.bgg_gain's rows of this run (models.bgg_gain), written when linked members exist: the
+    champion fitted with and without their BGG rows; nothing (and no cost) without BGG rows."""
+    if not has_bgg_rows(con) or not con.execute("SELECT count(*) FROM marts.bgg_interactions").fetchall()[0][0]:
+        return pl.DataFrame()  # nobody linked: nothing to measure, nothing read
+    site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()  # every other row is a BGG row
+    champion = report.results[report.champion]
+    fit = ChampionFit(champion=report.champion, params=champion.params, weighting=report.weighting.name, seed=SEED)
+    gain = bgg_gain(rows, site_rows=site_rows, fit=fit, k=K).with_columns(
+        pl.lit(run_id).alias("run_id"), pl.lit(night_id).alias("night_id"), pl.lit(trained_at).alias("trained_at"))
+    if gain.height:
+        insert_by_name(con, "bgg_gain", gain, or_replace=True)
+    return gain
 
 
 def _stability(folder: Path, report: EvaluationReport) -> dict[str, float | None]:

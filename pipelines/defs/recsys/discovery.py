@@ -11,6 +11,7 @@ import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from models.content import ContentModel
+from models.discovery.members import mark_site
 from models.discovery.run import discover_interactions
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS, SEED, mart_spec
 from pipelines.defs.resources import NightlyLock, SiteSettings
@@ -29,8 +30,9 @@ def _per_second(count: int, seconds: float) -> float:
 
 @dg.multi_asset(
     specs=[
-        mart_spec("recommendations", *READS),
-        # the shelves hold site rows only: a linked member's BGG rows train the model, never a shelf
+        # reasons name site rows only, and the shelves hold site rows only: a linked member's BGG rows
+        # train the model and keep their games out of discovery, but are never named or shelved as theirs
+        mart_spec("recommendations", *READS, "marts.collections"),
         mart_spec("next_to_play", *READS, "marts.collections"),
         mart_spec("watch_next", *READS, "marts.collections"),
         mart_spec("similar_games", *READS),
@@ -52,8 +54,10 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
     Also saves the fitted champion, its id mappings and the content model for `bodoge recommend`
     (DATA_DIR/models/champion/, read outside the night)."""
     generated_at = utcnow()
+    with duckdb.get_connection() as con:
+        site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
     result = discover_interactions(
-        interactions=rows.drop("updated_at"),
+        interactions=mark_site(rows.drop("updated_at"), site_rows),  # which rows a reason may name
         content=content,
         champion=choice["champion"],
         params=choice["params"],
@@ -66,7 +70,6 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
     context.log.info(f"discovery: {result.stats}")
     night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
-        site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
         n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
         n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
         n_shelf = replace_table(con, "next_to_play", site_rows_only(result.next_to_play, site_rows))
