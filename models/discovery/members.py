@@ -34,6 +34,11 @@ class Members:
     played: sp.csr_matrix  # 1 where the member marked 経験あり
     owned_unplayed: sp.csr_matrix  # 1 where the member has the game (持ってる) and has not played it
 
+    def take(self, rows: np.ndarray) -> Members:
+        """These members only (``rows``: positions in the batch, in the order given)."""
+        return Members([self.user_ids[row] for row in rows], self.known[rows], self.watch[rows], self.liked[rows],
+                       self.watch_fallback[rows], self.played[rows], self.owned_unplayed[rows])
+
     def without_liked(self, mask: np.ndarray) -> Members:
         """The same members with the liked games under ``mask`` (dense, bool) dropped and
         the remaining weights summing to 1 again (a game cannot be its own reason)."""

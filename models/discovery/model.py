@@ -27,6 +27,7 @@ from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
 from models.discovery.blend import Blend, scaled
 from models.discovery.members import Members, member_rows
+from models.discovery.pool import Head, rank_pooled
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.interactions import InteractionMatrix
@@ -61,6 +62,16 @@ def discover_candidates(members: Members) -> np.ndarray:
     marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
     allowed[marked, known.indices[known.data > 0]] = False  # no dense float copy of the rows
     return allowed
+
+
+def user_counts(cf_scale: np.ndarray, content_scale: np.ndarray) -> dict[str, int]:
+    """How many members the champion spoke for, how many fell back to content, and how
+    many got popularity alone (from each part's per-member slope: 0 = no signal)."""
+    return {
+        "users_cf": int((cf_scale > 0).sum()),
+        "users_content_fallback": int(((cf_scale == 0) & (content_scale > 0)).sum()),
+        "users_popularity_only": int(((cf_scale == 0) & (content_scale == 0)).sum()),
+    }
 
 
 NARROW_SHARE = 0.5
@@ -132,6 +143,13 @@ class DiscoveryModel:
         self.pop_norm = (np.log1p(self.popularity) / top).astype(np.float32)
         self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
         self._graph_csc: sp.csc_matrix | None = None
+        self.graph_nonnegative = bool(self.graph.data.min(initial=0.0) >= 0)
+        """Content scores are never negative (what ``models.discovery.pool`` assumes)."""
+        self.pooling = True
+        """Whether discovery ranks each member over a pool with a certificate
+        (``models.discovery.pool``; False: the exhaustive path the tests compare against)."""
+        self.heads: dict[int, Head] = {}
+        """``models.discovery.pool.popularity_head`` per pool size, computed once."""
         self.narrowing = True
         """Whether a batch with few candidate columns is scored on those alone (``narrow``;
         False: the whole catalogue, the exhaustive path the tests compare against)."""
@@ -259,7 +277,7 @@ class DiscoveryModel:
         the candidates from the liked games). Returns long rows (``user_id``, ``rank``,
         ``game_id``, ``score``, ``reason``) and counts.
         """
-        counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0}
+        counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0, "users_pool_fallback": 0}
         take = self.n_games if depth is None else min(depth, self.n_games)
         batch = max(1, min(USER_BATCH, SCORE_BUDGET // max(self.n_games, 1)))
         # Sorted ids (as `discover` passes them): each batch reads only its slice of the
@@ -275,6 +293,8 @@ class DiscoveryModel:
                 hi = int(keys.search_sorted(chunk[-1], side="right"))
                 rows = ordered.slice(lo, hi - lo)
             members = self.members(rows, chunk)
+            if self.pooling and candidates is discover_candidates and members_of is None:
+                return rank_pooled(self, members, take)
             allowed = candidates(members)
             if members_of is not None:
                 members = members_of(members, allowed)
@@ -295,7 +315,6 @@ class DiscoveryModel:
         return result, counts
 
     def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
-        n_users = len(members.user_ids)
         cols = self.narrow(candidates)
         scores = self.score(members, candidates if cols is None else candidates[:, cols], cols)
         ids, values = top_n(scores.blended, max(take, MMR_POOL) if self.blend.diversity > 0 else take)
@@ -303,20 +322,18 @@ class DiscoveryModel:
             ids = np.where(ids >= 0, cols[np.maximum(ids, 0)], -1)
         ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
         ids, values = ids[:, :take], values[:, :take]
-        valid = ids >= 0
-        safe = np.maximum(ids, 0)
-        kinds = np.where(self.evidence_at(scores, safe), KIND_PERSONAL, KIND_POPULAR)
-        kinds[~valid] = KIND_NONE
+        kinds = np.where(self.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
+        kinds[ids < 0] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)
+        return self.ranked_frame(members, ids, values, kinds, anchors), user_counts(scores.cf_scale, scores.content_scale)
 
-        cf_scale, content_scale = scores.cf_scale, scores.content_scale
-        counts = {
-            "users_cf": int((cf_scale > 0).sum()),
-            "users_content_fallback": int(((cf_scale == 0) & (content_scale > 0)).sum()),
-            "users_popularity_only": int(((cf_scale == 0) & (content_scale == 0)).sum()),
-        }
-        user_index = np.repeat(np.arange(n_users), valid.sum(axis=1))
-        rank = np.broadcast_to(np.arange(1, take + 1, dtype=np.int32), ids.shape)[valid]
+    def ranked_frame(self, members: Members, ids: np.ndarray, values: np.ndarray, kinds: np.ndarray,
+                     anchors: np.ndarray) -> pl.DataFrame:
+        """Long rows (``RANKED_SCHEMA``) from each member's listed ``ids`` (-1 padded),
+        their scores, kinds and anchors (``(members, take)`` each)."""
+        valid = ids >= 0
+        user_index = np.repeat(np.arange(len(members.user_ids)), valid.sum(axis=1))
+        rank = np.broadcast_to(np.arange(1, ids.shape[1] + 1, dtype=np.int32), ids.shape)[valid]
         anchor = anchors[valid]
         frame = pl.DataFrame(
             {
@@ -331,7 +348,7 @@ class DiscoveryModel:
             }
         )
         frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
-        return frame.select("user_id", "rank", "game_id", "score", reason_expr()), counts
+        return frame.select("user_id", "rank", "game_id", "score", reason_expr())
 
     def anchors(self, members: Members, scores: Scores, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none.
