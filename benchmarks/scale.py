@@ -15,7 +15,11 @@ lines); the last line on stdout is one JSON object: ``games``, ``members``,
 ``content_similarity_seconds``, ``total_seconds`` (the night's stages, not the data
 generation, which is ``setup_seconds``; ``job_seconds`` leaves out each process's
 start and Dagster's loading of the definitions, ~10 s a stage) and the targets with
-whether each was met.
+whether each was met. ``yardstick`` is the bare numpy/scipy EASE fit and top-k scoring
+of every member on the same collections (``benchmarks.yardstick``), timed in the same
+run in its own process; each stage's ``yardstick_ratio`` (and ``night_yardstick_ratio``)
+is its seconds over the yardstick's, the figure that carries from one machine or day
+to another. The raw tables hold exactly ``games`` games (``benchmarks.scale_data``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
@@ -86,6 +92,8 @@ def run_stage(stage: str, work: Path, out: Path) -> int:
 
         args = json.loads(os.environ["BODOGE_SCALE_ARGS"])
         result["raw_rows"] = load_warehouse(work / "warehouse.duckdb", **args)
+    elif stage == "yardstick":
+        result["yardstick"] = _yardstick(work / "warehouse.duckdb")
     else:
         import dagster as dg
 
@@ -113,6 +121,20 @@ def run_stage(stage: str, work: Path, out: Path) -> int:
             }
     out.write_text(json.dumps(result, default=str), encoding="utf-8")
     return 0 if result.get("success", True) else 1
+
+
+def _yardstick(path: Path) -> dict[str, Any]:
+    """The bare yardstick on the raw collection rows (members with games × games)."""
+    import duckdb
+
+    from benchmarks.yardstick import yardstick
+
+    with duckdb.connect(str(path), read_only=True) as con:
+        users, games = con.execute(
+            "SELECT dense_rank() OVER (ORDER BY user_id) - 1, dense_rank() OVER (ORDER BY game_id) - 1 "
+            "FROM raw.collection_entries"
+        ).fetchnumpy().values()
+    return yardstick(np.asarray(users, dtype=np.int64), np.asarray(games, dtype=np.int64))
 
 
 def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -144,6 +166,12 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
     raw = setup["report"]["raw_rows"]
     print(f"scale: setup {setup['seconds']:.1f}s, {raw['raw.collection_entries']:,} collection rows, "
           f"peak {setup['peak_rss_mb']:,.0f} MB", file=sys.stderr, flush=True)
+    if raw["raw.games"] != games:
+        raise SystemExit(f"scale: asked for {games:,} games, the raw tables hold {raw['raw.games']:,}")
+    bare = _child("yardstick", work, env)
+    stick = bare["report"]["yardstick"]
+    print(f"scale: yardstick {stick['seconds']:.1f}s (EASE on {stick['items']:,} games {stick['fit_seconds']:.1f}s, "
+          f"top-{stick['k']} for {stick['members']:,} members {stick['score_seconds']:.1f}s)", file=sys.stderr, flush=True)
     stages: dict[str, dict[str, Any]] = {}
     for stage in STAGES:
         print(f"scale: {stage} …", file=sys.stderr, flush=True)
@@ -160,8 +188,11 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
         "members_with_games": int(recs.get("members", 0)),
         "collection_rows": raw["raw.collection_entries"],
         "setup_seconds": setup["seconds"],
-        "stages": {name: {"seconds": s["seconds"], "job_seconds": s["job_seconds"], "peak_rss_mb": s["peak_rss_mb"]}
+        "stages": {name: {"seconds": s["seconds"], "job_seconds": s["job_seconds"], "peak_rss_mb": s["peak_rss_mb"],
+                          "yardstick_ratio": _ratio(s["seconds"], stick["seconds"])}
                    for name, s in stages.items()},
+        "yardstick": {**stick, "peak_rss_mb": bare["peak_rss_mb"]},
+        "night_yardstick_ratio": _ratio(total, stick["seconds"]),
         "champion": evaluation.get("recsys/champion_choice", {}).get("champion"),
         "model_notes": {k.split("/")[-1].removesuffix("_candidate"): v["notes"] for k, v in evaluation.items()
                         if v.get("notes")},
@@ -177,6 +208,10 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
     figures["targets"] = {name: {"target": limit, "met": _met(name, figures[name], limit)}
                           for name, limit in TARGETS.items()}
     return figures
+
+
+def _ratio(seconds: float, yardstick: float) -> float | None:
+    return round(seconds / yardstick, 2) if yardstick > 0 else None
 
 
 def _met(name: str, value: float | None, limit: float) -> bool:
@@ -206,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = benchmark(args.games, args.members, work, seed=args.seed)
     if not args.json:
         for name, stage in figures["stages"].items():
-            print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB")
+            print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB "
+                  f"{stage['yardstick_ratio'] or 0:>7.2f}× the yardstick")
     print(json.dumps(figures, ensure_ascii=False))
     return 0
 

@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from benchmarks.__main__ import growth_exponent
+from benchmarks.yardstick import yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,22 +60,41 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     for key in ("games", "members", "collection_rows", "stages", "discovery_members_per_s",
-                "content_similarity_seconds", "total_seconds", "peak_rss_mb", "targets"):
+                "content_similarity_seconds", "total_seconds", "peak_rss_mb", "targets", "yardstick",
+                "night_yardstick_ratio"):
         assert key in figures, key
-    assert figures["members"] == 200 and 0 < figures["games"] <= 80 and figures["collection_rows"] > 0
+    # exactly the sizes asked for (no planted-broken game left out)
+    assert figures["members"] == 200 and figures["games"] == 80 and figures["collection_rows"] > 0
     assert list(figures["stages"]) == ["build", "evaluation", "discovery", "export"]
+    stick = figures["yardstick"]
+    assert 0 < stick["items"] <= 80 and stick["scored_members"] == stick["members"] > 0 and stick["seconds"] > 0
     for stage in figures["stages"].values():
         assert stage["seconds"] > 0 and stage["peak_rss_mb"] > 0
+        assert stage["yardstick_ratio"] == pytest.approx(stage["seconds"] / stick["seconds"], abs=0.01)
     assert figures["discovery_members_per_s"] > 0 and figures["content_similarity_seconds"] > 0
     assert "scale: discovery done" in proc.stderr
     # The stages really ran the night: marts, model runs, recommendations and a bundle.
     with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM marts.collections").fetchone()[0] == figures["collection_rows"]
+        assert con.execute("SELECT count(*) FROM raw.games").fetchone()[0] == 80
+        # the yardstick's games: every game with an entry (at most its cap)
+        assert con.execute("SELECT count(DISTINCT game_id) FROM raw.collection_entries").fetchone()[0] == stick["items"]
         # one champion per evaluation split; the time split's names the night's model
         assert con.execute("SELECT count(*) FROM marts.model_runs WHERE champion AND split = 'time'").fetchone()[0] == 1
         assert con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0] > 0
         assert "notes" in [row[0] for row in con.execute("DESCRIBE marts.model_runs").fetchall()]
     assert (work / "exports" / "LATEST").exists()
+
+
+def test_yardstick_fits_the_capped_ease_and_ranks_every_member() -> None:
+    """Three members, four games, a cap of three games: the least collected game is left
+    out of the fit and every member is scored (the scale benchmark's ratios rest on it)."""
+    users = np.array([0, 0, 1, 1, 2, 2, 2])
+    games = np.array([0, 1, 1, 2, 0, 1, 3])
+    figures = yardstick(users, games, k=2, items=3)
+    assert figures["items"] == 3 and figures["members"] == 3 and figures["scored_members"] == 3
+    assert figures["k"] == 2 and figures["seconds"] == pytest.approx(figures["fit_seconds"] + figures["score_seconds"],
+                                                                     abs=0.02)
 
 
 def test_scale_benchmark_refuses_a_used_work_dir(tmp_path: Path) -> None:

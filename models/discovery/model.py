@@ -148,8 +148,8 @@ class DiscoveryModel:
         self.pooling = True
         """Whether discovery ranks each member over a pool with a certificate
         (``models.discovery.pool``; False: the exhaustive path the tests compare against)."""
-        self.heads: dict[int, Head] = {}
-        """``models.discovery.pool.popularity_head`` per pool size, computed once."""
+        self.heads: dict[tuple[int, float], Head] = {}
+        """``models.discovery.pool.popularity_head`` per pool size and popularity weight."""
         self.narrowing = True
         """Whether a batch with few candidate columns is scored on those alone (``narrow``;
         False: the whole catalogue, the exhaustive path the tests compare against)."""
@@ -274,8 +274,9 @@ class DiscoveryModel:
         """Rank the ``candidates`` for these members (``depth=None``: every candidate game).
 
         ``members_of`` may adjust a batch once its candidates are known (play next drops
-        the candidates from the liked games). Returns long rows (``user_id``, ``rank``,
-        ``game_id``, ``score``, ``reason``) and counts.
+        the candidates from the liked games). Discovery itself goes through a pool per
+        member (``models.discovery.pool``, same rows). Returns long rows (``user_id``,
+        ``rank``, ``game_id``, ``score``, ``reason``) and counts.
         """
         counts = {"users_cf": 0, "users_content_fallback": 0, "users_popularity_only": 0, "users_pool_fallback": 0}
         take = self.n_games if depth is None else min(depth, self.n_games)

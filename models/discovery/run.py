@@ -210,9 +210,11 @@ def discover_interactions(
         cold_ids = state.game_ids.filter(pl.Series(state.cf_cols < 0))
         n_cold_rows = int(ranked.get_column("game_id").is_in(cold_ids.implode()).sum()) if ranked.height else 0
         log.info(
-            "discover: %d rows for %d members in %.1fs (%d on games without entries; members: %d CF, %d content fallback, %d popularity only)",
+            "discover: %d rows for %d members in %.1fs (%d on games without entries; members: %d CF, %d content "
+            "fallback, %d popularity only; %d ranked exhaustively, without the pool's certificate)",
             ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
             user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
+            user_counts["users_pool_fallback"],
         )
 
         shelves = {}

@@ -10,6 +10,11 @@ from datetime import datetime, timezone
 
 import polars as pl
 
+from bodoge.demo import DEMO_SITE
+from models.base import single_threaded_blas
+from models.discovery.model import DiscoveryModel
+from models.discovery.run import ChampionFit, catalog_frame, fit_state
+from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.filter_columns import with_filter_columns
@@ -124,3 +129,15 @@ def discovery_data() -> dict[str, object]:
     games = with_filter_columns(pl.concat([games, _new_game_like(games, favourites), solo]))
     collections = pl.concat([collections, _extra_members(collections, games)])
     return {"games": games, "posts": frames["posts"], "collections": collections, "fan": fan}
+
+
+def demo_discovery() -> tuple[DiscoveryModel, pl.DataFrame, list[str]]:
+    """The demo's site (``bodoge demo``: 1,000 games, 2,000 members) fitted with the default
+    champion, its normalised rows and its members (sorted): the fast paths' equivalence
+    tests compare every member's rows on it."""
+    site = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
+    frames = truth_frames(site)
+    rows = normalise_interactions(frames["collections"], source="test")
+    with single_threaded_blas():
+        state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit())
+    return state, rows, rows.get_column("user_id").unique().sort().to_list()

@@ -13,25 +13,14 @@ import polars as pl
 import pytest
 
 import models.discovery.model as discovery_model
-from bodoge.demo import DEMO_SITE
-from models.base import single_threaded_blas
 from models.discovery.model import DiscoveryModel, discover_candidates
-from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.shelves import SHELVES, shelf_rows
-from models.interactions import normalise_interactions
-from samplesite.generator import generate_site
-from samplesite.truth import truth_frames
-from warehouse.filter_columns import with_filter_columns
+from tests.models.discovery_data import demo_discovery
 
 
 @pytest.fixture(scope="module")
 def demo() -> tuple[DiscoveryModel, pl.DataFrame, list[str]]:
-    site = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
-    frames = truth_frames(site)
-    rows = normalise_interactions(frames["collections"], source="test")
-    with single_threaded_blas():
-        state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit())
-    return state, rows, rows.get_column("user_id").unique().sort().to_list()
+    return demo_discovery()
 
 
 def _both(state: DiscoveryModel, rows: pl.DataFrame, users: list[str], table: str) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -11,29 +11,20 @@ popularity alone) are covered too.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 import pytest
 
 import models.discovery.model as discovery_model
 import models.discovery.pool as discovery_pool
-from bodoge.demo import DEMO_SITE
-from models.base import single_threaded_blas
 from models.discovery.model import DiscoveryModel
-from models.discovery.run import ChampionFit, catalog_frame, fit_state
-from models.interactions import normalise_interactions
-from samplesite.generator import generate_site
-from samplesite.truth import truth_frames
-from warehouse.filter_columns import with_filter_columns
+from tests.models.discovery_data import demo_discovery
 
 
 @pytest.fixture(scope="module")
 def demo() -> tuple[DiscoveryModel, pl.DataFrame, list[str]]:
-    site = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
-    frames = truth_frames(site)
-    rows = normalise_interactions(frames["collections"], source="test")
-    with single_threaded_blas():
-        state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit())
-    return state, rows, rows.get_column("user_id").unique().sort().to_list()
+    return demo_discovery()
 
 
 def _both(state: DiscoveryModel, rows: pl.DataFrame, users: list[str]) -> tuple[pl.DataFrame, dict[str, int],
@@ -105,3 +96,20 @@ def test_members_the_champion_does_not_know(demo) -> None:
     assert pooled_counts["users_content_fallback"] >= 2 and pooled_counts["users_popularity_only"] >= 1
     listed = pooled.filter(pl.col("user_id").str.starts_with("zz-")).group_by("user_id").len()
     assert listed.height == 4 and (listed.get_column("len") == 100).all()
+
+
+def test_a_popularity_penalty_set_between_runs(demo) -> None:
+    """A long-tail boost larger than popularity's weight turns its term negative (the most
+    collected games score lowest); set on a model that has already ranked, the pool's
+    popularity bound follows it."""
+    state, rows, users = demo
+    state.rank(rows, users[:50], 100)
+    plain = state.blend
+    state.blend = replace(plain, tail=0.5)
+    try:
+        pooled, pooled_counts, exhaustive, exhaustive_counts = _both(state, rows, users[:300])
+    finally:
+        state.blend = plain
+    assert pooled.equals(exhaustive)
+    _same_counts(pooled_counts, exhaustive_counts)
+    assert not pooled.equals(_both(state, rows, users[:300])[0])  # the penalty changed the lists
