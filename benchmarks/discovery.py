@@ -7,8 +7,10 @@ this fits the champion once on a generated site of a medium size (``samplesite``
 ground truth, as the scale benchmark's warehouse) and times only
 ``DiscoveryModel.rank`` for each mode, so that a change to the ranking can be measured
 in minutes, before and after in turns. Each mode keeps its best pass. Prints one JSON
-line: members per second for discovery and for each shelf, the seconds behind them and
-the load average before and after (other work on a shared machine moves every figure).
+line: members per second for discovery and for each shelf, the seconds behind them, how
+many members discovery ranked exhaustively for want of the pool's certificate
+(``models.discovery.pool``) and the load average before and after (other work on a
+shared machine moves every figure).
 """
 
 from __future__ import annotations
@@ -46,8 +48,15 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
         state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit(champion=champion))
     setup = time.perf_counter() - tick
     user_ids = rows.get_column("user_id").unique().sort().to_list()
+    counts: dict[str, int] = {}
+
+    def discovery() -> Any:
+        ranked, found = state.rank(rows, user_ids, 100)
+        counts.update(found)
+        return ranked
+
     modes = {
-        "discovery": lambda: state.rank(rows, user_ids, 100)[0],
+        "discovery": discovery,
         "play_next": lambda: shelf_rows(state, rows, user_ids, PLAY_NEXT, run_id="bench"),
         "watch_list": lambda: shelf_rows(state, rows, user_ids, WATCH_NEXT, run_id="bench"),
     }
@@ -65,6 +74,7 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
         "seconds": {name: round(value, 2) for name, value in best.items()},
         "members_per_s": {name: round(len(user_ids) / value) for name, value in best.items()},
         "rows": heights,
+        "discovery_pool_fallback": counts.get("users_pool_fallback"),
         "loadavg": load_before, "loadavg_after": _loadavg(),
     }
 

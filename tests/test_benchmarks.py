@@ -127,3 +127,4 @@ def test_discovery_benchmark_reports_each_mode() -> None:
     assert set(result["members_per_s"]) == {"discovery", "play_next", "watch_list"}
     assert all(rate > 0 for rate in result["members_per_s"].values())
     assert result["rows"]["discovery"] > 0 and len(result["loadavg"]) == 3
+    assert 0 <= result["discovery_pool_fallback"] < result["members"]
