@@ -11,7 +11,8 @@ own, as it would be in a nightly worker; the night's peak is the largest of them
 
 Progress goes to stderr, one line per stage (plus the job's own ``nightly: done …``
 lines); the last line on stdout is one JSON object: ``games``, ``members``,
-``collection_rows``, ``stages`` (``seconds``, ``peak_rss_mb`` each), ``discovery_members_per_s``,
+``collection_rows``, ``stages`` (``seconds``, ``peak_rss_mb`` each), ``discovery_members_per_s``
+(and ``discovery_ranked_exhaustively``: members without the pool's certificate),
 ``content_similarity_seconds``, ``total_seconds`` (the night's stages, not the data
 generation, which is ``setup_seconds``; ``job_seconds`` leaves out each process's
 start and Dagster's loading of the definitions, ~10 s a stage) and the targets with
@@ -197,6 +198,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
         "model_notes": {k.split("/")[-1].removesuffix("_candidate"): v["notes"] for k, v in evaluation.items()
                         if v.get("notes")},
         "discovery_members_per_s": recs.get("members_per_second"),
+        "discovery_ranked_exhaustively": recs.get("members_ranked_exhaustively"),
         # the content model is fitted once, before the evaluation; discovery builds its neighbour graph
         "content_similarity_seconds": round(evaluation.get("recsys/content_model", {}).get("fit_seconds", 0.0)
                                             + recs.get("content_seconds", 0.0), 3),

@@ -72,6 +72,7 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
         assert stage["seconds"] > 0 and stage["peak_rss_mb"] > 0
         assert stage["yardstick_ratio"] == pytest.approx(stage["seconds"] / stick["seconds"], abs=0.01)
     assert figures["discovery_members_per_s"] > 0 and figures["content_similarity_seconds"] > 0
+    assert 0 <= figures["discovery_ranked_exhaustively"] < figures["members_with_games"]
     assert "scale: discovery done" in proc.stderr
     # The stages really ran the night: marts, model runs, recommendations and a bundle.
     with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:

@@ -85,6 +85,8 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
             "model": choice["champion"],
             "run_id": choice["run_id"],
             "members_per_second": _per_second(result.stats["n_users"], result.stats["rank_seconds"]),
+            # members whose list the pool could not certify, ranked over the whole catalogue
+            "members_ranked_exhaustively": result.stats.get("n_users_pool_fallback", 0),
             **{key: value for key, value in result.stats.items() if key.endswith("_seconds")},
         },
     )
