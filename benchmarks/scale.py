@@ -20,6 +20,12 @@ of every member on the same collections (``benchmarks.yardstick``), timed in the
 run in its own process; each stage's ``yardstick_ratio`` (and ``night_yardstick_ratio``)
 is its seconds over the yardstick's, the figure that carries from one machine or day
 to another. The raw tables hold exactly ``games`` games (``benchmarks.scale_data``).
+
+``--reuse-night`` then runs the same stages a second time on the same warehouse, as the
+next night on unchanged data: above the large-data thresholds (``models.budget``) its
+evaluation reuses the first night's tuning (``models.tuning_store``), the night the issue
+budgets at 600 s. Its figures are ``reuse_night`` (``stages``, ``total_seconds``,
+``peak_rss_mb``, ``tuning_reused``: whether the evaluation's notes say it reused).
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ STAGES: dict[str, list[list[str]] | str] = {
 """Each night stage and its assets: a group name, or asset keys."""
 
 TARGETS = {"total_seconds": 15 * 60, "peak_rss_mb": 8 * 1024, "discovery_members_per_s": 5_000,
-           "content_similarity_seconds": 60}
+           "content_similarity_seconds": 60, "reuse_total_seconds": 10 * 60}
+"""The issue's targets; ``reuse_total_seconds`` (the night that reuses the tuning) only with ``--reuse-night``."""
 
 
 def _env(work: Path) -> dict[str, str]:
@@ -158,8 +165,8 @@ def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "report": report}
 
 
-def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[str, Any]:
-    """Fill the warehouse, run each night stage, and gather the figures."""
+def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False) -> dict[str, Any]:
+    """Fill the warehouse, run each night stage (twice with ``reuse_night``), and gather the figures."""
     env = _env(work)
     env["BODOGE_SCALE_ARGS"] = json.dumps({"games": games, "members": members, "seed": seed})
     print(f"scale: generating {games:,} games × {members:,} members into {work}", file=sys.stderr, flush=True)
@@ -173,12 +180,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
     stick = bare["report"]["yardstick"]
     print(f"scale: yardstick {stick['seconds']:.1f}s (EASE on {stick['items']:,} games {stick['fit_seconds']:.1f}s, "
           f"top-{stick['k']} for {stick['members']:,} members {stick['score_seconds']:.1f}s)", file=sys.stderr, flush=True)
-    stages: dict[str, dict[str, Any]] = {}
-    for stage in STAGES:
-        print(f"scale: {stage} …", file=sys.stderr, flush=True)
-        stages[stage] = _child(stage, work, env)
-        print(f"scale: {stage} done in {stages[stage]['seconds']:.1f}s, peak {stages[stage]['peak_rss_mb']:,.0f} MB",
-              file=sys.stderr, flush=True)
+    stages = _night(work, env, "")
     recs = stages["discovery"]["report"]["assets"]["marts/recommendations"]
     evaluation = stages["evaluation"]["report"]["assets"]
     total = sum(s["seconds"] for s in stages.values())
@@ -189,9 +191,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
         "members_with_games": int(recs.get("members", 0)),
         "collection_rows": raw["raw.collection_entries"],
         "setup_seconds": setup["seconds"],
-        "stages": {name: {"seconds": s["seconds"], "job_seconds": s["job_seconds"], "peak_rss_mb": s["peak_rss_mb"],
-                          "yardstick_ratio": _ratio(s["seconds"], stick["seconds"])}
-                   for name, s in stages.items()},
+        "stages": _stage_figures(stages, stick["seconds"]),
         "yardstick": {**stick, "peak_rss_mb": bare["peak_rss_mb"]},
         "night_yardstick_ratio": _ratio(total, stick["seconds"]),
         "champion": evaluation.get("recsys/champion_choice", {}).get("champion"),
@@ -206,9 +206,36 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0) -> dict[st
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
         "cpu_count": os.cpu_count(),
     }
+    if reuse_night:
+        again = _night(work, env, "reuse night: ")
+        notes = " ".join(str(v.get("notes", "")) for v in again["evaluation"]["report"].get("assets", {}).values())
+        figures["reuse_night"] = {
+            "stages": _stage_figures(again, stick["seconds"]),
+            "total_seconds": round(sum(s["seconds"] for s in again.values()), 2),
+            "peak_rss_mb": max(s["peak_rss_mb"] for s in again.values()),
+            "tuning_reused": "reused from the full tuning" in notes,
+        }
+        figures["reuse_total_seconds"] = figures["reuse_night"]["total_seconds"]
     figures["targets"] = {name: {"target": limit, "met": _met(name, figures[name], limit)}
-                          for name, limit in TARGETS.items()}
+                          for name, limit in TARGETS.items() if name in figures}
     return figures
+
+
+def _night(work: Path, env: dict[str, str], label: str) -> dict[str, dict[str, Any]]:
+    """Each stage of one night in its own process, in order, with a progress line each."""
+    stages: dict[str, dict[str, Any]] = {}
+    for stage in STAGES:
+        print(f"scale: {label}{stage} …", file=sys.stderr, flush=True)
+        stages[stage] = _child(stage, work, env)
+        print(f"scale: {label}{stage} done in {stages[stage]['seconds']:.1f}s, "
+              f"peak {stages[stage]['peak_rss_mb']:,.0f} MB", file=sys.stderr, flush=True)
+    return stages
+
+
+def _stage_figures(stages: dict[str, dict[str, Any]], yardstick: float) -> dict[str, dict[str, Any]]:
+    """Each stage's seconds, job seconds, peak RSS and ratio to the yardstick."""
+    return {name: {"seconds": s["seconds"], "job_seconds": s["job_seconds"], "peak_rss_mb": s["peak_rss_mb"],
+                   "yardstick_ratio": _ratio(s["seconds"], yardstick)} for name, s in stages.items()}
 
 
 def _ratio(seconds: float, yardstick: float) -> float | None:
@@ -228,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work-dir", type=Path, help="where the warehouse and models go (default: a temp dir)")
     parser.add_argument("--json", action="store_true", help="print only the JSON line on stdout")
+    parser.add_argument("--reuse-night", action="store_true",
+                        help="then run the night again on the same data (it reuses the first night's tuning)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.stage:
@@ -239,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         if (work / "warehouse.duckdb").exists():
             parser.error(f"{work} already holds a warehouse; give an empty --work-dir")
-        figures = benchmark(args.games, args.members, work, seed=args.seed)
+        figures = benchmark(args.games, args.members, work, seed=args.seed, reuse_night=args.reuse_night)
     if not args.json:
         for name, stage in figures["stages"].items():
             print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB "

@@ -54,7 +54,7 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
     work = tmp_path / "night"
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.scale", "--games", "80", "--members", "200", "--json",
-         "--work-dir", str(work)],
+         "--work-dir", str(work), "--reuse-night"],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -73,14 +73,20 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
         assert stage["yardstick_ratio"] == pytest.approx(stage["seconds"] / stick["seconds"], abs=0.01)
     assert figures["discovery_members_per_s"] > 0 and figures["content_similarity_seconds"] > 0
     assert "scale: discovery done" in proc.stderr
+    # --reuse-night: the same stages again on the same warehouse, with its own figures and target
+    again = figures["reuse_night"]
+    assert list(again["stages"]) == list(figures["stages"]) and "scale: reuse night: export done" in proc.stderr
+    assert again["total_seconds"] == pytest.approx(sum(s["seconds"] for s in again["stages"].values()), abs=0.05)
+    assert again["tuning_reused"] is False  # 200 members: small data is tuned afresh every night
+    assert figures["targets"]["reuse_total_seconds"]["target"] == 600
     # The stages really ran the night: marts, model runs, recommendations and a bundle.
     with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM marts.collections").fetchone()[0] == figures["collection_rows"]
         assert con.execute("SELECT count(*) FROM raw.games").fetchone()[0] == 80
         # the yardstick's games: every game with an entry (at most its cap)
         assert con.execute("SELECT count(DISTINCT game_id) FROM raw.collection_entries").fetchone()[0] == stick["items"]
-        # one champion per evaluation split; the time split's names the night's model
-        assert con.execute("SELECT count(*) FROM marts.model_runs WHERE champion AND split = 'time'").fetchone()[0] == 1
+        # one champion per evaluation split and night; the time split's names the night's model
+        assert con.execute("SELECT count(*) FROM marts.model_runs WHERE champion AND split = 'time'").fetchone()[0] == 2
         assert con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0] > 0
         assert "notes" in [row[0] for row in con.execute("DESCRIBE marts.model_runs").fetchall()]
     assert (work / "exports" / "LATEST").exists()
