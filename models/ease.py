@@ -20,6 +20,7 @@ fitted three times. Hence ``max_items = 10_000``.
 from __future__ import annotations
 
 import logging
+from abc import abstractmethod
 from typing import Self
 
 import numpy as np
@@ -44,27 +45,44 @@ SPARSE_RATE = 5e8
 """Multiply-adds per second of scipy's sparse product, roughly."""
 
 
+@hyperparameters
 class DenseItemModel(Recommender):
     """A dense games×games weight matrix ``weights_`` over the modelled games ``items_``:
     a member's scores are ``x_u W`` (``-inf`` for games not modelled), a game's similar games
     its row of ``W``, and each of the member's games contributes ``x_uj · W_ji``.
 
     Why a base: EASE and the graph filter (``models.gfcf``) differ only in how ``W`` is
-    solved; scoring, similarity, reasons (``models.discovery.attribution``) and the cap on
-    the modelled games are the same code.
+    solved (``_solve``); fitting, scoring, similarity, reasons
+    (``models.discovery.attribution``) and the cap on the modelled games (``max_items``)
+    are the same code. ``random_state`` is accepted for a uniform interface and unused:
+    ``W`` is solved in closed form.
     """
 
-    def _modelled_columns(self, matrix: sp.csr_matrix, max_items: int) -> sp.csr_matrix:
+    max_items: int = 10_000
+    random_state: int | None = None
+
+    def fit(self, matrix: sp.csr_matrix) -> Self:
+        """Choose the modelled games, then solve for ``W`` on one BLAS thread (deterministic)."""
+        sub = self._modelled_columns(matrix)
+        with single_threaded_blas():
+            self.weights_ = self._solve(sub)
+        return self
+
+    @abstractmethod
+    def _solve(self, sub: sp.csr_matrix) -> np.ndarray:
+        """``W`` (float32, modelled × modelled games) from the users × modelled games block."""
+
+    def _modelled_columns(self, matrix: sp.csr_matrix) -> sp.csr_matrix:
         """Keep ``matrix`` and choose the modelled games (``modelled_items``); the note says
         when the cap left games out. Returns the users × modelled games block."""
         self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
         n_items = self.matrix_.shape[1]
-        self.items_ = modelled_items(self.matrix_, max_items)
+        self.items_ = modelled_items(self.matrix_, self.max_items)
         self.fit_notes = None
         if self.items_.size < n_items:
             self.fit_notes = (
                 f"modelled the {self.items_.size:,} most collected of {n_items:,} games "
-                f"(max_items {max_items:,}, at least {MIN_MEMBERS} members); the rest are not recommended by it"
+                f"(max_items {self.max_items:,}, at least {MIN_MEMBERS} members); the rest are not recommended by it"
             )
             log.info("%s %s", self.name, self.fit_notes)
         return self.matrix_[:, self.items_].tocsr()
@@ -121,15 +139,10 @@ class EASE(DenseItemModel):
 
     l2: float = 300.0
     dropout: float = 0.0
-    max_items: int = 10_000
-    random_state: int | None = None
 
-    def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Solve for ``B`` in closed form (deterministic; ``random_state`` is unused)."""
-        sub = self._modelled_columns(matrix, self.max_items)
-        with single_threaded_blas():
-            self.weights_ = ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True, dropout=self.dropout)
-        return self
+    def _solve(self, sub: sp.csr_matrix) -> np.ndarray:
+        """``B`` in closed form from the Gram matrix of the modelled games."""
+        return ease_weights(gram_matrix(sub), self.l2, overwrite_gram=True, dropout=self.dropout)
 
 
 @hyperparameters

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
 
-from models.base import hyperparameters, single_threaded_blas
+from models.base import hyperparameters
 from models.ease import DenseItemModel, gram_matrix
 
 
@@ -42,17 +42,16 @@ class GFCF(DenseItemModel):
 
     factors: int = 64
     alpha: float = 0.3
-    max_items: int = 10_000
-    random_state: int | None = None
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Build ``W`` in closed form (deterministic; ``random_state`` is unused)."""
+        """Check ``factors`` and ``alpha`` before anything is kept, then fit as every dense model."""
         if self.factors < 0 or self.alpha < 0:
             raise ValueError(f"GF-CF needs factors >= 0 and alpha >= 0, got {self.factors} and {self.alpha}")
-        sub = self._modelled_columns(matrix, self.max_items)
-        with single_threaded_blas():
-            self.weights_ = graph_filter(sub, self.factors, self.alpha)
-        return self
+        return super().fit(matrix)
+
+    def _solve(self, sub: sp.csr_matrix) -> np.ndarray:
+        """The graph filter ``W`` of the modelled games."""
+        return graph_filter(sub, self.factors, self.alpha)
 
 
 def graph_filter(matrix: sp.csr_matrix, factors: int, alpha: float) -> np.ndarray:

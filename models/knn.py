@@ -19,8 +19,16 @@ from implicit.utils import ParameterWarning
 from models.base import Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
 
 
+@hyperparameters
 class _ItemKNN(Recommender):
-    """Shared scoring on top of implicit's item-item similarity (``similarity_``)."""
+    """Shared scoring on top of implicit's item-item similarity (``similarity_``).
+
+    Both similarities keep ``K`` neighbours per game, declared here once; ``random_state``
+    is accepted for a uniform interface and unused (the neighbours are exact).
+    """
+
+    K: int = 100
+    random_state: int | None = None
 
     def _implicit_model(self) -> ItemItemRecommender:
         raise NotImplementedError
@@ -55,9 +63,6 @@ class ItemKNNCosine(_ItemKNN):
 
     name = "cosine"
 
-    K: int = 100
-    random_state: int | None = None
-
     def _implicit_model(self) -> ItemItemRecommender:
         return CosineRecommender(K=self.K, num_threads=0)
 
@@ -68,10 +73,8 @@ class ItemKNNBM25(_ItemKNN):
 
     name = "bm25"
 
-    K: int = 100
     K1: float = 1.2
     B: float = 0.75
-    random_state: int | None = None
 
     def _implicit_model(self) -> ItemItemRecommender:
         return BM25Recommender(K=self.K, K1=self.K1, B=self.B, num_threads=0)

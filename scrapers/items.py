@@ -140,7 +140,30 @@ class Quarantined:
 
 
 @dataclass(kw_only=True, slots=True)
-class PageVisit:
+class TrackedPage:
+    """A page the incremental night keeps track of: its kind (`game`, `post`,
+    `collection`), its key (game id, post id or user id) and its site-relative URL.
+
+    Why a base class: a page queued for the night (`Queued`) and a page answered
+    (`PageVisit`) are the same page by these three fields; declaring them once keeps the
+    two items in step.
+    """
+
+    page_kind: str
+    key: str
+    url: str
+
+
+@dataclass(kw_only=True, slots=True)
+class Queued(TrackedPage):
+    """A page the night decided to fetch (persisted frontier; removed once it is read)."""
+
+    kind: ClassVar[str] = "frontier"
+    reason: str
+
+
+@dataclass(kw_only=True, slots=True)
+class PageVisit(TrackedPage):
     """A game or post page answered: its validators and status, for the next night.
 
     Why: an incremental night revalidates pages with conditional requests (ETag,
@@ -149,24 +172,10 @@ class PageVisit:
     """
 
     kind: ClassVar[str] = "page_visit"
-    page_kind: str
-    key: str
-    url: str
     http_status: int
     etag: str | None
     last_modified: str | None
     body_sha256: str | None
-
-
-@dataclass(kw_only=True, slots=True)
-class Queued:
-    """A page the night decided to fetch (persisted frontier; removed once it is read)."""
-
-    kind: ClassVar[str] = "frontier"
-    page_kind: str
-    key: str
-    url: str
-    reason: str
 
 
 Item = GameSummary | CafeGame | Game | Post | Member | CollectionEntry | ListingCrawl | Quarantined | PageVisit | Queued
