@@ -12,7 +12,10 @@ the log and in ``marts.model_runs.notes``:
   (the choice compares weightings with one another; the catalogue tail adds cost, little
   signal);
 * TEST is scored on a seeded sample of ``MAX_TEST_USERS`` test users (the final fits
-  still see all of TRAIN, so ``fit_seconds`` and the champion's model are unchanged).
+  still see all of TRAIN, so ``fit_seconds`` and the champion's model are unchanged);
+* the night's default candidates leave out ``LEFT_OUT`` (BPR): the costliest to fit and
+  the weakest at this size, it never wins there (a candidate named on the command line
+  is still evaluated).
 
 The champion is still chosen the same way: every candidate refitted on a fresh split of
 TRAIN, best NDCG@k wins, ties to the simpler one.
@@ -37,6 +40,13 @@ WEIGHTING_MAX_ITEMS = 2_000
 MAX_TEST_USERS = 10_000
 """Test users scored on large data (a seeded sample; the averages' standard error at NDCG
 ~0.04 stays under 0.002)."""
+LEFT_OUT = ("bpr",)
+"""Candidates a large night does not evaluate. BPR at 25,000 games and 90,000 members
+(BENCHMARKS.md): the slowest fit (56 s, against EASE's 23 s) on top of four tuning fits, and
+the weakest model on the selection split (NDCG@10 0.003 against the champion's 0.030; 0.017
+against EASE's 0.038 two days earlier); on MovieLens-100k it is also the last of the
+candidates and its lists churn most between nights (``models.candidates``), so it never
+joins an ensemble either."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,7 @@ class EvaluationBudget:
     max_settings: int | None = None
     weighting_max_items: int | None = None
     max_test_users: int | None = None
+    left_out: tuple[str, ...] = ()
     reason: str = ""
 
     @classmethod
@@ -57,12 +68,14 @@ class EvaluationBudget:
             f"large data ({n_users:,} members, {n_interactions:,} interactions; shortcuts above "
             f"{LARGE_USERS:,} members or {LARGE_INTERACTIONS:,} interactions)"
         )
-        return cls(MAX_SETTINGS, WEIGHTING_MAX_ITEMS, MAX_TEST_USERS, reason)
+        return cls(MAX_SETTINGS, WEIGHTING_MAX_ITEMS, MAX_TEST_USERS, LEFT_OUT, reason)
 
     @property
     def engaged(self) -> bool:
         """Whether any shortcut applies."""
-        return any(limit is not None for limit in (self.max_settings, self.weighting_max_items, self.max_test_users))
+        return bool(self.left_out) or any(
+            limit is not None for limit in (self.max_settings, self.weighting_max_items, self.max_test_users)
+        )
 
 
 def sample_test_users(test: pl.DataFrame, limit: int | None, seed: int) -> tuple[pl.DataFrame, str | None]:

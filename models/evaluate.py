@@ -103,6 +103,10 @@ def evaluate(
     shortcuts: list[str] = []
     if budget.engaged:
         log.info("evaluate: shortcuts engaged: %s", budget.reason)
+    left_out = [name for name in budget.left_out if name in candidates] if models is None else []
+    if left_out:
+        candidates = {name: candidate for name, candidate in candidates.items() if name not in left_out}
+        shortcuts.append(f"left out on large data: {', '.join(left_out)} (the costliest fit, never the champion there)")
     log.info(
         "evaluate: TRAIN %d rows (%d users, %d games), TEST %d rows (%d users); candidates %s",
         train.height,

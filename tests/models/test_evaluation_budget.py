@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import polars as pl
 import pytest
 
-from models.budget import LARGE_INTERACTIONS, LARGE_USERS, MAX_SETTINGS, EvaluationBudget, sample_test_users
+from models.budget import LARGE_INTERACTIONS, LARGE_USERS, LEFT_OUT, MAX_SETTINGS, EvaluationBudget, sample_test_users
 from models.candidates import default_candidates
 from models.evaluate import evaluate
 from models.tuning import settings
@@ -23,6 +23,21 @@ def test_shortcuts_engage_only_above_movielens_size() -> None:
     by_rows = EvaluationBudget.for_data(100, LARGE_INTERACTIONS + 1)
     assert by_users.engaged and by_rows.engaged
     assert by_users.max_settings == MAX_SETTINGS and "12,001 members" in by_users.reason
+    assert by_users.left_out == LEFT_OUT == ("bpr",) and EvaluationBudget.for_data(6_040, 1_000_209).left_out == ()
+
+
+def test_a_large_night_leaves_bpr_out_and_says_so(small_split: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    """The night's default candidates lose BPR on large data (noted on every other one); a
+    candidate named on the command line is still evaluated."""
+    train, test = small_split
+    budget = EvaluationBudget(max_settings=1, left_out=LEFT_OUT, reason="forced")
+    report = evaluate(train, test, budget=budget)
+    assert set(report.results) == set(default_candidates()) - {"bpr"}
+    for result in report.results.values():
+        assert "left out on large data: bpr" in (result.notes or "")
+    named = evaluate(train, test, models=["popularity", "bpr"], budget=budget)
+    assert set(named.results) == {"popularity", "bpr"}
+    assert "left out" not in (named.results["bpr"].notes or "")
 
 
 def test_a_limit_cuts_sampled_grids_and_leaves_small_ones_whole() -> None:
