@@ -7,7 +7,8 @@ Why: the top of a member's list should not move from one night to the next when 
 collection did not (issue 22, item 4). This is ``marts.recommendation_runs.stability``
 computed in-process on the sample site's nights (``samplesite.nights``, the demo's site by
 default): each night runs what the nightly runs on the demo's data (``evaluate`` on a seeded
-random split, then on the time split reusing its tuning; the time split names the champion),
+random split, then on the time split reusing its tuning; the time split names the champion,
+and night 2 keeps night 1's champion unless it is clearly beaten, `models.champion`),
 then the discovery run (``discover``: the champion fitted on every row, blended with content
 similarity, re-ranked) with that night's champion, and with the best **single** candidate
 of that night's time-split selection (what the champion was before ensembles joined).
@@ -34,8 +35,9 @@ SEED = 0
 K = 10
 
 
-def night_report(collections: pl.DataFrame) -> Any:
-    """The night's time-split evaluation, as ``recsys/model_evaluation`` runs it on small data."""
+def night_report(collections: pl.DataFrame, incumbent: str | None = None) -> Any:
+    """The night's time-split evaluation, as ``recsys/model_evaluation`` runs it on small data
+    (``incumbent``: the night before's champion, which stays unless clearly beaten)."""
     from models.evaluate import evaluate
     from models.interactions import normalise_interactions
     from models.split import holdout_split, time_split
@@ -45,10 +47,11 @@ def night_report(collections: pl.DataFrame) -> Any:
     rows = rows.join(times.unique(["user_id", "game_id"]), on=["user_id", "game_id"], how="left")
     frame = rows.drop("updated_at")
     train, test = holdout_split(frame, fraction=0.2, seed=SEED)
-    first = evaluate(train, test, k=K, seed=SEED, split="random")
+    first = evaluate(train, test, k=K, seed=SEED, split="random", incumbent=incumbent)
     train, test = time_split(rows, fraction=0.2)
     return evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED,
-                    times=rows.select("user_id", "game_id", "updated_at"), reuse=first, split="time")
+                    times=rows.select("user_id", "game_id", "updated_at"), reuse=first, split="time",
+                    incumbent=incumbent)
 
 
 def served(collections: pl.DataFrame, games: pl.DataFrame, posts: pl.DataFrame, report: Any, model: str) -> pl.DataFrame:
@@ -91,7 +94,8 @@ def main() -> None:
     started = time.perf_counter()
     site = generate_site(n_games=args.games, n_users=args.users, seed=args.seed)
     nights = [truth_frames(site_on_night(site, night)) for night in args.nights]
-    reports = [night_report(frames["collections"]) for frames in nights]
+    reports = [night_report(nights[0]["collections"])]
+    reports.append(night_report(nights[1]["collections"], incumbent=reports[0].champion))
     first = reports[0]
     singles = [{name: r.selection_ndcg for name, r in report.results.items() if name != "ensemble"} for report in reports]
     best = [max(choice, key=lambda name: choice[name]) for choice in singles]

@@ -44,6 +44,7 @@ from models.ensemble import Ensemble
 from models.budget import EvaluationBudget, sample_test_users
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
+from models.champion import choose_champion
 from models.ease import EASE
 from models.interactions import (
     WEIGHTINGS,
@@ -57,7 +58,7 @@ from models.popularity import Popularity
 from models.report import TUNED, EvaluationReport, ModelResult, selection_text
 from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_ensemble
 from models.tuning_store import PriorTuning
-from models.validation import ValidationSet, validation_ndcg
+from models.validation import ValidationSet, validation_ndcg_per_user
 
 log = logging.getLogger("bodoge.models")
 
@@ -77,6 +78,7 @@ def evaluate(
     split: str = "random",
     budget: EvaluationBudget | None = None,
     prior: PriorTuning | None = None,
+    incumbent: str | None = None,
 ) -> EvaluationReport:
     """Tune, select and score every candidate (``models`` limits them by name).
 
@@ -88,6 +90,8 @@ def evaluate(
     without them the games' member vectors of TRAIN do. ``split`` names the report.
     ``budget`` overrides the size-based shortcuts (``EvaluationBudget.for_data``);
     ``prior`` is an earlier night's tuning to reuse (``models.tuning_store``), noted.
+    ``incumbent`` is last night's champion: it stays unless the best candidate beats it
+    beyond one standard error on the selection split (``models.champion``), noted.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -135,15 +139,18 @@ def evaluate(
 
     selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
     selection: dict[str, float] = {}
+    per_user: dict[str, np.ndarray] = {}
     fitted: dict[str, Recommender] = {}
     for name, candidate in candidates.items():
         model = _fitted(candidate, tuned[name].params, seed, selection_split.matrix.matrix, fitted, tuning=True)
         fitted[name] = model
-        selection[name] = validation_ndcg(model, selection_split, k)
+        selection[name], per_user[name] = validation_ndcg_per_user(model, selection_split, k)
         log.info("selection split: %s ndcg@%d %.4f", name, k, selection[name])
     del fitted
-    champion = max(selection, key=lambda name: selection[name])
-    log.info("champion: %s (selection ndcg@%d %.4f)", champion, k, selection[champion])
+    choice = choose_champion(per_user, incumbent=incumbent, k=k)
+    champion = choice.champion
+    log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, selection[champion],
+             f"; {choice.note}" if choice.note else "")
 
     full = InteractionMatrix.from_frame(train, weighting.weights)
     if "ease" in candidates and full.shape[1] > EASE().max_items:
@@ -161,6 +168,9 @@ def evaluate(
         shortcuts.append(sampled)
     results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed,
                              item_vectors=item_vectors, shortcuts=shortcuts)
+    if choice.note:
+        kept = results[champion]
+        kept.notes = "; ".join(filter(None, [kept.notes, choice.note]))
     return EvaluationReport(
         split=split,
         k=k,
@@ -173,7 +183,8 @@ def evaluate(
         n_test_users=n_test_users,
         n_cold_users=n_cold_users,
         tuning=tuning,
-        selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning),
+        selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning,
+                                 incumbent=incumbent if incumbent in candidates else None),
     )
 
 

@@ -147,12 +147,14 @@ TUNED = "weighting and parameters tuned on a validation split of TRAIN"
 """``EvaluationReport.tuning`` of a report that tuned for itself."""
 
 
-def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str) -> str:
+def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, incumbent: str | None = None) -> str:
     """How ``evaluate`` names the champion, in one line (the summary and model_runs say it).
 
     Why in words: the champion's TEST NDCG can rank below others' (TEST never takes part
-    in the choice), and a reader of one night's table needs to know what it won on.
+    in the choice), and a reader of one night's table needs to know what it won on; with
+    an ``incumbent`` (last night's champion, ``models.champion``) it also says that rule.
     """
     split = ("a time split of TRAIN (each member's latest 20%)" if by_time
              else "a fresh random split of TRAIN (20% of each member's rows)")
-    return f"best NDCG@{k} of {n_candidates} candidates on {split}; {tuning}"
+    kept = f", unless last night's champion ({incumbent}) is within one standard error of it" if incumbent else ""
+    return f"best NDCG@{k} of {n_candidates} candidates on {split}{kept}; {tuning}"

@@ -14,7 +14,7 @@ import polars as pl
 
 from models.base import Recommender, topk_frame
 from models.interactions import ConfidenceWeights, InteractionMatrix
-from models.metrics import ndcg_at_k
+from models.metrics import ndcg_at_k, ndcg_per_user
 from models.split import holdout_split, time_split
 
 
@@ -84,6 +84,14 @@ class ValidationSet:
 
 def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:
     """NDCG@k of an already fitted model on the held-out rows (own rows excluded)."""
+    return validation_ndcg_per_user(model, validation, k)[0]
+
+
+def validation_ndcg_per_user(model: Recommender, validation: ValidationSet, k: int) -> tuple[float, np.ndarray]:
+    """``validation_ndcg`` and each held-out user's NDCG@k (sorted by user: the same users
+    in the same order for every model on this split), for paired comparisons."""
     exclude = validation.matrix.matrix[validation.rows]
     ids, scores = model.recommend(validation.rows, k, exclude=exclude)
-    return ndcg_at_k(topk_frame(validation.rows, ids, scores), validation.relevant, k)
+    lists = topk_frame(validation.rows, ids, scores)
+    per_user = ndcg_per_user(lists, validation.relevant, k).get_column("ndcg").to_numpy()
+    return ndcg_at_k(lists, validation.relevant, k), per_user

@@ -37,7 +37,7 @@ from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.described import described
 from warehouse.bgg_training import has_bgg_rows, training_rows
 from warehouse.db import insert_by_name
-from warehouse.model_marts import utcnow, write_model_runs
+from warehouse.model_marts import previous_champion, utcnow, write_model_runs
 
 K = 10
 SEED = 0
@@ -160,8 +160,9 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     time split (each member's latest 20%); the time split names the champion.
 
     Besides its inputs it reads its own outputs of the night before, `recsys/tuning` (reused on
-    large nights while fresh) and `recsys/evaluation_lists` (for rank stability): Dagster draws
-    no edge from an asset to itself, so these are files it writes and reads at known paths."""
+    large nights while fresh), `recsys/evaluation_lists` (for rank stability) and the last
+    champion in `marts.model_runs` (it stays unless clearly beaten, `models.champion`): Dagster
+    draws no edge from an asset to itself, so these are read at known places.
     folder = _models_dir(site)
     frame, times = rows.drop("updated_at"), rows.select("user_id", "game_id", "updated_at")
     vectors = (content.game_ids, content.features)
@@ -170,9 +171,13 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     large = EvaluationBudget.for_data(n_users, n_rows).engaged  # small data is tuned every night
     tuning_file = folder / "tuning.json"  # the last full tuning (models.tuning_store)
     prior = load_tuning(tuning_file, n_users=n_users, n_interactions=n_rows, now=trained_at) if large else None
+    with duckdb.get_connection() as con:
+        # last night's champion stays unless clearly beaten (models.champion)
+        incumbent = (previous_champion(con, run_id) or {}).get("model")
     train, test = holdout_split(frame, fraction=0.2, seed=SEED)
     context.log.info(f"evaluation (random split): train {train.height:,} rows, test {test.height:,} rows")
-    random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random", prior=prior)
+    random_report = evaluate(train, test, k=K, seed=SEED, item_vectors=vectors, split="random", prior=prior,
+                             incumbent=incumbent)
     if large and prior is None:
         save_tuning(tuning_file, random_report, n_users=n_users, n_interactions=n_rows, tuned_at=trained_at)
         yield dg.MaterializeResult(asset_key=TUNING, metadata={"path": dg.MetadataValue.path(str(tuning_file))})
@@ -180,7 +185,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
     report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
                       reuse=random_report if prior is None else None, prior=prior, item_vectors=vectors,
-                      split="time")
+                      split="time", incumbent=incumbent)
     runs = pl.concat(
         [r.model_runs(run_id, trained_at, stability=_stability(folder / "evaluation_lists", r))
          for r in (random_report, report)],
