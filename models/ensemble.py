@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender, hyperparameters, top_n, topk_frame
-from models.member_statistics import StatisticsCache, standardise, zscores
+from models.member_statistics import RowStatistics, StatisticsCache, add_zscores, row_statistics_of
 from models.metrics import ndcg_at_k
 
 log = logging.getLogger("bodoge.models")
@@ -165,8 +165,9 @@ class Ensemble(Recommender):
         return self._combined(np.asarray(user_rows, dtype=np.int64), None)
 
     def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """``score(user_rows)[:, cols]``; with kept statistics of these rows only ``cols``
-        are z-scored (the members still score whole rows)."""
+        """``score(user_rows)[:, cols]``; while statistics are kept only ``cols`` are
+        z-scored (the members still score whole rows, and rows not yet seen are
+        z-scored over their whole row for their statistics)."""
         return self._combined(np.asarray(user_rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
 
     def _combined(self, rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
@@ -175,41 +176,35 @@ class Ensemble(Recommender):
         weight_sum = 0.0
         for name, model in self.models_.items():
             weight = float(self.shares[name])
-            total += np.float32(weight) * self._zscores(name, model.score(rows), rows, own, cols)
+            scores = model.score(rows)
+            if self.statistics_ is None:
+                z = zscore_rows(scores, own)
+                total += np.float32(weight) * (z if cols is None else z[:, cols])
+            else:
+                add_zscores(total, weight, scores, self._statistics(name, rows, own, scores), cols)
             weight_sum += weight
         return total / np.float32(weight_sum)
 
-    def _zscores(
-        self, name: str, scores: np.ndarray, rows: np.ndarray, own: sp.csr_matrix, cols: np.ndarray | None
-    ) -> np.ndarray:
-        """One member's ``zscore_rows`` (on ``cols``), from its kept statistics if any."""
+    def _statistics(
+        self, name: str, rows: np.ndarray, own: sp.csr_matrix, scores: np.ndarray | None = None
+    ) -> RowStatistics:
+        """The member's kept statistics of these rows; when some row has none yet, computed
+        from ``scores`` (or by scoring the rows) and kept. Only while statistics are kept."""
         kept = self.statistics_
-        if kept is None:
-            z = zscore_rows(scores, own)
-            return z if cols is None else z[:, cols]
+        assert kept is not None
         statistics = kept.get(name, rows)
         if statistics is None:
-            # Most columns wanted (the ranking over a catalogue with cold games): z-score
-            # the whole row with the statistics; a few (a shelf): from them afterwards.
-            whole = cols is None or 2 * cols.size >= scores.shape[1]
-            z, statistics = standardise(scores, own, with_z=whole)
+            statistics = row_statistics_of(self.models_[name].score(rows) if scores is None else scores, own)
             kept.put(name, rows, statistics)
-            if z is not None:
-                return z if cols is None else z[:, cols]
-        return zscores(scores, statistics, cols)
+        return statistics
 
     def member_spread(self, name: str, user_rows: np.ndarray) -> np.ndarray:
-        """The member's rankable spread for these users (``row_statistics``): kept, or
-        from scoring them (then kept, when statistics are)."""
+        """The member's rankable spread for these users (``row_statistics``'s): kept, or
+        from scoring them; the reasons' scale (``explain``)."""
         rows = np.asarray(user_rows, dtype=np.int64)
-        kept = self.statistics_
-        if kept is None:
+        if self.statistics_ is None:
             return row_statistics(self.models_[name].score(rows), self.matrix_[rows])[1]
-        statistics = kept.get(name, rows)
-        if statistics is None:
-            _, statistics = standardise(self.models_[name].score(rows), self.matrix_[rows], with_z=False)
-            kept.put(name, rows, statistics)
-        return statistics.spread
+        return self._statistics(name, rows, self.matrix_[rows]).spread
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """Weighted mean of the members' z-scored similarity rows (those that have one).

@@ -7,7 +7,9 @@ paid for the statistics again, in a dozen float64 passes over the whole catalogu
 the reasons scored every member a second time only for the spread. Here the statistics
 of a row (mean, spread, and the row's lowest finite z that the non-finite entries get)
 are kept per member and user row (``StatisticsCache``); a later list z-scores only the
-columns it needs from them.
+columns it needs from them. ``row_statistics_of`` computes them, ``add_zscores`` adds a
+member's weighted z-scores to the ensemble's total from them; both work on chunks of
+rows small enough for a core's cache.
 
 Same numbers as ``zscore_rows``/``row_statistics``, bit for bit: every element goes
 through the same float64 operations in the same order (the sums are numpy's along each
@@ -59,90 +61,77 @@ def _finite(values: np.ndarray) -> np.ndarray | None:
     return None if finite.all() else finite
 
 
-def standardise(
-    scores: np.ndarray, own: sp.csr_matrix, *, with_z: bool = True
-) -> tuple[np.ndarray | None, RowStatistics]:
-    """``zscore_rows(scores, own)`` (float32; None unless ``with_z``) and the statistics
-    behind it, in one pass over each chunk of rows. ``own``: the rows' own games (CSR,
-    same shape), left out of mean and spread as there."""
+def row_statistics_of(scores: np.ndarray, own: sp.csr_matrix) -> RowStatistics:
+    """The statistics ``zscore_rows(scores, own)`` works with, chunk by chunk of rows.
+    ``own``: the rows' own games (CSR, same shape), left out of mean and spread as there."""
     scores = np.asarray(scores)
     n_rows, n_cols = scores.shape
     own = sp.csr_matrix(own)
+    own_rows = np.repeat(np.arange(n_rows), np.diff(own.indptr))  # (row, column) of each own game
     mean, spread, lowest = (np.zeros(n_rows) for _ in range(3))
-    z = np.empty((n_rows, n_cols), dtype=np.float32) if with_z else None
     for start, stop in _chunks(n_rows, n_cols):
-        chunk = slice(start, stop)
-        mean[chunk], spread[chunk], lowest[chunk] = _standardise_chunk(
-            scores[chunk], own[chunk], None if z is None else z[chunk]
+        chunk, entries = slice(start, stop), slice(own.indptr[start], own.indptr[stop])
+        mean[chunk], spread[chunk], lowest[chunk] = _chunk_statistics(
+            scores[chunk], own_rows[entries] - start, own.indices[entries]
         )
-    return z, RowStatistics(mean, spread, lowest)
+    return RowStatistics(mean, spread, lowest)
 
 
-def _standardise_chunk(
-    raw: np.ndarray, own: sp.csr_matrix, z: np.ndarray | None
+def _chunk_statistics(
+    raw: np.ndarray, own_row: np.ndarray, own_col: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``standardise`` of a few rows: their mean, spread and lowest z, and z into ``z``.
+    """Mean, spread and lowest z of a few rows (their own games at ``own_row, own_col``).
 
     ``row_statistics`` sums ``where(rankable, s, 0)`` and ``where(rankable, s - mean,
     0) ** 2``; here the same arrays are made in place in one float64 copy of the rows
     (own and non-finite entries zeroed, then the mean taken off) and its square."""
     n_rows, n_cols = raw.shape
     values = raw.astype(np.float64)  # a copy: the float64 scores zscore_rows works on
-    finite = _finite(values)
-    own_row = np.repeat(np.arange(n_rows), np.diff(own.indptr))
-    own_col = own.indices
-    own_values = values[own_row, own_col]
+    finite = _finite(raw)
     counted = np.full(n_rows, n_cols, dtype=np.int64) if finite is None else finite.sum(axis=1)
-    counted -= np.bincount(own_row[np.isfinite(own_values)], minlength=n_rows)
+    counted -= np.bincount(own_row[np.isfinite(values[own_row, own_col])], minlength=n_rows)
     count = np.maximum(counted, 1)
 
     values[own_row, own_col] = 0.0  # the rankable scores, zeros elsewhere
     if finite is not None:
-        values[~finite] = 0.0
+        np.copyto(values, 0.0, where=~finite)
     mean = values.sum(axis=1) / count
     values -= mean[:, None]  # s - mean where rankable
-    squares = np.square(values)
+    squares = np.square(values, out=values)
     squares[own_row, own_col] = 0.0
     if finite is not None:
-        squares[~finite] = 0.0
+        np.copyto(squares, 0.0, where=~finite)
     spread = np.sqrt(squares.sum(axis=1) / count)
-    scale = np.where(spread > 0, spread, np.inf)
 
-    least = raw.min(axis=1) if finite is None else np.where(finite, raw, np.inf).min(axis=1)
+    least = raw.min(axis=1) if finite is None else np.min(raw, axis=1, initial=np.inf, where=finite)
     with np.errstate(invalid="ignore"):  # inf / inf: a row without finite scores, lowest 0
-        lowest = (least.astype(np.float64) - mean) / scale
-    lowest = np.where(np.isfinite(lowest), lowest, 0.0)
-    if z is not None:
-        values[own_row, own_col] = own_values - mean[own_row]  # own games get a z too
-        with np.errstate(invalid="ignore"):  # non-finite scores: replaced by the lowest z
-            values /= scale[:, None]
-        _store(z, values, finite, lowest)
-    return mean, spread, lowest
+        lowest = (least.astype(np.float64) - mean) / np.where(spread > 0, spread, np.inf)
+    return mean, spread, np.where(np.isfinite(lowest), lowest, 0.0)
 
 
-def zscores(scores: np.ndarray, statistics: RowStatistics, cols: np.ndarray | None = None) -> np.ndarray:
-    """``zscore_rows`` of these rows from their known ``statistics``, on ``cols`` only
-    (None: every column): float32, ``(rows, len(cols))``."""
+def add_zscores(
+    total: np.ndarray, weight: float, scores: np.ndarray, statistics: RowStatistics,
+    cols: np.ndarray | None = None,
+) -> None:
+    """``total += np.float32(weight) * zscore_rows(scores, own)[:, cols]`` (None: every
+    column) from the rows' known ``statistics``: the same float32 sums, chunk by chunk,
+    without a whole z array in between."""
     scores = np.asarray(scores)
-    n_rows = scores.shape[0]
-    n_cols = scores.shape[1] if cols is None else cols.size
     mean, scale, lowest = statistics.mean, statistics.scale(), statistics.lowest
-    z = np.empty((n_rows, n_cols), dtype=np.float32)
-    for start, stop in _chunks(n_rows, n_cols):
-        raw = scores[start:stop] if cols is None else scores[start:stop][:, cols]
+    factor = np.float32(weight)
+    for start, stop in _chunks(scores.shape[0], total.shape[1]):
+        # np.take: [:, cols] of a few rows, several times faster than fancy indexing
+        raw = scores[start:stop] if cols is None else np.take(scores[start:stop], cols, axis=1)
         values = raw.astype(np.float64)
         values -= mean[start:stop, None]
         with np.errstate(invalid="ignore"):  # non-finite scores: replaced by the lowest z
             values /= scale[start:stop, None]
-        _store(z[start:stop], values, _finite(raw), lowest[start:stop])
-    return z
-
-
-def _store(out: np.ndarray, values: np.ndarray, finite: np.ndarray | None, lowest: np.ndarray) -> None:
-    """float32 z into ``out``; non-finite scores get their row's lowest finite z."""
-    out[...] = values
-    if finite is not None:
-        np.copyto(out, lowest[:, None], where=~finite, casting="same_kind")
+        z = values.astype(np.float32)
+        finite = _finite(raw)
+        if finite is not None:
+            np.copyto(z, lowest[start:stop, None], where=~finite, casting="same_kind")
+        z *= factor
+        total[start:stop] += z
 
 
 class StatisticsCache:

@@ -25,7 +25,7 @@ from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
 from models.ensemble import Ensemble, row_statistics, zscore_rows
 from models.interactions import normalise_interactions
-from models.member_statistics import standardise, zscores
+from models.member_statistics import add_zscores, row_statistics_of
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.filter_columns import with_filter_columns
@@ -67,11 +67,11 @@ def test_every_members_lists_equal_the_plain_paths(site, monkeypatch: pytest.Mon
         ensemble.keep_statistics()
     from_kept: list[int] = []  # columns z-scored from kept statistics, per call
 
-    def spy(scores: np.ndarray, statistics, cols: np.ndarray | None = None) -> np.ndarray:
-        from_kept.append(scores.shape[1] if cols is None else cols.size)
-        return zscores(scores, statistics, cols)
+    def spy(total: np.ndarray, weight: float, scores: np.ndarray, statistics, cols=None) -> None:
+        from_kept.append(total.shape[1])
+        add_zscores(total, weight, scores, statistics, cols)
 
-    monkeypatch.setattr(ensemble_module, "zscores", spy)
+    monkeypatch.setattr(ensemble_module, "add_zscores", spy)
     kept = _night(state, rows, users)
     assert ensemble.statistics_.known.any(axis=0).sum() > len(users) // 2  # the ranking kept them
     assert sum(1 for width in from_kept if width < ensemble.n_items // 2) > 10  # shelves on their columns
@@ -115,11 +115,14 @@ def test_the_statistics_routines_equal_zscore_rows_on_edge_cases() -> None:
         own = sp.lil_matrix(own)
         own[4, :] = 1.0  # every game the member's own: no rankable score
         own = own.tocsr()
-        z, statistics = standardise(scores, own)
+        statistics = row_statistics_of(scores, own)
         mean, spread = row_statistics(scores, own)
         assert np.array_equal(statistics.mean, mean) and np.array_equal(statistics.spread, spread)
         expected = zscore_rows(scores, own)
-        assert np.array_equal(z, expected)
-        assert np.array_equal(zscores(scores, statistics), expected)
         cols = np.flatnonzero(rng.random(n_cols) < 0.5)
-        assert np.array_equal(zscores(scores, statistics, cols), expected[:, cols])
+        for weight, columns in [(1.0, None), (3.0, None), (2.0, cols)]:
+            start = rng.normal(size=(n_rows, n_cols if columns is None else columns.size)).astype(np.float32)
+            total = start.copy()
+            add_zscores(total, weight, scores, statistics, columns)
+            z = expected if columns is None else expected[:, columns]
+            assert np.array_equal(total, start + np.float32(weight) * z)
