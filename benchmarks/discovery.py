@@ -6,7 +6,9 @@ Why apart from ``benchmarks.scale``: the night at real size takes ~20 minutes an
 this fits the champion once on a generated site of a medium size (``samplesite``'s
 ground truth, as the scale benchmark's warehouse) and times only
 ``DiscoveryModel.rank`` for each mode, so that a change to the ranking can be measured
-in minutes, before and after in turns. Each mode keeps its best pass. Prints one JSON
+in minutes, before and after in turns. Each mode keeps its best pass; each pass starts
+as a night does (an ensemble champion keeps its members' statistics from the pass's
+ranking on, not from an earlier pass's). Prints one JSON
 line: members per second for discovery and for each shelf, the seconds behind them and
 the load average before and after (other work on a shared machine moves every figure).
 """
@@ -33,6 +35,7 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
     from models.base import single_threaded_blas
     from models.discovery.run import ChampionFit, catalog_frame, fit_state
     from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
+    from models.ensemble import Ensemble
     from models.interactions import normalise_interactions
     from samplesite.generator import generate_site
     from samplesite.truth import truth_frames
@@ -55,6 +58,8 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
     heights = {}
     with single_threaded_blas():
         for _ in range(passes):
+            if isinstance(state.model, Ensemble):
+                state.model.keep_statistics()  # each pass a night's: kept from its ranking on
             for name, run in modes.items():
                 started = time.perf_counter()
                 heights[name] = run().height

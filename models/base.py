@@ -82,6 +82,12 @@ class Recommender(ABC):
         A game the model cannot score gets ``-inf`` and is never recommended.
         """
 
+    def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``score(user_rows)[:, cols]``: the same numbers, for a caller that needs a few
+        columns (a member's shelf). Here the whole row is scored; the ensemble overrides
+        it to z-score only ``cols`` once it knows its members' statistics of the rows."""
+        return np.asarray(self.score(user_rows))[:, cols]
+
     @property
     def n_items(self) -> int:
         """Number of games (columns) the model was fitted on."""

@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender, hyperparameters, top_n, topk_frame
+from models.member_statistics import RowStatistics, StatisticsCache, add_zscores, row_statistics_of
 from models.metrics import ndcg_at_k
 
 log = logging.getLogger("bodoge.models")
@@ -132,6 +133,7 @@ class Ensemble(Recommender):
             raise ValueError("an ensemble needs at least one member with a positive weight")
         self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
         self.models_ = {name: fitted[name] for name in self._weighted()}
+        self.statistics_ = None  # kept statistics belong to the members they came from
         notes = [f"{name}: {model.fit_notes}" for name, model in self.models_.items() if model.fit_notes]
         self.fit_notes = "; ".join(notes) or None
         return self
@@ -139,17 +141,70 @@ class Ensemble(Recommender):
     def _weighted(self) -> list[str]:
         return [name for name, weight in self.shares.items() if weight > 0]
 
+    statistics_ = None  # not a field (no annotation): a StatisticsCache while serving, see keep_statistics
+
+    def keep_statistics(self, keep: bool = True) -> None:
+        """Keep each member's statistics of a user row (mean, spread, lowest z) from the
+        first time the row is scored, and z-score later calls from them (empty again at
+        each call; ``keep=False``: none kept, every call z-scores whole rows).
+
+        Why: the night's discovery scores every member for the same rows in the ranking,
+        its reasons and both shelves; with the statistics kept, the reasons score no
+        member again (``member_spread``) and a shelf z-scores only its own columns
+        (``score_columns``). The numbers are the same (``models.member_statistics``)."""
+        self.statistics_ = StatisticsCache(list(self.models_), self.matrix_.shape[0]) if keep else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without kept statistics: they belong to one night's serving."""
+        state = self.__dict__.copy()
+        state.pop("statistics_", None)
+        return state
+
     def score(self, user_rows: np.ndarray) -> np.ndarray:
         """The weighted mean of the members' z-scores (own games out of each user's statistics)."""
-        rows = np.asarray(user_rows, dtype=np.int64)
+        return self._combined(np.asarray(user_rows, dtype=np.int64), None)
+
+    def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``score(user_rows)[:, cols]``; while statistics are kept only ``cols`` are
+        z-scored (the members still score whole rows, and rows not yet seen are
+        z-scored over their whole row for their statistics)."""
+        return self._combined(np.asarray(user_rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
+
+    def _combined(self, rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
         own = self.matrix_[rows]
-        total = np.zeros((rows.size, self.n_items), dtype=np.float32)
+        total = np.zeros((rows.size, self.n_items if cols is None else cols.size), dtype=np.float32)
         weight_sum = 0.0
         for name, model in self.models_.items():
             weight = float(self.shares[name])
-            total += np.float32(weight) * zscore_rows(model.score(rows), own)
+            scores = model.score(rows)
+            if self.statistics_ is None:
+                z = zscore_rows(scores, own)
+                total += np.float32(weight) * (z if cols is None else z[:, cols])
+            else:
+                add_zscores(total, weight, scores, self._statistics(name, rows, own, scores), cols)
             weight_sum += weight
         return total / np.float32(weight_sum)
+
+    def _statistics(
+        self, name: str, rows: np.ndarray, own: sp.csr_matrix, scores: np.ndarray | None = None
+    ) -> RowStatistics:
+        """The member's kept statistics of these rows; when some row has none yet, computed
+        from ``scores`` (or by scoring the rows) and kept. Only while statistics are kept."""
+        kept = self.statistics_
+        assert kept is not None
+        statistics = kept.get(name, rows)
+        if statistics is None:
+            statistics = row_statistics_of(self.models_[name].score(rows) if scores is None else scores, own)
+            kept.put(name, rows, statistics)
+        return statistics
+
+    def member_spread(self, name: str, user_rows: np.ndarray) -> np.ndarray:
+        """The member's rankable spread for these users (``row_statistics``'s): kept, or
+        from scoring them; the reasons' scale (``explain``)."""
+        rows = np.asarray(user_rows, dtype=np.int64)
+        if self.statistics_ is None:
+            return row_statistics(self.models_[name].score(rows), self.matrix_[rows])[1]
+        return self._statistics(name, rows, self.matrix_[rows]).spread
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """Weighted mean of the members' z-scored similarity rows (those that have one).
@@ -180,7 +235,7 @@ class Ensemble(Recommender):
         weight_sum = float(sum(self.shares[name] for name in self.models_))
         combined: dict[int, float] = {}
         for name, model in self.models_.items():
-            _, spread = row_statistics(model.score(np.array([user_row])), own)
+            spread = self.member_spread(name, np.array([user_row]))
             if spread[0] <= 0:
                 continue
             share = float(self.shares[name]) / weight_sum / float(spread[0])

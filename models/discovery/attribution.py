@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender
-from models.ensemble import Ensemble, row_statistics
+from models.ensemble import Ensemble
 from models.ease import EASE
 from models.factorization import ALS
 from models.knn import ItemKNNBM25, ItemKNNCosine
@@ -122,7 +122,9 @@ class _ALSAttribution(Attribution):
 
 class _EnsembleAttribution(Attribution):
     """The members' positive contributions, each over the member's spread for the user and
-    weighted by its share (``Ensemble.explain``): a z-score is affine in the member's score."""
+    weighted by its share (``Ensemble.explain``): a z-score is affine in the member's score.
+    The spreads come from the statistics the ensemble kept when it scored the batch
+    (``Ensemble.keep_statistics``), not from scoring every member again."""
 
     def __init__(self, model: Ensemble, matrix: sp.csr_matrix) -> None:
         super().__init__(model, matrix)
@@ -136,9 +138,8 @@ class _EnsembleAttribution(Attribution):
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
         out = np.zeros(item_cols.shape, dtype=np.float32)
         users, inverse = np.unique(user_rows, return_inverse=True)
-        own = self.model.matrix_[users]
         for name, share, attribution in self.parts:
-            _, spread = row_statistics(self.model.models_[name].score(users), own)
+            spread = self.model.member_spread(name, users)  # kept since the ranking scored them
             scale = np.where(spread > 0, share / self.total / np.where(spread > 0, spread, 1.0), 0.0)
             part = np.maximum(attribution.contributions(user_rows, game_cols, item_cols), 0.0)
             out += part * scale[inverse][:, None].astype(np.float32)

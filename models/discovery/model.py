@@ -29,6 +29,7 @@ from models.discovery.blend import Blend, scaled
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
+from models.ensemble import Ensemble
 from models.interactions import InteractionMatrix
 
 USER_BATCH = 512
@@ -130,6 +131,8 @@ class DiscoveryModel:
         self.popularity = counts.get_column("n").fill_null(0).cast(pl.Float64).to_numpy()
         top = np.log1p(self.popularity.max()) if self.popularity.size and self.popularity.max() > 0 else 1.0
         self.pop_norm = (np.log1p(self.popularity) / top).astype(np.float32)
+        if isinstance(model, Ensemble):
+            model.keep_statistics()  # the ranking keeps them; its reasons and both shelves reuse them
         self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
         self._graph_csc: sp.csc_matrix | None = None
         self.narrowing = True
@@ -146,7 +149,8 @@ class DiscoveryModel:
         """Champion scores on catalogue columns (only ``cols``, if given: see ``Scores``),
         clipped at 0; 0 where it has nothing to say. The champion still scores its every
         column (``Recommender.score`` has no column argument); narrowing saves the passes
-        after it."""
+        after it, and an ensemble z-scores only those columns (``score_columns``) once
+        the ranking has kept its members' statistics of the rows."""
         width = self.n_games if cols is None else cols.size
         scores = np.zeros((cf_rows.size, width), dtype=np.float32)
         rows = self._cf_rows_with_shared(cf_rows)
@@ -155,9 +159,9 @@ class DiscoveryModel:
         champion_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         warm = champion_cols >= 0
         identity = cols is None and self._cf_identity
-        raw = np.asarray(self.model.score(cf_rows[rows]), dtype=np.float32)
-        if not identity:
-            raw = raw[:, champion_cols[warm]]
+        scored = cf_rows[rows]
+        raw = self.model.score(scored) if identity else self.model.score_columns(scored, champion_cols[warm])
+        raw = np.asarray(raw, dtype=np.float32)
         np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
         raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
         if rows.size == cf_rows.size and identity:
