@@ -162,7 +162,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     Besides its inputs it reads its own outputs of the night before, `recsys/tuning` (reused on
     large nights while fresh), `recsys/evaluation_lists` (for rank stability) and the last
     champion in `marts.model_runs` (it stays unless clearly beaten, `models.champion`): Dagster
-    draws no edge from an asset to itself, so these are read at known places.
+    draws no edge from an asset to itself, so these are read at known places."""
     folder = _models_dir(site)
     frame, times = rows.drop("updated_at"), rows.select("user_id", "game_id", "updated_at")
     vectors = (content.game_ids, content.features)
