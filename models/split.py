@@ -97,14 +97,18 @@ def _choose_users(eligible: pl.Series, users: float | int | None, seed: int) -> 
     return eligible.gather(stable_sample(eligible, count, seed))
 
 
-def time_split(frame: pl.DataFrame, *, fraction: float = 0.2, min_rows: int = 2) -> tuple[pl.DataFrame, pl.DataFrame]:
+def time_split(
+    frame: pl.DataFrame, *, fraction: float = 0.2, min_rows: int = 2, users: float | int | None = None,
+    seed: int = 0,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split by time: each user's most recently updated rows are the test ("what they mark next").
 
     ``frame`` needs ``updated_at`` (a timestamp, or ISO text with an offset). For each user
     with ``n >= min_rows`` rows, ``round(fraction * n)`` rows (at least 1, at most
     ``n - 1``) go to test: the latest ones, ties broken by ``game_id`` (so the split is
     the same whatever the input order); a row without a time counts as the oldest. Both
-    frames keep the input columns.
+    frames keep the input columns. ``users`` limits which eligible users get a test part,
+    as in ``holdout_split`` (a seeded ``stable_sample``; the others keep every row).
     """
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"fraction must be in (0, 1), got {fraction}")
@@ -120,7 +124,10 @@ def time_split(frame: pl.DataFrame, *, fraction: float = 0.2, min_rows: int = 2)
         _pos=pl.struct(pl.col("_when"), pl.col("game_id")).rank("ordinal", descending=True).over("user_id"),
     )
     n_test = ((pl.col("_n") * fraction + 0.5).floor()).clip(1, pl.col("_n") - 1)
-    marked = keyed.with_columns(_test=(pl.col("_n") >= min_rows) & (pl.col("_pos") <= n_test)).drop(
-        "_when", "_n", "_pos"
-    )
+    is_test = (pl.col("_n") >= min_rows) & (pl.col("_pos") <= n_test)
+    if users is not None:
+        counts = keyed.group_by("user_id", maintain_order=True).len()
+        chosen = _choose_users(counts.filter(pl.col("len") >= min_rows).get_column("user_id"), users, seed)
+        is_test &= pl.col("user_id").is_in(chosen.implode())
+    marked = keyed.with_columns(_test=is_test).drop("_when", "_n", "_pos")
     return marked.filter(~pl.col("_test")).drop("_test"), marked.filter(pl.col("_test")).drop("_test")

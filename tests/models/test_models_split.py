@@ -74,6 +74,30 @@ def test_time_split_holds_out_each_members_latest_rows() -> None:
     assert train.height + test.height == frame.height and train.columns == frame.columns
     with pytest.raises(ValueError, match="updated_at"):
         time_split(frame.drop("updated_at"))
+    # a sample of one eligible member (a or b, by the seeded hash): only they get a test part,
+    # the same latest rows as without the sample; the other keeps every row in train
+    _, one = time_split(frame, fraction=0.4, users=1, seed=0)
+    members = one.get_column("user_id").unique().to_list()
+    assert len(members) == 1 and members[0] in {"a", "b"}
+    assert one.sort("game_id").equals(test.filter(pl.col("user_id") == members[0]).sort("game_id"))
+    assert time_split(frame, fraction=0.4, users=1, seed=0)[1].equals(one)
+
+
+def test_a_time_split_selection_samples_as_many_members_as_the_random_one() -> None:
+    """`ValidationSet.carve` with times holds out the latest rows of at most ``max_users``
+    members, like the random split (the night's time-split selection scored every member)."""
+    from models.interactions import WEIGHTINGS, normalise_interactions
+    from models.synthetic import synthetic_interactions
+    from models.validation import ValidationSet
+
+    rows = normalise_interactions(synthetic_interactions(120, 40, mean_items_per_user=8, n_clusters=3, seed=2))
+    times = rows.select("user_id", "game_id").with_columns(
+        updated_at=pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(days=pl.int_range(pl.len())))
+    timed = ValidationSet.carve(rows, WEIGHTINGS["graded"], seed=0, max_users=30, times=times)
+    randomly = ValidationSet.carve(rows, WEIGHTINGS["graded"], seed=0, max_users=30)
+    assert timed.rows.size == randomly.rows.size == 30
+    whole = ValidationSet.carve(rows, WEIGHTINGS["graded"], seed=0, max_users=None, times=times)
+    assert whole.rows.size > 30 and timed.fit_frame.height + timed.held_out.height == rows.height
 
 
 def test_a_member_whose_rows_did_not_change_keeps_their_split() -> None:
