@@ -89,14 +89,20 @@ class ValidationSet:
 
 def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:
     """NDCG@k of an already fitted model on the held-out rows (own rows excluded)."""
-    return validation_ndcg_per_user(model, validation, k)[0]
+    return ndcg_at_k(_validation_lists(model, validation, k), validation.relevant, k)
 
 
 def validation_ndcg_per_user(model: Recommender, validation: ValidationSet, k: int) -> tuple[float, np.ndarray]:
     """``validation_ndcg`` and each held-out user's NDCG@k (sorted by user: the same users
-    in the same order for every model on this split), for paired comparisons."""
-    exclude = validation.matrix.matrix[validation.rows]
-    ids, scores = model.recommend(validation.rows, k, exclude=exclude)
-    lists = topk_frame(validation.rows, ids, scores)
+    in the same order for every model on this split), for paired comparisons. Apart from
+    ``validation_ndcg`` so that tuning's many trials do not pay for the per-user frame."""
+    lists = _validation_lists(model, validation, k)
     per_user = ndcg_per_user(lists, validation.relevant, k).get_column("ndcg").to_numpy()
     return ndcg_at_k(lists, validation.relevant, k), per_user
+
+
+def _validation_lists(model: Recommender, validation: ValidationSet, k: int) -> pl.DataFrame:
+    """The model's top-k lists (``topk_frame``) for the held-out users, their own rows excluded."""
+    exclude = validation.matrix.matrix[validation.rows]
+    ids, scores = model.recommend(validation.rows, k, exclude=exclude)
+    return topk_frame(validation.rows, ids, scores)
