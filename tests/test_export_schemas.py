@@ -131,7 +131,9 @@ BAD_LINES = [
     (_with(item_rank=3), "ranks [1, 3] are not 1, 2, … 2 in order", False),
     (_with(user_id="1"), "user_id '1' has a line already", False),
     (_with(line='{"user_id": "9", "items": [{"rank": 1, "game_id": "a", "score": NaN, "reason": "x"}]}'),
-     "not a JSON line (NaN is not a JSON number)", False),
+     "not a JSON line (unexpected character", False),
+    (_with(line='{"user_id": "9", "items": [{"rank": 1, "game_id": "a", "score": 1e999, "reason": "x"}]}'),
+     "not a JSON line (number is infinity", False),
     (_with(line='{"user_id": "9", "items": ['), "not a JSON line", False),
     (_with(line=""), "not a JSON line", False),
 ]
