@@ -79,8 +79,9 @@ def intra_list_diversity(lists: pl.DataFrame, game_ids: pl.Series, vectors: sp.c
     index = game_ids.to_frame().with_row_index("row")
     # Per list, the pairs' cosines sum to (‖Σ u_i‖² − Σ ‖u_i‖²) / 2 over its known unit
     # rows: one sparse product for every list at once instead of a Gram matrix per list
-    # (the night scores 10,000 lists per candidate and split).
-    sizes = top.group_by("user_id").len().filter(pl.col("len") >= 2).with_row_index("list")
+    # (the night scores 10,000 lists per candidate and split). Lists in user order: the
+    # mean's rounding would otherwise follow the group_by's order, which varies run to run.
+    sizes = top.group_by("user_id").len().filter(pl.col("len") >= 2).sort("user_id").with_row_index("list")
     if sizes.height == 0:
         return 0.0
     known = top.join(sizes, on="user_id", how="inner").join(index, on="game_id", how="inner")

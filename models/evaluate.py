@@ -23,6 +23,10 @@ every model: no collaborative model can recommend it). Test users absent from TR
 (cold start) get the popularity list for every model, as the site would serve them,
 and count in every average. Coverage is over the games of TRAIN and TEST together.
 
+In steps 1–3 the single candidates run on two threads (``models.parallel``; tuning's
+search of each candidate, the selection split and TEST), then the ensemble, with the same
+results as one after another; step 3 lives in ``models.final_scores``.
+
 At real-site size (``models.budget``) tuning tries fewer settings, the weighting is chosen
 on the most collected games and TEST is scored on a seeded sample of users; each shortcut
 is logged and joins the candidates' ``notes``. Small data runs the full protocol.
@@ -31,7 +35,6 @@ is logged and joins the candidates' ``notes``. Small data runs the full protocol
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,13 +42,12 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.base import Recommender, topk_frame
-from models.ensemble import Ensemble
+from models.base import Recommender
 from models.budget import EvaluationBudget, sample_test_users
-from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks
 from models.candidates import Candidate, default_candidates
 from models.champion import choose_champion
 from models.ease import EASE
+from models.final_scores import fit_candidate, score_on_test
 from models.interactions import (
     WEIGHTINGS,
     InteractionMatrix,
@@ -53,9 +55,8 @@ from models.interactions import (
     normalise_interactions,
     read_interactions,
 )
-from models.metrics import catalog_coverage_at_k, map_at_k, ndcg_at_k, precision_at_k, recall_at_k
-from models.popularity import Popularity
-from models.report import TUNED, EvaluationReport, ModelResult, selection_text
+from models.parallel import map_candidates
+from models.report import TUNED, EvaluationReport, selection_text
 from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_ensemble
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg_per_user
@@ -138,15 +139,21 @@ def evaluate(
         shortcuts.append(f"weighting chosen with EASE on the {budget.weighting_max_items:,} most collected games")
 
     selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
-    selection: dict[str, float] = {}
-    per_user: dict[str, np.ndarray] = {}
-    fitted: dict[str, Recommender] = {}
-    for name, candidate in candidates.items():
-        model = _fitted(candidate, tuned[name].params, seed, selection_split.matrix.matrix, fitted, tuning=True)
-        fitted[name] = model
-        selection[name], per_user[name] = validation_ndcg_per_user(model, selection_split, k)
-        log.info("selection split: %s ndcg@%d %.4f", name, k, selection[name])
-    del fitted
+
+    def selected(
+        name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]]
+    ) -> tuple[Recommender, float, np.ndarray]:
+        """One candidate fitted and scored on the selection split (an ensemble's members from ``singles``)."""
+        fitted = {member: model for member, (model, _, _) in singles.items()}
+        model = fit_candidate(candidate, tuned[name].params, seed, selection_split.matrix.matrix, fitted, tuning=True)
+        ndcg, users = validation_ndcg_per_user(model, selection_split, k)
+        log.info("selection split: %s ndcg@%d %.4f", name, k, ndcg)
+        return model, ndcg, users
+
+    scored = map_candidates(candidates, lambda name, candidate: selected(name, candidate, {}), selected)
+    selection = {name: ndcg for name, (_, ndcg, _) in scored.items()}
+    per_user = {name: users for name, (_, _, users) in scored.items()}
+    del scored  # the fitted models
     choice = choose_champion(per_user, incumbent=incumbent, k=k)
     champion = choice.champion
     log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, selection[champion],
@@ -166,8 +173,8 @@ def evaluate(
     if sampled is not None:
         log.info("evaluate: %s (large data)", sampled)
         shortcuts.append(sampled)
-    results = _score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed,
-                             item_vectors=item_vectors, shortcuts=shortcuts)
+    results = score_on_test(full, train, test, candidates, tuned, selection, k=k, seed=seed,
+                            item_vectors=item_vectors, shortcuts=shortcuts)
     if choice.note:
         kept = results[champion]
         kept.notes = "; ".join(filter(None, [kept.notes, choice.note]))
@@ -203,34 +210,15 @@ def _tune_all(
     log.info("weighting: %s", weighting.reason)
     tuning_split = tuning_split.reweighted(weighting.weights)
     ensemble = "ensemble" in candidates
-    tuned = {
-        name: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings, keep=ensemble)
-        for name, candidate in candidates.items()
-        if name != "ensemble"
-    }
+    tuned = map_candidates(
+        {name: candidate for name, candidate in candidates.items() if name != "ensemble"},
+        lambda name, candidate: tune(candidate, tuning_split, k=k, seed=seed, limit=budget.max_settings, keep=ensemble),
+    )
     if ensemble:
         tuned["ensemble"] = tune_ensemble(tuned, tuning_split, k=k, seed=seed, candidates=candidates)
     for result in tuned.values():
         result.model = None  # fitted on the tuning split: not needed past here
     return weighting, tuned
-
-
-def _fitted(
-    candidate: Candidate,
-    params: dict,
-    seed: int,
-    matrix: sp.csr_matrix,
-    fitted: dict[str, Recommender],
-    *,
-    tuning: bool = False,
-) -> Recommender:
-    """``candidate`` with ``params`` fitted on ``matrix``; an ensemble takes its members from
-    ``fitted`` (the single candidates already fitted on the same matrix), so it costs only
-    its scoring."""
-    model = candidate.build(params, seed, tuning=tuning)
-    if isinstance(model, Ensemble):
-        return model.use_fitted(fitted, matrix)
-    return model.fit(matrix)
 
 
 def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
@@ -248,98 +236,6 @@ def _chosen_candidates(models: Sequence[str] | None) -> dict[str, Candidate]:
     if "ensemble" in wanted and len(wanted) < 3:
         raise ValueError("the ensemble weighs the other chosen candidates: choose at least two besides it")
     return {name: candidate for name, candidate in everything.items() if name in wanted}
-
-
-def _score_on_test(
-    full: InteractionMatrix,
-    train: pl.DataFrame,
-    test: pl.DataFrame,
-    candidates: dict[str, Candidate],
-    tuned: dict[str, TuningResult],
-    selection: dict[str, float],
-    *,
-    k: int,
-    seed: int,
-    item_vectors: tuple[pl.Series, sp.csr_matrix] | None = None,
-    shortcuts: Sequence[str] = (),
-) -> dict[str, ModelResult]:
-    """Refit each candidate on all of TRAIN, rank every unseen game, score on TEST.
-
-    Each result's ``notes`` joins the final fit's cost guard, its tuning's shortcut and
-    the run's ``shortcuts`` (None when there is nothing to say)."""
-    relevant = test.join(train, on=["user_id", "game_id"], how="anti").select("user_id", "game_id")
-    test_users = test.get_column("user_id").unique().sort()
-    rows = full.user_rows(test_users)
-    known = rows >= 0
-    warm_users, cold_users = test_users.filter(known), test_users.filter(~known)
-    warm_rows = rows[known]
-    exclude = full.matrix[warm_rows]
-    catalogue = pl.concat([train.select("game_id"), test.select("game_id")]).unique()
-    log.info(
-        "test: %d users (%d cold, served popularity), %d relevant rows, catalogue %d games",
-        test_users.len(),
-        cold_users.len(),
-        relevant.height,
-        catalogue.height,
-    )
-    popularity = popularity_ranks(train)
-    vector_ids, vectors = item_vectors if item_vectors is not None else (full.game_ids, sp.csr_matrix(full.matrix.T))
-    fallback = Popularity().fit(full.matrix)
-    cold_ids, cold_scores = fallback.recommend(np.zeros(cold_users.len(), dtype=np.int64), k)
-    cold_frame = _with_ids(topk_frame(cold_users, cold_ids, cold_scores), full)
-
-    results: dict[str, ModelResult] = {}
-    fitted: dict[str, Recommender] = {}
-    for name, candidate in candidates.items():
-        started = time.perf_counter()
-        model = _fitted(candidate, tuned[name].params, seed, full.matrix, fitted)
-        fitted[name] = model
-        fit_seconds = time.perf_counter() - started
-        if isinstance(model, Ensemble):  # an ensemble costs its members' fits
-            fit_seconds += sum(results[member].fit_seconds for member in model.models_)
-        ids, scores = model.recommend(warm_rows, k, exclude=exclude)
-        topk = pl.concat([_with_ids(topk_frame(warm_users, ids, scores), full), cold_frame])
-        metrics = {
-            "ndcg": ndcg_at_k(topk, relevant, k),
-            "precision": precision_at_k(topk, relevant, k),
-            "recall": recall_at_k(topk, relevant, k),
-            "map": map_at_k(topk, relevant, k),
-            "coverage": catalog_coverage_at_k(topk, catalogue, k),
-        }
-        beyond = {
-            "long_tail_share": long_tail_share(topk, popularity, k),
-            "intra_list_diversity": intra_list_diversity(topk, vector_ids, vectors, k),
-            "mean_popularity_rank": mean_popularity_rank(topk, popularity, k),
-        }
-        log.info(
-            "test: %s fitted in %.2fs; ndcg@%d %.4f precision %.4f recall %.4f map %.4f coverage %.4f; "
-            "long tail %.3f, diversity %.3f, mean popularity rank %.1f",
-            name,
-            fit_seconds,
-            k,
-            *metrics.values(),
-            *beyond.values(),
-        )
-        results[name] = ModelResult(
-            name=name,
-            params=tuned[name].params,
-            tuning=tuned[name],
-            selection_ndcg=selection[name],
-            metrics=metrics,
-            fit_seconds=fit_seconds,
-            topk=topk.sort("user_id", "rank"),
-            beyond=beyond,
-            notes="; ".join(filter(None, [model.fit_notes, tuned[name].note, *shortcuts])) or None,
-        )
-    return results
-
-
-def _with_ids(frame: pl.DataFrame, full: InteractionMatrix) -> pl.DataFrame:
-    """Column indices of a top-K frame replaced by game ids."""
-    games = full.game_ids.gather(frame.get_column("game_id").to_numpy())
-    return frame.with_columns(
-        pl.col("user_id").cast(pl.String), pl.Series("game_id", games, dtype=pl.String)
-    ).select("user_id", "rank", "game_id", "score")
 
 
 def evaluate_files(

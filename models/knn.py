@@ -8,13 +8,11 @@ explainable: "because you like X" is the neighbour that contributed most.
 
 from __future__ import annotations
 
-import warnings
 from typing import Self
 
 import numpy as np
 import scipy.sparse as sp
-from implicit.nearest_neighbours import BM25Recommender, CosineRecommender, ItemItemRecommender
-from implicit.utils import ParameterWarning
+from implicit.nearest_neighbours import ItemItemRecommender, bm25_weight, normalize
 
 from models.base import Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
 
@@ -30,17 +28,23 @@ class _ItemKNN(Recommender):
     K: int = 100
     random_state: int | None = None
 
-    def _implicit_model(self) -> ItemItemRecommender:
+    def _weighted(self, matrix: sp.csr_matrix) -> sp.csr_matrix:
+        """The users×games matrix weighted as implicit's recommender of this kind weighs it."""
         raise NotImplementedError
 
     def fit(self, matrix: sp.csr_matrix) -> Self:
-        """Compute the K-nearest-neighbour similarity between games."""
+        """Compute the K-nearest-neighbour similarity between games.
+
+        implicit's ``CosineRecommender``/``BM25Recommender`` weigh the matrix into a COO
+        and hand it to ``ItemItemRecommender.fit``, which converts it to CSR and warns. Here
+        the same weighting (implicit's own functions) is converted first: the same
+        neighbours, and no warning to silence (``warnings.catch_warnings`` swaps the
+        process's filter list, unsafe while another candidate fits on a second thread,
+        ``models.parallel``)."""
         self.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
-        with single_threaded_blas(), warnings.catch_warnings():
-            # implicit converts its own COO intermediate and warns about it; not ours to fix.
-            warnings.simplefilter("ignore", ParameterWarning)
-            model = self._implicit_model()
-            model.fit(self.matrix_, show_progress=False)
+        with single_threaded_blas():
+            model = ItemItemRecommender(K=self.K, num_threads=0)
+            model.fit(self._weighted(self.matrix_), show_progress=False)
         self.similarity_ = model.similarity.tocsr().astype(np.float32)
         return self
 
@@ -63,8 +67,9 @@ class ItemKNNCosine(_ItemKNN):
 
     name = "cosine"
 
-    def _implicit_model(self) -> ItemItemRecommender:
-        return CosineRecommender(K=self.K, num_threads=0)
+    def _weighted(self, matrix: sp.csr_matrix) -> sp.csr_matrix:
+        """Each game's member vector at unit length (``CosineRecommender.fit``'s weighting)."""
+        return normalize(matrix.T).T.tocsr()
 
 
 @hyperparameters
@@ -76,8 +81,9 @@ class ItemKNNBM25(_ItemKNN):
     K1: float = 1.2
     B: float = 0.75
 
-    def _implicit_model(self) -> ItemItemRecommender:
-        return BM25Recommender(K=self.K, K1=self.K1, B=self.B, num_threads=0)
+    def _weighted(self, matrix: sp.csr_matrix) -> sp.csr_matrix:
+        """BM25 weights over the games' member vectors (``BM25Recommender.fit``'s weighting)."""
+        return bm25_weight(matrix.T, self.K1, self.B).T.tocsr()
 
 
 def _contributions(

@@ -51,6 +51,29 @@ def test_intra_list_diversity() -> None:
     assert intra_list_diversity(unknown, ids, vectors) == pytest.approx(1.0)
 
 
+def test_intra_list_diversity_is_the_same_number_whatever_the_row_order() -> None:
+    """Bit for bit: the evaluation compares reports run on one thread and on two. Lists of
+    near-twin games (~0) beside random ones (~1) make the mean's rounding follow the order
+    the lists are summed in (without the fix, two values or more in 30 shuffles)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    base = rng.random((n // 2, 50)) * rng.choice([1e-3, 1.0, 1e3], size=(n // 2, 1))
+    vectors = sp.csr_matrix(np.repeat(base, 2, axis=0) + rng.random((n, 50)) * 1e-6)  # g2i ≈ g2i+1
+    game_ids = pl.Series("game_id", [f"g{i}" for i in range(n)])
+    rows = []
+    for user in range(3000):
+        if user % 2:
+            twin = int(rng.integers(n // 2))
+            rows += [(f"u{user}", f"g{2 * twin}", 1), (f"u{user}", f"g{2 * twin + 1}", 2)]
+        else:
+            games = rng.choice(n, int(rng.integers(2, 11)), replace=False)
+            rows += [(f"u{user}", f"g{game}", rank) for rank, game in enumerate(games, start=1)]
+    frame = lists(rows)
+    values = {intra_list_diversity(frame.sample(fraction=1.0, shuffle=True, seed=seed), game_ids, vectors, 10)
+              for seed in range(30)}
+    assert len(values) == 1, values
+
+
 def test_rank_stability() -> None:
     before = lists([("a", "x", 1), ("a", "y", 2), ("b", "x", 1)])
     now = lists([("a", "x", 1), ("a", "z", 2), ("b", "x", 1), ("c", "x", 1)])

@@ -160,3 +160,35 @@ def test_time_split_evaluation_reuses_tuning_and_reports_beyond_accuracy(small_s
     # Popularity recommends the head: less long tail, lower (more popular) ranks than EASE.
     assert by_model["popularity"]["long_tail_share"] < by_model["ease"]["long_tail_share"]
     assert by_model["popularity"]["mean_popularity_rank"] < by_model["ease"]["mean_popularity_rank"]
+
+
+def test_two_threads_give_the_sequential_report(
+    small_split: tuple[pl.DataFrame, pl.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The candidates on two threads (``models.parallel``): every number, list and choice as
+    one after another, and the results in the candidates' (tie-breaking) order."""
+    from polars.testing import assert_frame_equal
+
+    from models import parallel
+    from models.candidates import default_candidates
+
+    train, test = small_split
+    reports = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(parallel, "EVALUATION_THREADS", threads)
+        reports[threads] = evaluate(train, test, k=10, seed=0)
+    sequential, threaded = reports[1], reports[2]
+    assert list(threaded.results) == list(sequential.results) == list(default_candidates())
+    assert threaded.champion == sequential.champion
+    assert threaded.weighting == sequential.weighting
+    for name, expected in sequential.results.items():
+        got = threaded.results[name]
+        assert got.params == expected.params, name
+        assert [(t.params, t.ndcg) for t in got.tuning.trials] == [(t.params, t.ndcg) for t in expected.tuning.trials], name
+        assert got.selection_ndcg == expected.selection_ndcg, name
+        assert got.metrics == expected.metrics, name
+        assert got.beyond == expected.beyond, name
+        assert got.notes == expected.notes, name
+        assert_frame_equal(got.topk, expected.topk)
+    members = threaded.results["ensemble"].params["shares"]
+    assert threaded.results["ensemble"].fit_seconds >= sum(threaded.results[m].fit_seconds for m in members)
