@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse.export import _grouped
+from warehouse.export import _write_grouped
 from warehouse.export_retention import _keeps_everyone, _public_lines
 
 IDS = st.text(min_size=0, max_size=8)
@@ -18,14 +19,16 @@ IDS = st.text(min_size=0, max_size=8)
 
 
 def written(tmp_path: Path, users: list[str]) -> bytes:
-    """A per-user file exactly as `export_bundle` writes it (Polars' NDJSON of grouped rows)."""
+    """A per-user file exactly as `export_bundle` writes it (DuckDB's COPY of grouped rows)."""
     rows = pl.DataFrame({
         "user_id": [u for u in users for _ in range(2)], "rank": [1, 2] * len(users),
         "game_id": ["a", "b"] * len(users), "score": [0.9, 0.5] * len(users),
         "reason": ["「ヒミツの森」が好きなあなたに"] * (2 * len(users)),
     })
     path = tmp_path / "recommendations.jsonl"
-    _grouped(rows, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}).write_ndjson(path)
+    with duckdb.connect() as con:
+        con.register("rows", rows)
+        _write_grouped(con, "rows", "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}, path)
     return path.read_bytes()
 
 

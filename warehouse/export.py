@@ -27,7 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from warehouse.bundle_io import (
     MANIFEST,
@@ -64,41 +63,41 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     """
     if keep is None:
         keep_exports()
-    recs = con.sql(
-        "SELECT user_id, rank, game_id, score, reason, model, run_id FROM marts.recommendations ORDER BY user_id, rank"
-    ).pl()
-    run_id, model = _one_run(recs), recs["model"][0]
-    similar = con.sql("SELECT game_id, rank, similar_game_id, score FROM marts.similar_games ORDER BY game_id, rank").pl()
-    shelf = _shelf(con, "next_to_play", run_id)
-    watched = _shelf(con, "watch_next", run_id)
+    recs = _marts_table(con, "recommendations")
+    run_id = _one_run(con)
+    model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchone()[0]
+    shelves = {table: _shelf(con, table, run_id) for table in ("next_to_play", "watch_next")}
 
     exports_dir.mkdir(parents=True, exist_ok=True)
     remove_litter(exports_dir)
     staging = exports_dir / f"{TMP_PREFIX}{run_id}"
     staging.mkdir()
-    frames = {
-        "recommendations.jsonl": _grouped(recs, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
-        "next_to_play.jsonl": _grouped(shelf, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
-        "watch_next.jsonl": _grouped(watched, "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}),
-        "similar_games.jsonl": _grouped(similar, "game_id", {"similar_game_id": "game_id", "score": "score"}),
+    per_user = {"game_id": "game_id", "score": "score", "reason": "reason"}
+    sources = {
+        "recommendations.jsonl": (recs, "user_id", per_user),
+        "next_to_play.jsonl": (shelves["next_to_play"], "user_id", per_user),
+        "watch_next.jsonl": (shelves["watch_next"], "user_id", per_user),
+        "similar_games.jsonl": (_marts_table(con, "similar_games"), "game_id",
+                                {"similar_game_id": "game_id", "score": "score"}),
     }
-    checksums = {}
+    checksums, sizes = {}, {}
     for name in FILES:
-        frames[name].write_ndjson(staging / name)  # straight from Arrow: no Python object per row
+        source, key, fields = sources[name]
+        sizes[name] = _write_grouped(con, source, key, fields, staging / name)
         checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": model,
         "counts": {
-            "users": recs["user_id"].n_unique(),
-            "recommendations": recs.height,
-            "games": similar["game_id"].n_unique() if similar.height else 0,
-            "similar_games": similar.height,
-            "next_to_play_users": shelf["user_id"].n_unique() if shelf.height else 0,
-            "next_to_play": shelf.height,
-            "watch_next_users": watched["user_id"].n_unique() if watched.height else 0,
-            "watch_next": watched.height,
+            "users": sizes["recommendations.jsonl"][0],
+            "recommendations": sizes["recommendations.jsonl"][1],
+            "games": sizes["similar_games.jsonl"][0],
+            "similar_games": sizes["similar_games.jsonl"][1],
+            "next_to_play_users": sizes["next_to_play.jsonl"][0],
+            "next_to_play": sizes["next_to_play.jsonl"][1],
+            "watch_next_users": sizes["watch_next.jsonl"][0],
+            "watch_next": sizes["watch_next.jsonl"][1],
         },
         "schema_version": SCHEMA_VERSION,
         "files": {name: {"sha256": digest, "bytes": (staging / name).stat().st_size} for name, digest in checksums.items()}
@@ -123,43 +122,58 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
 
 def bundle_run_id(con: duckdb.DuckDBPyConnection) -> str:
     """The run id of the bundle the warehouse's recommendations export to (its folder name)."""
-    return _one_run(con.sql("SELECT DISTINCT run_id FROM marts.recommendations").pl())
+    return _one_run(con)
 
 
-def _one_run(recs: pl.DataFrame) -> str:
-    if recs.height == 0:
+def _one_run(con: duckdb.DuckDBPyConnection) -> str:
+    source = _marts_table(con, "recommendations")
+    run_ids = [row[0] for row in con.execute(f"SELECT DISTINCT run_id FROM {source}").fetchall()] if source else []
+    if not run_ids:
         raise ExportError("marts.recommendations is empty: nothing to export")
-    run_ids = recs["run_id"].unique().to_list()
     if len(run_ids) != 1:
         raise ExportError(f"marts.recommendations mixes runs {sorted(run_ids)}")
     return run_ids[0]
 
 
-def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> pl.DataFrame:
-    """This run's rows of a shelf mart (`next_to_play`, `watch_next`); none before the first
-    night that wrote the table."""
+def _marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
+    """``marts.<table>`` if the warehouse has it (a shelf only exists from the first night
+    that wrote it), else None: its file is empty."""
     exists = con.execute(
         "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = ?", [table]
     ).fetchall()
-    if not exists:
-        return pl.DataFrame(schema={"user_id": pl.String, "rank": pl.Int32, "game_id": pl.String,
-                                    "score": pl.Float64, "reason": pl.String})
-    shelf = con.sql(
-        f"SELECT user_id, rank, game_id, score, reason, run_id FROM marts.{table} ORDER BY user_id, rank"
-    ).pl()
-    stale = shelf.filter(pl.col("run_id") != run_id)
-    if stale.height:
-        raise ExportError(f"marts.{table} holds run {stale['run_id'][0]}, not {run_id}")
-    return shelf.drop("run_id")
+    return f"marts.{table}" if exists else None
 
 
-def _grouped(frame: pl.DataFrame, key: str, fields: dict[str, str]) -> pl.DataFrame:
-    """One row per key, its rows (already in rank order) as the list `items` of structs,
-    each with its `rank` first (the site need not count, and a gap would show).
+def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | None:
+    """A shelf mart (`next_to_play`, `watch_next`) holding only this run's rows, or None."""
+    source = _marts_table(con, table)
+    if source is None:
+        return None
+    stale = con.execute(f"SELECT run_id FROM {source} WHERE run_id IS DISTINCT FROM ? LIMIT 1", [run_id]).fetchall()
+    if stale:
+        raise ExportError(f"marts.{table} holds run {stale[0][0]}, not {run_id}")
+    return source
 
-    Why frames written by Polars rather than `json.dumps` per line: at the real site's
-    size (100,000 members × 100 games) a Python dict per row peaked at 9.4 GB.
+
+def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
+                   path: Path) -> tuple[int, int]:
+    """One line per key (in key order), its rows in rank order as the list `items` of
+    objects, each with its `rank` first (the site need not count, and a gap would show);
+    returns (lines, items). An absent table gives an empty file.
+
+    Why DuckDB writes the file: the rows stay in the database engine, which streams them
+    to disk within its memory limit. Reading them into Polars first (1.2 GB of lines for
+    100,000 members) made the export the night's largest process (5.9–7.3 GB at the real
+    site's size), growing with the members; a Python dict per row had peaked at 9.4 GB.
     """
-    return frame.group_by(key, maintain_order=True).agg(
-        pl.struct([pl.col("rank"), *(pl.col(src).alias(dst) for src, dst in fields.items())]).alias("items")
-    ).select(key, "items")
+    if source is None:
+        path.write_bytes(b"")
+        return 0, 0
+    items = ", ".join(f"{name} := {column}" for column, name in fields.items())
+    target = str(path).replace("'", "''")
+    con.execute(
+        f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items "
+        f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
+    )
+    lines, rows = con.execute(f"SELECT count(DISTINCT {key}), count(*) FROM {source}").fetchone()
+    return int(lines), int(rows)

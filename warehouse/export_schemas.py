@@ -9,9 +9,9 @@ entry per export file, so a new file is one line) and the tests pin a fingerprin
 their shape next to the version, so the shape cannot change without the version.
 
 Why every line is validated before a bundle is published, rather than trusted: the
-lines are written by Polars straight from the marts, so a column whose type drifted (a
-table made by an older version, a model that returned NaN, which Polars writes as null)
-would reach the site silently. `validate_bundle` streams each file line by line against
+lines are written by DuckDB straight from the marts, so a column whose type drifted (a
+table made by an older version, a model that returned NaN, which DuckDB writes as the
+bare token NaN) would reach the site silently. `validate_bundle` streams each file line by line against
 the schema shipped in that bundle, plus what JSON Schema cannot say: ranks run 1..n in
 order, and no key (member or game) has two lines. The first bad line fails the export in
 one line naming the file, the line number and the error (`BundleInvalid`), and the night
