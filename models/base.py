@@ -12,14 +12,18 @@ from __future__ import annotations
 import inspect
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Self
+from typing import Any, ClassVar, Iterator, Self, TypeVar
 
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
+
+T = TypeVar("T")
 
 hyperparameters = dataclass(kw_only=True, eq=False, repr=False)
 """Class decorator: a model's hyperparameters as keyword-only fields with their defaults.
@@ -47,6 +51,29 @@ def single_threaded_blas() -> Iterator[None]:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     with threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
+BLOCK_THREADS = min(2, os.cpu_count() or 1)
+"""Threads for independent row blocks (``map_blocks``): the night's two cores."""
+
+
+def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int | None = None) -> None:
+    """``work(block)`` for every block, on ``BLOCK_THREADS`` threads; each block writes
+    only its own rows of a shared output, so the result is the same as one after another.
+
+    Why threads: the blocks' numpy and scipy work releases the GIL. BLAS is held at one
+    thread once around them all (threadpoolctl restores the limit it found, so blocks
+    entering and leaving it from two threads could leave BLAS on every core). The first
+    failure is raised.
+    """
+    threads = BLOCK_THREADS if threads is None else threads
+    if threads <= 1:
+        for block in blocks:
+            work(block)
+        return
+    with single_threaded_blas(), ThreadPoolExecutor(max_workers=threads, thread_name_prefix="block") as pool:
+        for _ in pool.map(work, blocks):
+            pass
 
 
 class Recommender(ABC):

@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from models.base import top_n
+from models.base import map_blocks, top_n
 from models.specs import specs_block
 from models.similarity import GramRows, reduce_text
 
@@ -274,11 +274,15 @@ class ContentModel:
         """
         ids = np.full((self.n_games, n), -1, dtype=np.int64)
         values = np.full((self.n_games, n), -np.inf, dtype=np.float32)
-        for rows in self.chunks():
+        self._gram_rows()  # built once, before the blocks share it
+
+        def block(rows: np.ndarray) -> None:
             sims = self.similarity_rows(rows)
             sims[np.arange(rows.size), rows] = -np.inf
             sims[sims <= 0] = -np.inf
             ids[rows], values[rows] = top_n(sims, n)
+
+        map_blocks(block, self.chunks())  # each block its own rows: the same arrays as in turn
         return ids, values
 
     def neighbours(self, n: int = 200) -> sp.csr_matrix:

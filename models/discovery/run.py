@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -90,29 +91,44 @@ def fit_state(
     content: ContentModel | None = None,
 ) -> DiscoveryModel:
     """The champion fitted on normalised ``rows`` and the content model of ``catalog``
-    (``catalog_frame``), ready to score; call under ``single_threaded_blas``.
+    (``catalog_frame``), ready to score. The fit and the neighbours run side by side on two
+    threads.
 
     ``content`` is that content model when it is already fitted (the night fits it once,
     for evaluation and discovery alike); then ``catalog`` and ``posts`` are not read."""
     blend = blend or Blend()
     timings = {} if timings is None else timings
-    tick = time.perf_counter()
-    if rows.height:
-        interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
-        model: Recommender | None = fit.build().fit(interactions.matrix)
-    else:
-        interactions, model = empty_interactions(), None
-    timings["fit_seconds"] = time.perf_counter() - tick
+
+    def champion() -> tuple[InteractionMatrix, Recommender | None]:
+        tick = time.perf_counter()
+        if rows.height:
+            interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
+            model: Recommender | None = fit.build().fit(interactions.matrix)
+        else:
+            interactions, model = empty_interactions(), None
+        timings["fit_seconds"] = time.perf_counter() - tick
+        return interactions, model
+
+    def neighbours() -> tuple[ContentModel, Any]:
+        tick = time.perf_counter()
+        fitted = content if content is not None else ContentModel.fit(catalog, posts)
+        graph = fitted.neighbours(blend.neighbours)
+        timings["content_seconds"] = time.perf_counter() - tick
+        return fitted, graph
+
+    # Independent work on the night's two cores (numpy, scipy and LAPACK release the GIL;
+    # BLAS stays at one thread per call): the champion's fit beside the content neighbours.
+    # Held once around both: threadpoolctl restores the limit it found, so the fits' own
+    # enter/exit from two threads could otherwise leave BLAS on every core (models.parallel).
+    with single_threaded_blas(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="fit") as pool:
+        graph_job = pool.submit(neighbours)
+        interactions, model = champion()
+        content, graph = graph_job.result()
     log.info(
         "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
         fit.champion, rows.height, interactions.shape[0], interactions.shape[1], fit.weighting,
         timings["fit_seconds"],
     )
-    tick = time.perf_counter()
-    if content is None:
-        content = ContentModel.fit(catalog, posts)
-    graph = content.neighbours(blend.neighbours)
-    timings["content_seconds"] = time.perf_counter() - tick
     state = DiscoveryModel(
         champion=fit.champion, model=model, interactions=interactions, content=content,
         collections=rows, blend=blend, graph=graph,

@@ -9,16 +9,19 @@ none is content only.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from models.base import top_n, topk_frame
+from models.base import map_blocks, top_n, topk_frame
 from models.discovery.model import DiscoveryModel
 
 
-def _cf_similarity(state: DiscoveryModel, cols: np.ndarray, cosine: list[sp.csr_matrix]) -> np.ndarray:
+def _cf_similarity(state: DiscoveryModel, cols: np.ndarray, cosine: list[sp.csr_matrix],
+                   lock: threading.Lock) -> np.ndarray:
     """Champion item similarity rows over its own columns, or interaction cosine."""
     model = state.model
     assert model is not None
@@ -27,9 +30,10 @@ def _cf_similarity(state: DiscoveryModel, cols: np.ndarray, cosine: list[sp.csr_
             return np.asarray(model.item_similarity(cols), dtype=np.float32)
         except NotImplementedError:
             pass
-    if not cosine:
-        # Unit rows (a game nobody has stays a zero row, similar to nothing).
-        cosine.append(normalize(sp.csr_matrix(state.interactions.matrix.T, dtype=np.float32)))
+    with lock:
+        if not cosine:
+            # Unit rows (a game nobody has stays a zero row, similar to nothing).
+            cosine.append(normalize(sp.csr_matrix(state.interactions.matrix.T, dtype=np.float32)))
     block = cosine[0][cols] @ cosine[0].T
     return np.asarray(block.toarray(), dtype=np.float32)
 
@@ -44,11 +48,13 @@ def similar_games(state: DiscoveryModel, n: int) -> pl.DataFrame:
         warm, blend.similar_cf_share * state.cf_members / (state.cf_members + blend.similar_shrink), 0.0
     ).astype(np.float32)
     cosine: list[sp.csr_matrix] = []
-    for rows in state.content.chunks():
+    lock = threading.Lock()  # the blocks run on two threads: the cosine matrix is made once
+
+    def block(rows: np.ndarray) -> None:
         sims = np.asarray(state.graph[rows].toarray(), dtype=np.float32) * (1.0 - share[rows])[:, None]
         hot = rows[warm[rows]]
         if hot.size and state.model is not None:
-            cf = _cf_similarity(state, state.cf_cols[hot], cosine)[:, state.cf_cols[warm]]
+            cf = _cf_similarity(state, state.cf_cols[hot], cosine, lock)[:, state.cf_cols[warm]]
             cf[~np.isfinite(cf)] = 0.0
             cf = np.maximum(cf, 0.0)
             cf[np.arange(hot.size), np.searchsorted(np.flatnonzero(warm), hot)] = 0.0
@@ -61,4 +67,6 @@ def similar_games(state: DiscoveryModel, n: int) -> pl.DataFrame:
         sims[np.arange(rows.size), rows] = -np.inf
         sims[sims <= 0] = -np.inf
         ids[rows], values[rows] = top_n(sims, n)
+
+    map_blocks(block, state.content.chunks())  # each block its own rows: the same lists as in turn
     return topk_frame(state.game_ids, ids, values, state.game_ids, key="game_id", value="similar_game_id")
