@@ -13,9 +13,9 @@ same run id rewrites that bundle the same way. Only what the site already shows 
 goes out: members' ids from public collections and game ids, never other members' data.
 
 Litter a killed export left is swept first, and the new bundle is cut down to the
-members public now; once LATEST names it, old bundles are pruned (at most
-BODOGE_KEEP_EXPORTS kept, members no longer public cut from every one): see
-`warehouse.export_retention`.
+members public now (read again only if one of its members is not); once LATEST names it,
+old bundles are pruned (at most BODOGE_KEEP_EXPORTS kept, members no longer public cut
+from every one): see `warehouse.export_retention`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from warehouse.bundle_io import (
     verify_bundle,
     write_synced,
 )
-from warehouse.export_retention import keep_exports, remove_litter, scrub_bundles
+from warehouse.export_retention import keep_exports, remove_litter, scrub_new_bundle
 from warehouse.export_schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
@@ -115,7 +115,9 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         drop_dir(final)
     os.replace(staging, final)
     fsync_dir(exports_dir)
-    scrub_bundles(con, exports_dir)  # members found private since the marts were built
+    members = {row[0] for source in (recs, *shelves.values()) if source
+               for row in con.execute(f"SELECT DISTINCT user_id FROM {source}").fetchall()}
+    scrub_new_bundle(con, final, members)  # members found private since the marts were built
     manifest = json.loads((final / MANIFEST).read_text(encoding="utf-8"))  # as scrubbed
     return Bundle(run_id=run_id, path=final, manifest=manifest)
 
