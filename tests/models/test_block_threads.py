@@ -4,7 +4,8 @@ The content neighbours and the similar games are computed in row blocks that the
 runs on two threads, and the champion's fit runs beside the neighbours (``fit_state``).
 With small blocks (many of them, so the threads interleave) every similar-game list and
 every neighbour equals the one-thread result bit for bit, for an item-similarity
-champion (EASE) and one without (BPR falls back to interaction cosine, made once).
+champion (EASE) and one without (BPR falls back to interaction cosine, made once); and
+every model's ``recommend`` (its batches on two threads) gives the same lists.
 """
 
 from __future__ import annotations
@@ -52,3 +53,20 @@ def test_blas_is_left_as_it_was(frames, monkeypatch) -> None:
     before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
     _night(frames, "ease", 2, monkeypatch)
     assert [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"] == before
+
+
+@pytest.mark.parametrize("champion", ["ease", "als", "ensemble"])
+def test_recommend_on_two_threads_gives_the_same_lists(frames, champion, monkeypatch) -> None:
+    """``Recommender.recommend``'s batches (here 60 users each) on one thread and on two."""
+    rows = normalise_interactions(frames["collections"], source="test")
+    state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit(champion=champion))
+    model, matrix = state.model, state.interactions.matrix
+    monkeypatch.setattr(base, "SCORE_BUDGET", 60 * model.n_items)
+    users = np.arange(matrix.shape[0])
+    lists = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(base, "BLOCK_THREADS", threads)
+        with base.single_threaded_blas():  # as the night scores: ALS's product then rounds the same way
+            lists[threads] = model.recommend(users, 10, exclude=matrix)
+    assert (lists[1][0] >= 0).any() and users.size > 5 * 60
+    assert np.array_equal(lists[1][0], lists[2][0]) and np.array_equal(lists[1][1], lists[2][1])
