@@ -16,7 +16,7 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender, hyperparameters, top_n
+from models.base import Recommender, hyperparameters, map_blocks, top_n
 from models.ease import modelled_items
 from models.knn import _contributions
 
@@ -69,13 +69,18 @@ class RP3beta(Recommender):
         damp[seen] = popularity[seen] ** -self.beta
         keep = min(self.top_k, n_items)
 
-        blocks: list[sp.csr_matrix] = []
         step = max(1, ROW_BLOCK // max(n_items, 1))
-        for start in range(0, n_items, step):
+        starts = list(range(0, n_items, step))
+        blocks: list[sp.csr_matrix] = [sp.csr_matrix((0, n_items), dtype=np.float32)] * len(starts)
+
+        def build(block: int) -> None:
+            start = starts[block]
             stop = min(start + step, n_items)
             dense = (p_iu[start:stop] @ p_ui).toarray().astype(np.float32) * damp[None, :]
             dense[np.arange(stop - start), np.arange(start, stop)] = 0.0
-            blocks.append(_top_k_rows(dense, keep))
+            blocks[block] = _top_k_rows(dense, keep)
+
+        map_blocks(build, range(len(starts)))  # on two threads, each block in its own slot: the same W
         return sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, n_items), dtype=np.float32)
 
     def score(self, user_rows: np.ndarray) -> np.ndarray:

@@ -17,9 +17,11 @@ from threadpoolctl import threadpool_info
 
 import models.base as base
 import models.content as content_module
+import models.rp3beta as rp3beta_module
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.similar import similar_games
-from models.interactions import normalise_interactions
+from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+from models.rp3beta import RP3beta
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.filter_columns import with_filter_columns
@@ -70,3 +72,17 @@ def test_recommend_on_two_threads_gives_the_same_lists(frames, champion, monkeyp
             lists[threads] = model.recommend(users, 10, exclude=matrix)
     assert (lists[1][0] >= 0).any() and users.size > 5 * 60
     assert np.array_equal(lists[1][0], lists[2][0]) and np.array_equal(lists[1][1], lists[2][1])
+
+
+def test_rp3beta_builds_the_same_walks_on_two_threads(frames, monkeypatch) -> None:
+    """RP3beta's ``W`` is built in row blocks (here 17 rows each) on one thread and on two."""
+    matrix = InteractionMatrix.from_frame(normalise_interactions(frames["collections"], source="test"),
+                                          WEIGHTINGS["graded"]).matrix
+    monkeypatch.setattr(rp3beta_module, "ROW_BLOCK", 17 * matrix.shape[1])
+    walks = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(base, "BLOCK_THREADS", threads)
+        walks[threads] = RP3beta(top_k=50).fit(matrix).weights_
+    assert walks[1].nnz > 0 and matrix.shape[1] > 5 * 17
+    assert np.array_equal(walks[1].indptr, walks[2].indptr) and np.array_equal(walks[1].indices, walks[2].indices)
+    assert np.array_equal(walks[1].data, walks[2].data)
