@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from models.base import single_threaded_blas
+from models.base import blocks_in_turn, single_threaded_blas
 from models.candidates import Candidate
 from models.ensemble import Ensemble
 
@@ -86,7 +86,7 @@ def map_candidates(
         futures: dict[str, Future[T]] = {}
         try:
             for name in sorted(singles, key=lambda n: HEAVY_FIRST.index(n) if n in HEAVY_FIRST else len(HEAVY_FIRST)):
-                futures[name] = pool.submit(single, name, singles[name])
+                futures[name] = pool.submit(_in_turn, single, name, singles[name])
             for name in singles:  # the first failure in the candidates' order
                 done[name] = futures[name].result()
         finally:
@@ -96,3 +96,10 @@ def map_candidates(
             assert ensemble is not None
             done[name] = ensemble(name, candidate, {single_name: done[single_name] for single_name in singles})
     return {name: done[name] for name in candidates}
+
+
+def _in_turn(single: Callable[[str, Candidate], T], name: str, candidate: Candidate) -> T:
+    """One candidate on its thread, its own row blocks one after another (``blocks_in_turn``):
+    the two candidate threads already keep both cores busy."""
+    with blocks_in_turn():
+        return single(name, candidate)

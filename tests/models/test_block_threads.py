@@ -86,3 +86,16 @@ def test_rp3beta_builds_the_same_walks_on_two_threads(frames, monkeypatch) -> No
     assert walks[1].nnz > 0 and matrix.shape[1] > 5 * 17
     assert np.array_equal(walks[1].indptr, walks[2].indptr) and np.array_equal(walks[1].indices, walks[2].indices)
     assert np.array_equal(walks[1].data, walks[2].data)
+
+
+def test_blocks_run_in_turn_inside_a_candidate_thread() -> None:
+    """Inside ``blocks_in_turn`` (each evaluation candidate's thread) no more threads are started."""
+    import threading
+
+    seen: list[str] = []
+    base.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
+    assert all(name.startswith("block") for name in seen)
+    seen.clear()
+    with base.blocks_in_turn():
+        base.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
+    assert seen == [threading.current_thread().name] * 4
