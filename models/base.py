@@ -64,10 +64,10 @@ _THREAD = threading.local()
 def blocks_in_turn() -> Iterator[None]:
     """``map_blocks`` runs its blocks one after another on this thread while inside.
 
-    Why: the evaluation already runs two candidates side by side (``models.parallel``);
-    their blocks on two more threads each only made four busy threads share two cores
-    and their memory bandwidth (measured slower at real size: 261 and 279 s against
-    247 s for the reuse night's evaluation)."""
+    Why: inside one of ``map_blocks``' threads (an evaluation candidate, ``models.parallel``,
+    a block) the cores are already busy; two more threads each only made four busy threads
+    share two cores and their memory bandwidth (measured slower at real size: 261 and
+    279 s against 247 s for the reuse night's evaluation)."""
     before = getattr(_THREAD, "in_turn", False)
     _THREAD.in_turn = True
     try:
@@ -78,21 +78,34 @@ def blocks_in_turn() -> Iterator[None]:
 
 def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int | None = None) -> None:
     """``work(block)`` for every block, on ``BLOCK_THREADS`` threads; each block writes
-    only its own rows of a shared output, so the result is the same as one after another.
+    only its own part of a shared output, so the result is the same as one after another.
 
     Why threads: the blocks' numpy and scipy work releases the GIL. BLAS is held at one
     thread once around them all (threadpoolctl restores the limit it found, so blocks
-    entering and leaving it from two threads could leave BLAS on every core). The first
-    failure is raised.
+    entering and leaving it from two threads could leave BLAS on every core). A block's
+    own ``map_blocks`` runs in turn (``blocks_in_turn``): the threads already keep the
+    cores busy. One block, one thread, or a caller already in turn: a plain loop. The
+    first failure (in the blocks' order) is raised once the running blocks are done; the
+    blocks not started yet are dropped.
     """
+    blocks = list(blocks)
     threads = BLOCK_THREADS if threads is None else threads
-    if threads <= 1 or getattr(_THREAD, "in_turn", False):
+    if threads <= 1 or len(blocks) <= 1 or getattr(_THREAD, "in_turn", False):
         for block in blocks:
             work(block)
         return
-    with single_threaded_blas(), ThreadPoolExecutor(max_workers=threads, thread_name_prefix="block") as pool:
-        for _ in pool.map(work, blocks):
-            pass
+
+    def in_turn(block: T) -> None:
+        with blocks_in_turn():
+            work(block)
+
+    with single_threaded_blas():
+        pool = ThreadPoolExecutor(max_workers=min(threads, len(blocks)), thread_name_prefix="block")
+        try:
+            for future in [pool.submit(in_turn, block) for block in blocks]:
+                future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 class Recommender(ABC):
@@ -170,7 +183,7 @@ class Recommender(ABC):
             ids[start:stop], values[start:stop] = top_n(scores, n)
 
         # Batches on the night's two cores (each writes its own rows: the same lists).
-        map_blocks(ranked, range(0, rows.size, batch), threads=None if rows.size > batch else 1)
+        map_blocks(ranked, range(0, rows.size, batch))
         return ids, values
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:

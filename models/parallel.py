@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from models.base import blocks_in_turn, single_threaded_blas
+from models.base import map_blocks
 from models.candidates import Candidate
 from models.ensemble import Ensemble
 
@@ -59,14 +58,10 @@ def map_candidates(
     the single candidates' results; a dict in the order of ``candidates``.
 
     With one thread this is the plain loop in the candidates' order, each ensemble given
-    the results before it. With more, BLAS is held at one thread around the whole parallel
-    part: ``single_threaded_blas`` is entered per fit and per scored batch, and threadpoolctl
-    restores the limit it found on exit, so two threads entering and leaving it in turn
-    would leave BLAS on all cores for the other's fit (and after the run); with the outer
-    limit every inner one finds and restores one thread.
-
-    The first failure (in the candidates' order) is raised once the running candidates are
-    done; candidates not started yet are cancelled.
+    the results before it. With more, the single candidates are ``map_blocks``' blocks,
+    costliest first (``HEAVY_FIRST``): BLAS held at one thread around them all, each
+    candidate's own blocks in turn on its thread, and the first failure (in that order)
+    raised once the running candidates are done, the others not started.
     """
     if ensemble is None and any(is_ensemble(candidate) for candidate in candidates.values()):
         raise ValueError("an ensemble candidate needs its own function (it uses the others' results)")
@@ -81,16 +76,11 @@ def map_candidates(
             else:
                 done[name] = single(name, candidate)
         return done
-    with single_threaded_blas():
-        pool = ThreadPoolExecutor(max_workers=min(threads, len(singles)), thread_name_prefix="candidate")
-        futures: dict[str, Future[T]] = {}
-        try:
-            for name in sorted(singles, key=lambda n: HEAVY_FIRST.index(n) if n in HEAVY_FIRST else len(HEAVY_FIRST)):
-                futures[name] = pool.submit(_in_turn, single, name, singles[name])
-            for name in singles:  # the first failure in the candidates' order
-                done[name] = futures[name].result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(name: str) -> None:
+        done[name] = single(name, singles[name])
+
+    map_blocks(run, sorted(singles, key=_heavy_first), threads=threads)
     for name, candidate in candidates.items():
         if is_ensemble(candidate):
             assert ensemble is not None
@@ -98,8 +88,5 @@ def map_candidates(
     return {name: done[name] for name in candidates}
 
 
-def _in_turn(single: Callable[[str, Candidate], T], name: str, candidate: Candidate) -> T:
-    """One candidate on its thread, its own row blocks one after another (``blocks_in_turn``):
-    the two candidate threads already keep both cores busy."""
-    with blocks_in_turn():
-        return single(name, candidate)
+def _heavy_first(name: str) -> int:
+    return HEAVY_FIRST.index(name) if name in HEAVY_FIRST else len(HEAVY_FIRST)

@@ -173,9 +173,9 @@ def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str,
         return 0, 0
     items = ", ".join(f"{name} := {column}" for column, name in fields.items())
     target = str(path).replace("'", "''")
-    con.execute(
+    (lines,) = con.execute(
         f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items "
         f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
-    )
-    lines, rows = con.execute(f"SELECT count(DISTINCT {key}), count(*) FROM {source}").fetchone()
+    ).fetchone()  # COPY returns the rows it wrote: the lines
+    (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchone()
     return int(lines), int(rows)

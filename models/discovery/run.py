@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from models.base import Recommender, single_threaded_blas
+from models.base import Recommender, map_blocks, single_threaded_blas
 from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend
@@ -99,43 +98,41 @@ def fit_state(
     blend = blend or Blend()
     timings = {} if timings is None else timings
 
-    def champion() -> tuple[InteractionMatrix, Recommender | None]:
+    fitted: dict[str, Any] = {}
+
+    def champion() -> None:
         tick = time.perf_counter()
         if rows.height:
-            interactions = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
-            model: Recommender | None = fit.build().fit(interactions.matrix)
+            fitted["interactions"] = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
+            fitted["model"] = fit.build().fit(fitted["interactions"].matrix)
         else:
-            interactions, model = empty_interactions(), None
+            fitted["interactions"], fitted["model"] = empty_interactions(), None
         timings["fit_seconds"] = time.perf_counter() - tick
-        return interactions, model
 
-    def neighbours() -> tuple[ContentModel, Any]:
+    def neighbours() -> None:
         tick = time.perf_counter()
-        fitted = content if content is not None else ContentModel.fit(catalog, posts)
-        graph = fitted.neighbours(blend.neighbours)
+        fitted["content"] = content if content is not None else ContentModel.fit(catalog, posts)
+        fitted["graph"] = fitted["content"].neighbours(blend.neighbours)
         timings["content_seconds"] = time.perf_counter() - tick
-        return fitted, graph
 
-    # Independent work on the night's two cores (numpy, scipy and LAPACK release the GIL;
-    # BLAS stays at one thread per call): the champion's fit beside the content neighbours.
-    # Held once around both: threadpoolctl restores the limit it found, so the fits' own
-    # enter/exit from two threads could otherwise leave BLAS on every core (models.parallel).
-    with single_threaded_blas(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="fit") as pool:
-        graph_job = pool.submit(neighbours)
-        interactions, model = champion()
-        content, graph = graph_job.result()
+    # Independent work on the night's two cores: the champion's fit beside the content
+    # neighbours (each job's own blocks in turn on its thread). BLAS at one thread on
+    # either path, so the neighbours' products round the same however many threads run.
+    with single_threaded_blas():
+        map_blocks(lambda job: job(), [champion, neighbours])
+    interactions, model = fitted["interactions"], fitted["model"]
     log.info(
         "discover: %s fitted on %d rows (%d members, %d games, weighting %s) in %.1fs",
         fit.champion, rows.height, interactions.shape[0], interactions.shape[1], fit.weighting,
         timings["fit_seconds"],
     )
     state = DiscoveryModel(
-        champion=fit.champion, model=model, interactions=interactions, content=content,
-        collections=rows, blend=blend, graph=graph,
+        champion=fit.champion, model=model, interactions=interactions, content=fitted["content"],
+        collections=rows, blend=blend, graph=fitted["graph"],
     )
     log.info(
         "discover: content features for %d games (%d without any collection entry), %d neighbours each, in %.1fs",
-        content.n_games, int((state.cf_cols < 0).sum()), blend.neighbours, timings["content_seconds"],
+        state.content.n_games, int((state.cf_cols < 0).sum()), blend.neighbours, timings["content_seconds"],
     )
     return state
 
