@@ -24,6 +24,8 @@ import polars as pl
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from models.kernels import top_n_rows
+
 T = TypeVar("T")
 
 hyperparameters = dataclass(kw_only=True, eq=False, repr=False)
@@ -218,63 +220,26 @@ class Recommender(ABC):
         return []
 
 
-PREFILTER_RATIO = 8
-"""``top_n`` prefilters when a row has at least this many times ``n`` columns."""
-
-PREFILTER_SAMPLE = 16
-"""Sampled columns per wanted item when estimating the prefilter threshold."""
-
-
 def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise top ``n`` of a dense score block, best first; ``-inf`` entries become ``-1``.
 
     Ties are broken towards the lower column index, so rankings are reproducible.
 
-    Why a prefilter: a full ``argpartition`` costs tens of nanoseconds a cell, and the
-    night ranks 25,000 games for 100,000 members (and every game against every game).
-    When ``n`` is small against the row, a threshold estimated on a fixed sample of
-    columns (a little below the row's ``n``-th best) keeps a few times ``n`` candidates
-    with one vectorised comparison; the exact selection then runs on those. A row whose
-    threshold kept fewer than ``n`` candidates is done exactly, so the result is the
-    same as without the prefilter, ties included.
+    Why a compiled loop (``models.kernels.top_n_rows``): a full ``argpartition`` costs tens
+    of nanoseconds a cell, and the night ranks 25,000 games for 100,000 members (and every
+    game against every game). A bounded heap per row costs one comparison a cell once it
+    is full. A row holding NaN or ``+inf`` is ranked by the full partition
+    (``_top_n_exact``), which defines the order for them; on every other row both give
+    the same ids and values (``tests/models/test_kernels.py``).
     """
+    scores = np.asarray(scores)
     n_rows, n_items = scores.shape
-    take = min(n, n_items)
-    if take == 0 or n_rows == 0 or n_items < PREFILTER_RATIO * take:
+    if min(n, n_items) == 0 or n_rows == 0 or scores.dtype not in (np.float32, np.float64):
         return _top_n_exact(scores, n)
-    return _top_n_prefiltered(scores, n, take)
-
-
-def _top_n_prefiltered(scores: np.ndarray, n: int, take: int) -> tuple[np.ndarray, np.ndarray]:
-    n_rows, n_items = scores.shape
-    step = max(1, n_items // (PREFILTER_SAMPLE * take))
-    sample = scores[:, ::step]
-    # Aim at ~3n candidates: the sample's order statistic at that share of the row.
-    rank = min(sample.shape[1] - 1, int(np.ceil(3 * take * sample.shape[1] / n_items)))
-    threshold = -np.partition(-sample, rank, axis=1)[:, rank]
-    keep = scores >= threshold[:, None]
-    counts = keep.sum(axis=1)
-    ok = (counts >= take) & (counts <= 64 * take) & np.isfinite(threshold)
-    ids = np.full((n_rows, n), -1, dtype=np.int64)
-    values = np.full((n_rows, n), -np.inf, dtype=np.float32)
-    rows = np.flatnonzero(ok)
-    if rows.size:
-        width = int(counts[rows].max())
-        chosen = keep if rows.size == n_rows else keep[rows]
-        sub_rows, sub_cols = np.divmod(np.flatnonzero(chosen), n_items)
-        slot = np.arange(sub_rows.size) - np.repeat(np.cumsum(counts[rows]) - counts[rows], counts[rows])
-        cand_cols = np.zeros((rows.size, width), dtype=np.int64)
-        cand_vals = np.full((rows.size, width), -np.inf, dtype=scores.dtype)
-        cand_cols[sub_rows, slot] = sub_cols
-        cand_vals[sub_rows, slot] = scores[rows[sub_rows], sub_cols]
-        # nonzero lists columns in ascending order, so the exact tie-break on candidate
-        # positions is the tie-break on columns.
-        pos, best = _top_n_exact(cand_vals, n)
-        ids[rows] = np.where(pos >= 0, np.take_along_axis(cand_cols, np.maximum(pos, 0), axis=1), -1)
-        values[rows] = best
-    rest = np.flatnonzero(~ok)
-    if rest.size:
-        ids[rest], values[rest] = _top_n_exact(scores[rest], n)
+    ids, values, flagged = top_n_rows(np.ascontiguousarray(scores), n)
+    if flagged.any():
+        rows = np.flatnonzero(flagged)
+        ids[rows], values[rows] = _top_n_exact(scores[rows], n)
     return ids, values
 
 

@@ -17,6 +17,7 @@ from models.base import Recommender
 from models.ensemble import Ensemble
 from models.ease import EASE
 from models.factorization import ALS
+from models.kernels import csr_lookup
 from models.knn import ItemKNNBM25, ItemKNNCosine
 from models.rp3beta import RP3beta
 
@@ -151,6 +152,11 @@ def gather_flat(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     if rows.size == 0:
         return np.zeros(0, dtype=np.float32)
     if sp.issparse(weights):
+        if weights.format == "csr" and weights.has_canonical_format:
+            # scipy's csr_sample_values cost more than the scoring around it: a compiled
+            # binary search per pair (the same stored values, 0 where none is stored).
+            return csr_lookup(weights.indptr, weights.indices, weights.data,
+                              np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
         return np.asarray(weights[rows, cols], dtype=np.float32).ravel()
     return np.asarray(weights[rows, cols], dtype=np.float32)
 

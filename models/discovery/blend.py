@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
-from models.base import top_n
+from models.kernels import reference_scale_rows
 
 
 @dataclass(frozen=True)
@@ -96,25 +96,8 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     value are equal the offset is 0 (plain division by the best); a row whose best is not
     positive gets slope 0 (no signal).
     """
-    n_rows, n_cols = values.shape
-    offset = np.zeros(n_rows, dtype=np.float32)
-    slope = np.zeros(n_rows, dtype=np.float32)
-    if n_rows == 0 or n_cols == 0:
-        return offset, slope
-    masked = np.where(mask, values, np.float32(-np.inf)).astype(np.float32, copy=False)
-    best = masked.max(axis=1)
-    k = min(reference, n_cols)
-    kth = top_n(masked, k)[1][:, k - 1]  # the k-th best (-inf when fewer): top_n's prefilter beats a full partition
-    short = np.flatnonzero(~np.isfinite(kth))  # fewer than k candidates: their lowest one instead
-    if short.size:
-        kth[short] = np.where(mask[short], values[short], np.inf).min(axis=1)
-    signal = np.isfinite(best) & (best > 0)
-    spread = signal & (best > kth)
-    offset[spread] = kth[spread]
-    slope[spread] = 1.0 / (best[spread] - kth[spread])
-    flat = signal & ~spread
-    slope[flat] = 1.0 / best[flat]
-    return offset, slope
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
 
 
 def scaled(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
-from models.discovery.attribution import gather_flat
+from models.kernels import csr_value
 
 MMR_K = 10
 """Slots MMR fills (what a member sees first)."""
@@ -34,34 +35,65 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
     """Re-order each row's first ``k`` of ``ids`` (top-n output, -1 padded) by MMR over its first ``pool``."""
     if diversity <= 0 or ids.size == 0:
         return ids, values
-    n_users = ids.shape[0]
-    width = min(pool, ids.shape[1])
-    head, head_values = ids[:, :width], values[:, :width]
-    valid = head >= 0
-    safe = np.maximum(head, 0)
-    pairs_a = np.repeat(safe, width, axis=1).ravel()
-    pairs_b = np.tile(safe, (1, width)).ravel()
-    sims = gather_flat(graph, pairs_a, pairs_b).reshape(n_users, width, width)
-    chosen = np.zeros((n_users, width), dtype=bool)
-    closest = np.zeros((n_users, width), dtype=np.float32)
-    order = np.full((n_users, min(k, width)), -1, dtype=np.int64)
-    gains = np.full(order.shape, -np.inf, dtype=np.float32)
-    rows = np.arange(n_users)
-    for step in range(order.shape[1]):
-        gain = np.where(valid & ~chosen, head_values - diversity * closest, -np.inf)
-        pick = gain.argmax(axis=1)
-        ok = np.isfinite(gain[rows, pick])
-        order[ok, step] = pick[ok]
-        gains[ok, step] = gain[rows[ok], pick[ok]]
-        chosen[rows[ok], pick[ok]] = True
-        closest = np.maximum(closest, sims[rows, pick, :])
-    new_ids, new_values = ids.copy(), values.copy()
+    if not graph.has_canonical_format:  # the look-ups' binary search needs sorted rows
+        graph = graph.copy()
+        graph.sum_duplicates()
+    return mmr_rows(
+        np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float32),
+        graph.indptr, graph.indices, graph.data, np.float32(diversity), int(k), int(pool),
+    )
+
+
+@njit(nogil=True, cache=True)
+def mmr_rows(ids, values, indptr, indices, data, diversity, k, pool):  # type: ignore[no-untyped-def]
+    """MMR for each row (the module docstring), one member at a time.
+
+    A slot's gain is ``score − diversity · closest`` (float32, as numpy computed it),
+    the pick the first best; the similarity of a picked game to the pool is looked up
+    in the graph only then (``csr_value``)."""
+    n_users, n_cols = ids.shape
+    width = min(pool, n_cols)
+    steps = min(k, width)
+    new_ids = ids.copy()
+    new_values = values.copy()
+    closest = np.empty(width, dtype=np.float32)
+    chosen = np.empty(width, dtype=np.bool_)
+    order = np.empty(steps, dtype=np.int64)
+    gains = np.empty(steps, dtype=np.float32)
     for user in range(n_users):
-        picked = order[user][order[user] >= 0]
-        rest = [p for p in range(width) if p not in set(picked.tolist())]
-        positions = np.concatenate([picked, np.asarray(rest, dtype=np.int64)])
-        new_ids[user, :width] = head[user, positions]
-        new_values[user, :width] = head_values[user, positions]
-        new_values[user, : picked.size] = gains[user, : picked.size]
-    # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
-    return new_ids, np.minimum.accumulate(new_values, axis=1)
+        closest[:] = 0.0
+        chosen[:] = False
+        picked = 0
+        for _ in range(steps):
+            best = np.float32(-np.inf)
+            pick = 0
+            for slot in range(width):
+                if ids[user, slot] >= 0 and not chosen[slot]:
+                    gain = values[user, slot] - diversity * closest[slot]
+                    if gain > best:  # the first best, as argmax
+                        best = gain
+                        pick = slot
+            if not np.isfinite(best):
+                break  # nothing left to pick
+            order[picked] = pick
+            gains[picked] = best
+            chosen[pick] = True
+            picked += 1
+            game = ids[user, pick]
+            for slot in range(width):
+                other = max(ids[user, slot], 0)
+                closest[slot] = max(closest[slot], csr_value(indptr, indices, data, game, other))
+        for at in range(picked):
+            new_ids[user, at] = ids[user, order[at]]
+            new_values[user, at] = gains[at]
+        at = picked
+        for slot in range(width):  # the rest of the pool keeps its order
+            if not chosen[slot]:
+                new_ids[user, at] = ids[user, slot]
+                new_values[user, at] = values[user, slot]
+                at += 1
+        # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
+        for slot in range(1, n_cols):
+            if new_values[user, slot] > new_values[user, slot - 1]:
+                new_values[user, slot] = new_values[user, slot - 1]
+    return new_ids, new_values

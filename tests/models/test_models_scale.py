@@ -1,6 +1,6 @@
 """The shortcuts that make the night fit at real-site size give the same answers.
 
-`top_n`'s prefilter must select exactly what a full partition selects (ties included),
+`top_n` (a compiled heap) must select exactly what a full partition selects (ties included),
 `GramRows` must equal the plain sparse product, and the text projection must only
 apply from `LSA_MIN_ROWS` games on.
 """
@@ -17,7 +17,7 @@ from models.similarity import LSA_COMPONENTS, GramRows, reduce_text
 
 @pytest.mark.parametrize("n", [1, 10, 100])
 @pytest.mark.parametrize("case", ["plain", "ties", "mostly_inf", "dead_rows"])
-def test_prefiltered_top_n_equals_the_full_partition(n: int, case: str) -> None:
+def test_top_n_equals_the_full_partition_on_wide_rows(n: int, case: str) -> None:
     rng = np.random.default_rng(n)
     scores = rng.random((40, 2_500)).astype(np.float32)
     if case == "ties":

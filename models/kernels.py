@@ -1,0 +1,348 @@
+"""Compiled loops (numba) for the per-member work that numpy does in many passes.
+
+Why: discovery ranks 25,000 games for 100,000 members. Done in numpy, each step of a
+member's list (top-n, the reference scaling, an ensemble member's z-score statistics,
+a look-up in a sparse graph) is one or more passes over a whole batch, and scipy's
+sparse look-ups (``csr_sample_values``) cost more than the scoring around them. Here
+each is one loop over a member's row, with the GIL released so the ranking's two
+threads run them side by side.
+
+Same numbers as the numpy code they replace, bit for bit: every value goes through the
+same IEEE operations in the same order (float32 stays float32; numba does not reorder
+or fuse floating-point operations without ``fastmath``, which is never used here), and
+the float64 row sums follow numpy's own pairwise summation (``_pairwise``). The tests
+(``tests/models/test_kernels.py``) compare each kernel with its numpy reference on
+random and adversarial input (ties, infinities, NaN, empty rows).
+
+``cache=True``: compiled code is kept beside this file (or, in a read-only tree, in
+numba's per-user cache directory), so a process pays the compilation (a second or two)
+only the first time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ----------------------------------------------------------------- top n
+
+
+@njit(nogil=True, cache=True)
+def _worse(value_a, col_a, value_b, col_b) -> bool:  # type: ignore[no-untyped-def]
+    """``a`` ranks below ``b``: a lower value, or the same value and a higher column."""
+    return value_a < value_b or (value_a == value_b and col_a > col_b)
+
+
+@njit(nogil=True, cache=True)
+def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-untyped-def]
+    """Restore the min-heap (the worst entry at the root) below ``at``."""
+    while True:
+        left = 2 * at + 1
+        if left >= size:
+            return
+        child = left
+        right = left + 1
+        if right < size and _worse(heap_values[right], heap_cols[right], heap_values[left], heap_cols[left]):
+            child = right
+        if _worse(heap_values[child], heap_cols[child], heap_values[at], heap_cols[at]):
+            heap_values[at], heap_values[child] = heap_values[child], heap_values[at]
+            heap_cols[at], heap_cols[child] = heap_cols[child], heap_cols[at]
+            at = child
+        else:
+            return
+
+
+@njit(nogil=True, cache=True)
+def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def]
+    while at > 0:
+        parent = (at - 1) // 2
+        if _worse(heap_values[at], heap_cols[at], heap_values[parent], heap_cols[parent]):
+            heap_values[at], heap_values[parent] = heap_values[parent], heap_values[at]
+            heap_cols[at], heap_cols[parent] = heap_cols[parent], heap_cols[at]
+            at = parent
+        else:
+            return
+
+
+@njit(nogil=True, cache=True)
+def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
+    """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
+    entries are never listed: id -1, value ``-inf``), and which rows it left to numpy.
+
+    A row holding NaN or ``+inf`` is flagged instead (``models.base.top_n`` ranks those
+    rows the numpy way, whose handling of them is its own): one bounded heap of the
+    ``n`` best so far per row, so a row costs one comparison per cell once the heap is
+    full (a cell no better than the heap's worst is skipped: columns arrive in
+    ascending order, so an equal value loses its tie)."""
+    n_rows, n_cols = scores.shape
+    take = min(n, n_cols)
+    ids = np.full((n_rows, n), -1, dtype=np.int64)
+    values = np.full((n_rows, n), -np.inf, dtype=np.float32)
+    flagged = np.zeros(n_rows, dtype=np.bool_)
+    heap_values = np.empty(max(take, 1), dtype=scores.dtype)
+    heap_cols = np.empty(max(take, 1), dtype=np.int64)
+    if take == 0:
+        return ids, values, flagged
+    for row in range(n_rows):
+        size = 0
+        for col in range(n_cols):
+            value = scores[row, col]
+            if value != value or value == np.inf:
+                flagged[row] = True
+                break
+            if value == -np.inf:
+                continue
+            if size < take:
+                heap_values[size] = value
+                heap_cols[size] = col
+                _sift_up(heap_values, heap_cols, size)
+                size += 1
+            elif value > heap_values[0]:
+                heap_values[0] = value
+                heap_cols[0] = col
+                _sift_down(heap_values, heap_cols, size, 0)
+        if flagged[row]:
+            continue
+        # Pop the worst first into the last free slot: best first in the end.
+        while size > 0:
+            size -= 1
+            ids[row, size] = heap_cols[0]
+            values[row, size] = np.float32(heap_values[0])
+            heap_values[0] = heap_values[size]
+            heap_cols[0] = heap_cols[size]
+            _sift_down(heap_values, heap_cols, size, 0)
+    return ids, values, flagged
+
+
+# ----------------------------------------------------------------- reference scaling
+
+
+@njit(nogil=True, cache=True)
+def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-def]
+    """``models.discovery.blend.reference_scale`` (float32 ``values``): per row the best
+    masked value and the ``reference``-th best (a bounded heap of the best masked values),
+    or the lowest masked value when the row has fewer."""
+    n_rows, n_cols = values.shape
+    offset = np.zeros(n_rows, dtype=np.float32)
+    slope = np.zeros(n_rows, dtype=np.float32)
+    k = min(reference, n_cols)
+    if n_rows == 0 or n_cols == 0:
+        return offset, slope
+    heap = np.empty(k, dtype=np.float32)
+    one = np.float32(1.0)
+    for row in range(n_rows):
+        size = 0
+        best = np.float32(-np.inf)
+        lowest = np.float32(np.inf)
+        for col in range(n_cols):
+            if not mask[row, col]:
+                continue
+            value = values[row, col]
+            if value > best or (value != value and best == best):
+                best = value  # numpy's max propagates NaN
+            if value < lowest:
+                lowest = value
+            if size < k:
+                heap[size] = value
+                at = size
+                size += 1
+                while at > 0:  # min-heap of the k best values
+                    parent = (at - 1) // 2
+                    if heap[at] < heap[parent]:
+                        heap[at], heap[parent] = heap[parent], heap[at]
+                        at = parent
+                    else:
+                        break
+            elif value > heap[0]:
+                heap[0] = value
+                at = 0
+                while True:
+                    left = 2 * at + 1
+                    if left >= size:
+                        break
+                    child = left
+                    if left + 1 < size and heap[left + 1] < heap[left]:
+                        child = left + 1
+                    if heap[child] < heap[at]:
+                        heap[at], heap[child] = heap[child], heap[at]
+                        at = child
+                    else:
+                        break
+        kth = heap[0] if size >= k else np.float32(-np.inf)
+        if not np.isfinite(kth):
+            kth = lowest
+        if np.isfinite(best) and best > 0:
+            if best > kth:
+                offset[row] = kth
+                slope[row] = one / (best - kth)
+            else:
+                slope[row] = one / best
+    return offset, slope
+
+
+# ----------------------------------------------------------------- ensemble statistics
+
+
+@njit(nogil=True, cache=True)
+def _block_sum(values, start, n):  # type: ignore[no-untyped-def]
+    """numpy's pairwise sum of at most 128 values: eight running sums, then the rest."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[start + i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = 8
+    end = n - (n % 8)
+    while i < end:
+        at = start + i
+        r0 += values[at]
+        r1 += values[at + 1]
+        r2 += values[at + 2]
+        r3 += values[at + 3]
+        r4 += values[at + 4]
+        r5 += values[at + 5]
+        r6 += values[at + 6]
+        r7 += values[at + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += values[start + i]
+        i += 1
+    return total
+
+
+@njit(nogil=True, cache=True)
+def _pairwise(values, start, n):  # type: ignore[no-untyped-def]
+    """numpy's pairwise sum of ``values[start:start + n]`` (float64), in its order: blocks
+    of up to 128 (``_block_sum``), halved (at multiples of 8) above that, each half summed
+    first and then the two added. Walked with an explicit stack: numba's cache cannot
+    hold a recursive function (a cached one crashed on loading)."""
+    if n <= 128:
+        return _block_sum(values, start, n)
+    depth = 64
+    starts = np.empty(depth, dtype=np.int64)
+    sizes = np.empty(depth, dtype=np.int64)
+    stages = np.empty(depth, dtype=np.int64)
+    sums = np.empty(depth)
+    top, n_sums = 0, 0
+    starts[0], sizes[0], stages[0] = start, n, 0
+    while top >= 0:
+        at, size = starts[top], sizes[top]
+        half = size // 2
+        half -= half % 8
+        if size <= 128:
+            sums[n_sums] = _block_sum(values, at, size)
+            n_sums += 1
+            top -= 1
+        elif stages[top] == 0:  # the first half
+            stages[top] = 1
+            top += 1
+            starts[top], sizes[top], stages[top] = at, half, 0
+        elif stages[top] == 1:  # then the second
+            stages[top] = 2
+            top += 1
+            starts[top], sizes[top], stages[top] = at + half, size - half, 0
+        else:  # both summed: first + second
+            n_sums -= 1
+            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
+            top -= 1
+    return sums[0]
+
+
+@njit(nogil=True, cache=True)
+def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
+    """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
+    rankable scores (finite, not the row's own games) and the row's lowest finite z."""
+    n_rows, n_cols = scores.shape
+    mean = np.zeros(n_rows)
+    spread = np.zeros(n_rows)
+    lowest = np.zeros(n_rows)
+    work = np.empty(n_cols)
+    own = np.zeros(n_cols, dtype=np.bool_)
+    for row in range(n_rows):
+        count = 0
+        least = np.inf
+        for col in range(n_cols):
+            value = scores[row, col]
+            if np.isfinite(value):
+                work[col] = np.float64(value)
+                count += 1
+                if value < least:
+                    least = np.float64(value)
+            else:
+                work[col] = 0.0
+        for at in range(own_indptr[row], own_indptr[row + 1]):
+            col = own_indices[at]
+            own[col] = True
+            if np.isfinite(scores[row, col]):
+                count -= 1
+            work[col] = 0.0
+        count = max(count, 1)
+        row_mean = _pairwise(work, 0, n_cols) / count
+        for col in range(n_cols):
+            value = scores[row, col]
+            if np.isfinite(value) and not own[col]:
+                gap = np.float64(value) - row_mean
+                work[col] = gap * gap
+            else:
+                work[col] = 0.0
+        for at in range(own_indptr[row], own_indptr[row + 1]):
+            own[own_indices[at]] = False
+        row_spread = np.sqrt(_pairwise(work, 0, n_cols) / count)
+        scale = row_spread if row_spread > 0 else np.inf
+        low = (least - row_mean) / scale
+        mean[row] = row_mean
+        spread[row] = row_spread
+        lowest[row] = low if np.isfinite(low) else 0.0
+    return mean, spread, lowest
+
+
+@njit(nogil=True, cache=True)
+def add_zscores_rows(total, weight, scores, mean, scale, lowest, cols):  # type: ignore[no-untyped-def]
+    """``models.member_statistics.add_zscores``: ``total[r, j] += weight · z(scores[r, cols[j]])``
+    (float32 ``total`` and ``weight``; ``cols`` empty: every column)."""
+    n_rows, width = total.shape
+    every = cols.size == 0
+    for row in range(n_rows):
+        row_mean = mean[row]
+        row_scale = scale[row]
+        fill = np.float32(lowest[row])
+        for j in range(width):
+            value = scores[row, j] if every else scores[row, cols[j]]
+            if np.isfinite(value):
+                z = np.float32((np.float64(value) - row_mean) / row_scale)
+            else:
+                z = fill
+            total[row, j] += z * weight
+
+
+# ----------------------------------------------------------------- sparse look-ups
+
+
+@njit(nogil=True, cache=True)
+def csr_value(indptr, indices, data, row, col):  # type: ignore[no-untyped-def]
+    """``matrix[row, col]`` as float32 from a canonical CSR matrix (sorted indices, no
+    duplicates): a binary search in the row; 0 where nothing is stored."""
+    lo = indptr[row]
+    stop = indptr[row + 1]
+    hi = stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if indices[mid] < col:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < stop and indices[lo] == col:
+        return np.float32(data[lo])
+    return np.float32(0.0)
+
+
+@njit(nogil=True, cache=True)
+def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-def]
+    """``matrix[rows[k], cols[k]]`` as float32 (``csr_value`` for each pair)."""
+    out = np.empty(rows.size, dtype=np.float32)
+    for k in range(rows.size):
+        out[k] = csr_value(indptr, indices, data, rows[k], cols[k])
+    return out

@@ -1,0 +1,212 @@
+"""The compiled loops (``models.kernels``) give the numbers of the numpy code they replaced,
+bit for bit: top-n against a full partition, the reference scaling against its numpy
+form (kept here as the oracle), the pairwise sum and an ensemble member's statistics
+against numpy's own sums, the sparse look-ups against scipy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from models.base import _top_n_exact, top_n
+from models.discovery.attribution import gather_flat
+from models.discovery.blend import reference_scale
+from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
+from models.ensemble import row_statistics, zscore_rows
+from models.kernels import _pairwise
+from models.member_statistics import add_zscores, row_statistics_of
+
+FEW_VALUES = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0, np.inf, -np.inf, np.nan])
+"""Few distinct values: ties everywhere, and every kind of non-finite score."""
+
+
+def _numpy_reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:
+    """``reference_scale`` as numpy computed it before the kernel (the oracle)."""
+    n_rows, n_cols = values.shape
+    offset = np.zeros(n_rows, dtype=np.float32)
+    slope = np.zeros(n_rows, dtype=np.float32)
+    if n_rows == 0 or n_cols == 0:
+        return offset, slope
+    masked = np.where(mask, values, np.float32(-np.inf)).astype(np.float32, copy=False)
+    best = masked.max(axis=1)
+    k = min(reference, n_cols)
+    kth = _top_n_exact(masked, k)[1][:, k - 1]
+    short = np.flatnonzero(~np.isfinite(kth))
+    if short.size:
+        kth[short] = np.where(mask[short], values[short], np.inf).min(axis=1)
+    signal = np.isfinite(best) & (best > 0)
+    spread = signal & (best > kth)
+    offset[spread] = kth[spread]
+    slope[spread] = 1.0 / (best[spread] - kth[spread])
+    flat = signal & ~spread
+    with np.errstate(over="ignore"):  # a tiny best: slope inf, as in the kernel
+        slope[flat] = 1.0 / best[flat]
+    return offset, slope
+
+
+def _numpy_mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversity: float, k: int = MMR_K,
+                      pool: int = MMR_POOL) -> tuple[np.ndarray, np.ndarray]:
+    """``mmr_order`` as numpy computed it before the kernel (the oracle): re-order each row's first ``k`` of ``ids`` (top-n output, -1 padded) by MMR over its first ``pool``."""
+    if diversity <= 0 or ids.size == 0:
+        return ids, values
+    n_users = ids.shape[0]
+    width = min(pool, ids.shape[1])
+    head, head_values = ids[:, :width], values[:, :width]
+    valid = head >= 0
+    safe = np.maximum(head, 0)
+    pairs_a = np.repeat(safe, width, axis=1).ravel()
+    pairs_b = np.tile(safe, (1, width)).ravel()
+    sims = np.asarray(graph[pairs_a, pairs_b], dtype=np.float32).ravel().reshape(n_users, width, width)
+    chosen = np.zeros((n_users, width), dtype=bool)
+    closest = np.zeros((n_users, width), dtype=np.float32)
+    order = np.full((n_users, min(k, width)), -1, dtype=np.int64)
+    gains = np.full(order.shape, -np.inf, dtype=np.float32)
+    rows = np.arange(n_users)
+    for step in range(order.shape[1]):
+        gain = np.where(valid & ~chosen, head_values - diversity * closest, -np.inf)
+        pick = gain.argmax(axis=1)
+        ok = np.isfinite(gain[rows, pick])
+        order[ok, step] = pick[ok]
+        gains[ok, step] = gain[rows[ok], pick[ok]]
+        chosen[rows[ok], pick[ok]] = True
+        closest = np.maximum(closest, sims[rows, pick, :])
+    new_ids, new_values = ids.copy(), values.copy()
+    for user in range(n_users):
+        picked = order[user][order[user] >= 0]
+        rest = [p for p in range(width) if p not in set(picked.tolist())]
+        positions = np.concatenate([picked, np.asarray(rest, dtype=np.int64)])
+        new_ids[user, :width] = head[user, positions]
+        new_values[user, :width] = head_values[user, positions]
+        new_values[user, : picked.size] = gains[user, : picked.size]
+    # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
+    return new_ids, np.minimum.accumulate(new_values, axis=1)
+
+
+def _scores(rng: np.random.Generator, shape: tuple[int, int], case: str) -> np.ndarray:
+    scores = rng.random(shape).astype(np.float32)
+    if case == "ties":
+        scores = np.round(scores * 10) / 10
+    elif case == "mostly_inf":
+        scores[rng.random(shape) < 0.97] = -np.inf
+    elif case == "dead_rows":
+        scores[: shape[0] // 3] = -np.inf
+    elif case == "non_finite":
+        scores[rng.random(shape) < 0.01] = np.nan
+        scores[rng.random(shape) < 0.01] = np.inf
+        scores[rng.random(shape) < 0.2] = -np.inf
+    return scores
+
+
+@pytest.mark.parametrize("n", [1, 10, 100, 3000])
+@pytest.mark.parametrize("case", ["plain", "ties", "mostly_inf", "dead_rows", "non_finite"])
+def test_top_n_equals_the_full_partition(n: int, case: str) -> None:
+    scores = _scores(np.random.default_rng(n), (40, 2_500), case)
+    for block in (scores, scores.astype(np.float64), scores[:, ::3]):  # float64, strided
+        got_ids, got_values = top_n(block, n)
+        want_ids, want_values = _top_n_exact(block, n)
+        np.testing.assert_array_equal(got_ids, want_ids)
+        np.testing.assert_array_equal(got_values, want_values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float32, st.tuples(st.integers(1, 6), st.integers(1, 40)), elements=FEW_VALUES), st.integers(1, 45))
+def test_top_n_equals_the_full_partition_on_any_block(scores: np.ndarray, n: int) -> None:
+    got_ids, got_values = top_n(scores, n)
+    want_ids, want_values = _top_n_exact(scores, n)
+    np.testing.assert_array_equal(got_ids, want_ids)
+    np.testing.assert_array_equal(got_values, want_values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays(np.float32, st.tuples(st.integers(1, 6), st.integers(1, 40)),
+           elements=st.floats(-2, 2, width=32) | st.sampled_from([0.0, 1.0])),
+    st.integers(1, 45),
+    st.randoms(use_true_random=False),
+)
+def test_reference_scale_equals_its_numpy_form(values: np.ndarray, reference: int, random) -> None:
+    mask = np.array([[random.random() < 0.7 for _ in range(values.shape[1])] for _ in range(values.shape[0])])
+    got = reference_scale(values, mask, reference)
+    want = _numpy_reference_scale(values, mask, reference)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_reference_scale_equals_its_numpy_form_at_catalogue_width() -> None:
+    rng = np.random.default_rng(3)
+    values = np.maximum(rng.normal(size=(30, 25_000)), 0).astype(np.float32)
+    mask = rng.random(values.shape) < 0.9
+    mask[0] = False  # no candidate at all
+    mask[1, 50:] = False  # fewer candidates than the reference rank
+    values[2] = 0.5  # flat
+    for reference in (1, 100, 30_000):
+        got, want = reference_scale(values, mask, reference), _numpy_reference_scale(values, mask, reference)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 257, 1_000, 4_097, 25_000, 100_003])
+def test_the_pairwise_sum_is_numpys(n: int) -> None:
+    rng = np.random.default_rng(n)
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-6, 6, size=n)
+    assert _pairwise(values, 0, n) == np.sum(values)  # exactly: the same additions in the same order
+    rows = values.reshape(1, n) if n else values.reshape(1, 0)
+    assert _pairwise(values, 0, n) == rows.sum(axis=1)[0]
+
+
+@pytest.mark.parametrize("n_cols", [1, 7, 8, 129, 2_000, 25_000])
+def test_member_statistics_equal_zscore_rows_at_every_width(n_cols: int) -> None:
+    rng = np.random.default_rng(n_cols)
+    scores = (rng.normal(size=(6, n_cols)) * rng.uniform(0.01, 50, size=(6, 1))).astype(np.float32)
+    scores[1, ::5] = -np.inf
+    scores[2, ::3] = np.nan
+    own = sp.random(6, n_cols, density=0.05, format="csr", random_state=rng, dtype=np.float32)
+    own.data[:] = 1.0
+    statistics = row_statistics_of(scores, own)
+    mean, spread = row_statistics(scores, own)
+    assert np.array_equal(statistics.mean, mean) and np.array_equal(statistics.spread, spread)
+    total = np.zeros_like(scores)
+    add_zscores(total, 2.0, scores, statistics)
+    assert np.array_equal(total, np.float32(2.0) * zscore_rows(scores, own))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_look_ups_equal_scipys(dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    matrix = sp.random(300, 400, density=0.05, format="csr", random_state=rng, dtype=dtype)
+    matrix.data[::7] = 0.0  # an explicit zero is still a stored value
+    rows = rng.integers(0, 300, size=20_000)
+    cols = rng.integers(0, 400, size=20_000)
+    rows[:5_000] = np.repeat(np.arange(300), np.diff(matrix.indptr))[:5_000]  # stored entries too
+    cols[:5_000] = matrix.indices[:5_000]
+    want = np.asarray(matrix[rows, cols], dtype=np.float32).ravel()
+    assert matrix.has_canonical_format
+    np.testing.assert_array_equal(gather_flat(matrix, rows, cols), want)
+    row_of = np.repeat(np.arange(300), np.diff(matrix.indptr))
+    order = np.lexsort((-matrix.indices, row_of))  # each row's columns in descending order
+    unsorted = sp.csr_matrix((matrix.data[order], matrix.indices[order], matrix.indptr.copy()), shape=matrix.shape)
+    assert not unsorted.has_canonical_format  # scipy's own look-up then
+    np.testing.assert_array_equal(gather_flat(unsorted, rows, cols), want)
+
+
+@pytest.mark.parametrize("diversity", [0.4, 0.05, 3.0])
+def test_mmr_equals_its_numpy_form(diversity: float) -> None:
+    rng = np.random.default_rng(int(diversity * 100))
+    n_games = 500
+    graph = sp.random(n_games, n_games, density=0.05, format="csr", random_state=rng, dtype=np.float32)
+    graph = sp.csr_matrix(graph + graph.T)
+    scores = np.round(rng.random((200, n_games)), 2).astype(np.float32)  # ties
+    scores[rng.random(scores.shape) < 0.5] = -np.inf
+    scores[:5, 12:] = -np.inf  # shorter than the pool, than k, or empty
+    scores[5] = -np.inf
+    for take in (100, 20, 8):
+        ids, values = top_n(scores, take)
+        got = mmr_order(ids, values, graph, diversity)
+        want = _numpy_mmr_order(ids, values, graph, diversity)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
