@@ -118,6 +118,83 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True, cache=True)
+def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
+    """Put ``value`` at the root of the min-heap ``heap[:size]`` and sift it down."""
+    heap[0] = value
+    at = 0
+    while True:
+        left = 2 * at + 1
+        if left >= size:
+            return
+        child = left
+        if left + 1 < size and heap[left + 1] < heap[left]:
+            child = left + 1
+        if heap[child] < heap[at]:
+            heap[at], heap[child] = heap[child], heap[at]
+            at = child
+        else:
+            return
+
+
+@njit(nogil=True, cache=True)
+def scale_row(values, mask, k, heap):  # type: ignore[no-untyped-def]
+    """One row's ``(offset, slope)`` of ``reference_scale_rows`` (``heap``: scratch of ``k``).
+
+    One pass: a cell enters the heap of the ``k`` best only when it beats the heap's
+    worst (kept in a register), so most cells cost two comparisons. ``-inf`` cells never
+    enter: with fewer than ``k`` finite ones the ``k``-th best is ``-inf`` either way,
+    and then the lowest masked value is used. The best is the heap's largest entry
+    (NaN when the row holds one, as numpy's max)."""
+    size = 0
+    floor = np.float32(-np.inf)  # what a value must beat to enter the heap
+    lowest = np.float32(np.inf)
+    nan = False
+    for col in range(values.size):
+        if not mask[col]:
+            continue
+        value = values[col]
+        if value < lowest:
+            lowest = value
+        if value > floor:
+            if size < k:
+                heap[size] = value
+                at = size
+                size += 1
+                while at > 0:  # sift up
+                    parent = (at - 1) // 2
+                    if heap[at] < heap[parent]:
+                        heap[at], heap[parent] = heap[parent], heap[at]
+                        at = parent
+                    else:
+                        break
+                if size == k:
+                    floor = heap[0]
+            else:
+                _heap_replace_root(heap, size, value)
+                floor = heap[0]
+        elif value != value:
+            nan = True
+    best = np.float32(-np.inf)
+    for at in range(size):
+        if heap[at] > best:
+            best = heap[at]
+    if nan:
+        best = np.float32(np.nan)
+    kth = heap[0] if size >= k else np.float32(-np.inf)
+    if not np.isfinite(kth):
+        kth = lowest
+    offset = np.float32(0.0)
+    slope = np.float32(0.0)
+    if np.isfinite(best) and best > 0:
+        if best > kth:
+            offset = kth
+            slope = np.float32(1.0) / (best - kth)
+        else:
+            slope = np.float32(1.0) / best
+    return offset, slope
+
+
+@njit(nogil=True, cache=True)
 def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-def]
     """``models.discovery.blend.reference_scale`` (float32 ``values``): per row the best
     masked value and the ``reference``-th best (a bounded heap of the best masked values),
@@ -125,58 +202,11 @@ def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-de
     n_rows, n_cols = values.shape
     offset = np.zeros(n_rows, dtype=np.float32)
     slope = np.zeros(n_rows, dtype=np.float32)
-    k = min(reference, n_cols)
     if n_rows == 0 or n_cols == 0:
         return offset, slope
-    heap = np.empty(k, dtype=np.float32)
-    one = np.float32(1.0)
+    heap = np.empty(min(reference, n_cols), dtype=np.float32)
     for row in range(n_rows):
-        size = 0
-        best = np.float32(-np.inf)
-        lowest = np.float32(np.inf)
-        for col in range(n_cols):
-            if not mask[row, col]:
-                continue
-            value = values[row, col]
-            if value > best or (value != value and best == best):
-                best = value  # numpy's max propagates NaN
-            if value < lowest:
-                lowest = value
-            if size < k:
-                heap[size] = value
-                at = size
-                size += 1
-                while at > 0:  # min-heap of the k best values
-                    parent = (at - 1) // 2
-                    if heap[at] < heap[parent]:
-                        heap[at], heap[parent] = heap[parent], heap[at]
-                        at = parent
-                    else:
-                        break
-            elif value > heap[0]:
-                heap[0] = value
-                at = 0
-                while True:
-                    left = 2 * at + 1
-                    if left >= size:
-                        break
-                    child = left
-                    if left + 1 < size and heap[left + 1] < heap[left]:
-                        child = left + 1
-                    if heap[child] < heap[at]:
-                        heap[at], heap[child] = heap[child], heap[at]
-                        at = child
-                    else:
-                        break
-        kth = heap[0] if size >= k else np.float32(-np.inf)
-        if not np.isfinite(kth):
-            kth = lowest
-        if np.isfinite(best) and best > 0:
-            if best > kth:
-                offset[row] = kth
-                slope[row] = one / (best - kth)
-            else:
-                slope[row] = one / best
+        offset[row], slope[row] = scale_row(values[row], mask[row], min(reference, n_cols), heap)
     return offset, slope
 
 
@@ -345,4 +375,23 @@ def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-de
     out = np.empty(rows.size, dtype=np.float32)
     for k in range(rows.size):
         out[k] = csr_value(indptr, indices, data, rows[k], cols[k])
+    return out
+
+
+@njit(nogil=True, cache=True)
+def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):  # type: ignore[no-untyped-def]
+    """``matrix[rows[p], cols[p, t]]`` as a ``cols``-shaped float32 array, from a canonical
+    CSR matrix: each pair's row is spread once into a dense scratch row and read at its
+    columns (many look-ups in one short row: no search at all)."""
+    n_pairs, width = cols.shape
+    out = np.empty((n_pairs, width), dtype=np.float32)
+    dense = np.zeros(n_cols, dtype=np.float32)
+    for p in range(n_pairs):
+        start, stop = indptr[rows[p]], indptr[rows[p] + 1]
+        for at in range(start, stop):
+            dense[indices[at]] = np.float32(data[at])
+        for t in range(width):
+            out[p, t] = dense[cols[p, t]]
+        for at in range(start, stop):
+            dense[indices[at]] = 0.0
     return out

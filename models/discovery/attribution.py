@@ -17,7 +17,7 @@ from models.base import Recommender
 from models.ensemble import Ensemble
 from models.ease import EASE
 from models.factorization import ALS
-from models.kernels import csr_lookup
+from models.kernels import csr_gather_rows, csr_lookup
 from models.knn import ItemKNNBM25, ItemKNNCosine
 from models.rp3beta import RP3beta
 
@@ -76,7 +76,7 @@ class _ItemItemAttribution(Attribution):
             values = np.zeros(item_cols.shape, dtype=np.float32)
             values[modelled] = gather_flat(self.weights, rows[modelled], cols[modelled])
         else:
-            values = gather_flat(self.weights, rows.ravel(), cols.ravel()).reshape(item_cols.shape)
+            values = gather(self.weights, game_cols, cols)
         return values * confidence[:, None]
 
 
@@ -162,7 +162,10 @@ def gather_flat(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``weights[rows[p], cols[p, k]]`` as a ``cols``-shaped float32 array."""
+    """``weights[rows[p], cols[p, k]]`` as a ``cols``-shaped float32 array (``cols`` >= 0)."""
+    if sp.issparse(weights) and weights.format == "csr" and weights.has_canonical_format and cols.size:
+        return csr_gather_rows(weights.indptr, weights.indices, weights.data, weights.shape[1],
+                               np.asarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64))
     flat_rows = np.broadcast_to(rows[:, None], cols.shape).ravel()
     return gather_flat(weights, flat_rows, cols.ravel()).reshape(cols.shape)
 

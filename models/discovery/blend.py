@@ -38,8 +38,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import polars as pl
+from numba import njit
 
-from models.kernels import reference_scale_rows
+from models.kernels import reference_scale_rows, scale_row
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,67 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
 
 
-def scaled(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` on each row's own scale (``reference_scale``), clipped to [-1, 1]; and the slopes."""
-    offset, slope = reference_scale(values, mask, reference)
-    out = values - offset[:, None]  # in place from here: one new array, not three
-    out *= slope[:, None]
-    return np.clip(out, -1.0, 1.0, out=out), slope
+@njit(nogil=True, cache=True)
+def content_rows(liked_indptr, liked_indices, liked_data, graph_indptr, graph_indices, graph_data, n_cols):  # type: ignore[no-untyped-def]
+    """``(liked @ graph).toarray()`` for float32 CSR ``liked`` and ``graph``: each product
+    entry sums the same float32 terms in the same order as scipy's ``csr_matmat`` (the
+    member's liked games in stored order, each game's neighbours in stored order)."""
+    n_rows = liked_indptr.size - 1
+    out = np.zeros((n_rows, n_cols), dtype=np.float32)
+    for row in range(n_rows):
+        for at in range(liked_indptr[row], liked_indptr[row + 1]):
+            game = liked_indices[at]
+            weight = liked_data[at]
+            for nb in range(graph_indptr[game], graph_indptr[game + 1]):
+                out[row, graph_indices[nb]] += weight * graph_data[nb]
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _clipped(value):  # type: ignore[no-untyped-def]
+    """``np.clip(value, -1, 1)`` (NaN stays NaN)."""
+    if value < -1.0:
+        return np.float32(-1.0)
+    if value > 1.0:
+        return np.float32(1.0)
+    return value
+
+
+@njit(nogil=True, cache=True)
+def blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference):  # type: ignore[no-untyped-def]
+    """The blended score of each member over each column, one row at a time (the module
+    docstring; ``DiscoveryModel.score`` says which games are ``candidates``, which
+    columns the champion knows, ``warm``, and what ``pop_term`` is).
+
+    Returns ``blended`` (``-inf`` outside the candidates), where the CF part counts
+    (``with_cf``) and both parts' slopes. The same float32 operations in the same order
+    as the numpy passes they replace (``scaled`` twice, then ``cf' + w · content' + pop``)."""
+    n_rows, n_cols = cf.shape
+    blended = np.empty((n_rows, n_cols), dtype=np.float32)
+    with_cf = np.zeros((n_rows, n_cols), dtype=np.bool_)
+    cf_slopes = np.zeros(n_rows, dtype=np.float32)
+    content_slopes = np.zeros(n_rows, dtype=np.float32)
+    if n_cols == 0:
+        return blended, with_cf, cf_slopes, content_slopes
+    k = min(reference, n_cols)
+    heap = np.empty(k, dtype=np.float32)
+    for row in range(n_rows):
+        most = np.float32(0.0)  # cf.max(axis=1, initial=0): the member's CF scores say something
+        for col in range(n_cols):
+            if cf[row, col] > most:
+                most = cf[row, col]
+        if most > 0:
+            for col in range(n_cols):
+                with_cf[row, col] = candidates[row, col] and warm[col]
+        cf_offset, cf_slope = scale_row(cf[row], with_cf[row], k, heap)
+        content_offset, content_slope = scale_row(content[row], candidates[row], k, heap)
+        for col in range(n_cols):
+            if not candidates[row, col]:
+                blended[row, col] = -np.inf
+                continue
+            cf_part = _clipped((cf[row, col] - cf_offset) * cf_slope) if with_cf[row, col] else np.float32(0.0)
+            content_part = _clipped((content[row, col] - content_offset) * content_slope)
+            blended[row, col] = (cf_part + content_weight * content_part) + pop_term[col]
+        cf_slopes[row] = cf_slope
+        content_slopes[row] = content_slope
+    return blended, with_cf, cf_slopes, content_slopes

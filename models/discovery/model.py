@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from models.base import SCORE_BUDGET, Recommender, top_n
 from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
-from models.discovery.blend import Blend, scaled
+from models.discovery.blend import Blend, blend_rows, content_rows
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
@@ -62,6 +62,15 @@ def discover_candidates(members: Members) -> np.ndarray:
     marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
     allowed[marked, known.indices[known.data > 0]] = False  # no dense float copy of the rows
     return allowed
+
+
+def _content_scores(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
+    """``(liked @ graph).toarray()`` as float32: compiled (``content_rows``) when both are
+    float32 (the same sums), scipy's product otherwise."""
+    if liked.dtype == np.float32 and graph.dtype == np.float32:
+        return content_rows(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
+                            graph.shape[1])
+    return np.asarray((liked @ graph).toarray(), dtype=np.float32)
 
 
 NARROW_SHARE = 0.5
@@ -201,21 +210,19 @@ class DiscoveryModel:
         cf_rows = self.interactions.user_rows(members.user_ids) if self.model is not None else np.full(n_users, -1)
         cf = self._cf_scores(cf_rows, cols)
         cf_cols = self.cf_cols if cols is None else self.cf_cols[cols]
-        # Over fewer columns a member's max may be 0 where it was positive; then none of
-        # their candidates has a positive score, and both ways give a CF part of 0.
-        with_cf = candidates & (cf_cols >= 0)[None, :] & (cf.max(axis=1, initial=0.0) > 0)[:, None]
-        cf_part, cf_scale = scaled(cf, with_cf, self.blend.reference_rank)
-        # A game without collection entries sits at the reference level (0) of the CF part.
-        cf_part = np.where(with_cf, cf_part, 0.0)
         graph = self.graph if cols is None else self._graph_columns(cols)
-        content = np.asarray((members.liked @ graph).toarray(), dtype=np.float32)
-        content_part, content_scale = scaled(content, candidates, self.blend.reference_rank)
+        content = _content_scores(members.liked, graph)
         pop_norm = self.pop_norm if cols is None else self.pop_norm[cols]
-        popularity = (self.blend.popularity - self.blend.tail) * pop_norm[None, :]
-        blended = cf_part + self.blend.content * content_part  # float32 throughout: no cast copy
-        blended += popularity
-        blended = blended.astype(np.float32, copy=False)
-        np.copyto(blended, np.float32(-np.inf), where=~candidates)
+        pop_term = (self.blend.popularity - self.blend.tail) * pop_norm  # float32
+        # One compiled pass per member (``blend_rows``): over fewer columns a member's max
+        # may be 0 where it was positive; then none of their candidates has a positive
+        # score, and both ways give a CF part of 0. A game without collection entries sits
+        # at the reference level (0) of the CF part.
+        blended, with_cf, cf_scale, content_scale = blend_rows(
+            cf, np.ascontiguousarray(candidates, dtype=bool), cf_cols >= 0, content,
+            np.ascontiguousarray(pop_term, dtype=np.float32), np.float32(self.blend.content),
+            int(self.blend.reference_rank),
+        )
         return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows, cols)
 
     def _graph_columns(self, cols: np.ndarray) -> sp.csr_matrix:

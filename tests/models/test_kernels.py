@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from models.base import _top_n_exact, top_n
-from models.discovery.attribution import gather_flat
-from models.discovery.blend import reference_scale
+from models.discovery.attribution import gather, gather_flat
+from models.discovery.blend import blend_rows, content_rows, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.kernels import _pairwise
@@ -210,3 +210,63 @@ def test_mmr_equals_its_numpy_form(diversity: float) -> None:
         want = _numpy_mmr_order(ids, values, graph, diversity)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_row_gathers_equal_scipys() -> None:
+    rng = np.random.default_rng(8)
+    matrix = sp.random(300, 400, density=0.1, format="csr", random_state=rng, dtype=np.float32)
+    rows = rng.integers(0, 300, size=500)
+    cols = rng.integers(0, 400, size=(500, 60))
+    cols[:, :5] = 0  # padding repeats a column
+    want = np.asarray(matrix[np.repeat(rows, 60), cols.ravel()], dtype=np.float32).reshape(cols.shape)
+    np.testing.assert_array_equal(gather(matrix, rows, cols), want)
+    np.testing.assert_array_equal(gather(matrix.toarray(), rows, cols), want)  # dense weights
+
+
+def _numpy_blend(cf, candidates, warm, content, pop_term, weight, reference):  # type: ignore[no-untyped-def]
+    """``DiscoveryModel.score``'s blend as numpy computed it before ``blend_rows`` (the oracle)."""
+    def scaled(values, mask):  # type: ignore[no-untyped-def]
+        offset, slope = _numpy_reference_scale(values, mask, reference)
+        out = values - offset[:, None]
+        out *= slope[:, None]
+        return np.clip(out, -1.0, 1.0, out=out), slope
+
+    with_cf = candidates & warm[None, :] & (cf.max(axis=1, initial=0.0) > 0)[:, None]
+    cf_part, cf_scale = scaled(cf, with_cf)
+    cf_part = np.where(with_cf, cf_part, 0.0)
+    content_part, content_scale = scaled(content, candidates)
+    blended = cf_part + weight * content_part
+    blended += pop_term[None, :]
+    blended = blended.astype(np.float32, copy=False)
+    np.copyto(blended, np.float32(-np.inf), where=~candidates)
+    return blended, with_cf, cf_scale, content_scale
+
+
+@pytest.mark.parametrize("n_cols", [1, 5, 300, 25_000])
+def test_the_compiled_blend_equals_its_numpy_form(n_cols: int) -> None:
+    rng = np.random.default_rng(n_cols)
+    n_rows = 40
+    cf = np.maximum(rng.normal(size=(n_rows, n_cols)), 0).astype(np.float32)
+    cf[0] = 0.0  # the champion has nothing to say
+    cf[1, : n_cols // 2] = 0.0
+    cf[2] = np.round(cf[2], 1)  # ties
+    content = np.maximum(rng.normal(size=(n_rows, n_cols)) - 1, 0).astype(np.float32)
+    content[3] = 0.0
+    candidates = rng.random((n_rows, n_cols)) < 0.9
+    candidates[4] = False  # nothing to list
+    candidates[5, 3:] = False  # fewer candidates than the reference rank
+    warm = rng.random(n_cols) < 0.95
+    pop_term = (0.05 * rng.random(n_cols)).astype(np.float32)
+    for reference in (1, 100):
+        got = blend_rows(cf, candidates, warm, content, pop_term, np.float32(0.25), reference)
+        want = _numpy_blend(cf, candidates, warm, content, pop_term, 0.25, reference)
+        for got_part, want_part in zip(got, want, strict=True):
+            np.testing.assert_array_equal(got_part, want_part)
+
+
+def test_content_scores_equal_scipys_product() -> None:
+    rng = np.random.default_rng(11)
+    liked = sp.random(50, 700, density=0.03, format="csr", random_state=rng, dtype=np.float32)
+    graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=np.float32)
+    got = content_rows(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data, 700)
+    np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
