@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
 from models.base import Recommender, hyperparameters, single_threaded_blas
+from models.column_scores import product_columns
 from models.knn import _contributions
 
 log = logging.getLogger("bodoge.models")
@@ -96,6 +97,18 @@ class DenseItemModel(Recommender):
             return inner
         scores = np.full((len(user_rows), self.n_items), -np.inf, dtype=np.float32)
         scores[:, self.items_] = inner
+        return scores
+
+    def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``score(user_rows)[:, cols]``, summing only those columns (``models.column_scores``)."""
+        position = self._positions()[np.asarray(cols, dtype=np.int64)]
+        modelled = position >= 0
+        sub = self.matrix_[user_rows][:, self.items_]
+        inner = product_columns(sub, self.weights_, position[modelled])
+        if inner is None:
+            return super().score_columns(user_rows, cols)
+        scores = np.full((len(user_rows), position.size), -np.inf, dtype=np.float32)
+        scores[:, modelled] = inner
         return scores
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:

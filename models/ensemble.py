@@ -166,8 +166,9 @@ class Ensemble(Recommender):
 
     def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``score(user_rows)[:, cols]``; while statistics are kept only ``cols`` are
-        z-scored (the members still score whole rows, and rows not yet seen are
-        z-scored over their whole row for their statistics)."""
+        z-scored: a member whose statistics of these rows are known scores only ``cols``
+        (``Recommender.score_columns``), rows not yet seen are scored and z-scored over
+        their whole row for their statistics."""
         return self._combined(np.asarray(user_rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
 
     def _combined(self, rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
@@ -176,6 +177,11 @@ class Ensemble(Recommender):
         weight_sum = 0.0
         for name, model in self.models_.items():
             weight = float(self.shares[name])
+            kept = self.statistics_.get(name, rows) if self.statistics_ is not None and cols is not None else None
+            if kept is not None:  # a shelf's few columns, the rows' statistics known: score only those
+                add_zscores(total, weight, model.score_columns(rows, cols), kept)
+                weight_sum += weight
+                continue
             scores = model.score(rows)
             if self.statistics_ is None:
                 z = zscore_rows(scores, own)

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from implicit.nearest_neighbours import ItemItemRecommender, bm25_weight, normalize
 
 from models.base import Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
+from models.column_scores import product_columns
 
 
 @hyperparameters
@@ -51,6 +52,11 @@ class _ItemKNN(Recommender):
     def score(self, user_rows: np.ndarray) -> np.ndarray:
         """Confidence-weighted sum of neighbour similarities."""
         return sparse_rows_dense(self.matrix_[user_rows], self.similarity_)
+
+    def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``score(user_rows)[:, cols]``, summing only those columns (``models.column_scores``)."""
+        scores = product_columns(self.matrix_[user_rows], self.similarity_, cols)
+        return super().score_columns(user_rows, cols) if scores is None else scores
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """The game's neighbour row (zeros beyond its K neighbours)."""

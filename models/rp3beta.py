@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.base import Recommender, hyperparameters, map_blocks, top_n
+from models.column_scores import product_columns
 from models.ease import modelled_items
 from models.knn import _contributions
 
@@ -87,6 +88,11 @@ class RP3beta(Recommender):
         """``x_u W``."""
         result = self.matrix_[user_rows] @ self.weights_
         return np.asarray(result.toarray(), dtype=np.float32)
+
+    def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``score(user_rows)[:, cols]``, summing only those columns (``models.column_scores``)."""
+        scores = product_columns(self.matrix_[user_rows], self.weights_, cols)
+        return super().score_columns(user_rows, cols) if scores is None else scores
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """Where a walk from the game ends (its row of ``W``)."""

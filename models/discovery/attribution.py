@@ -67,7 +67,7 @@ class _ItemItemAttribution(Attribution):
         self.positions = positions
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
-        confidence = np.asarray(self.matrix[user_rows, game_cols], dtype=np.float32).ravel()
+        confidence = gather_flat(self.matrix, user_rows, game_cols)
         rows = np.broadcast_to(game_cols[:, None], item_cols.shape)
         cols = np.maximum(item_cols, 0)
         if self.positions is not None:

@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from models.base import _top_n_exact, top_n
+from models.candidates import default_candidates
 from models.discovery.attribution import gather, gather_flat
 from models.discovery.blend import blend_rows, content_rows, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
+from models.interactions import WEIGHTINGS, InteractionMatrix
 from models.kernels import _pairwise
 from models.member_statistics import add_zscores, row_statistics_of
 
@@ -270,3 +272,15 @@ def test_content_scores_equal_scipys_product() -> None:
     graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=np.float32)
     got = content_rows(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data, 700)
     np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
+
+
+@pytest.mark.parametrize("name", ["ease", "cosine", "bm25", "rp3beta"])
+def test_scoring_a_few_columns_equals_the_whole_rows_columns(name: str, small_split) -> None:
+    train, _ = small_split
+    matrix = InteractionMatrix.from_frame(train, WEIGHTINGS["graded"]).matrix
+    params = {"max_items": 90} if name == "ease" else {}  # some games not modelled: -inf
+    model = default_candidates()[name].build(params, 0).fit(matrix)
+    rows = np.arange(0, matrix.shape[0], 3)
+    rng = np.random.default_rng(1)
+    for cols in (np.flatnonzero(rng.random(matrix.shape[1]) < 0.2), np.arange(matrix.shape[1]), np.array([5])):
+        np.testing.assert_array_equal(model.score_columns(rows, cols), model.score(rows)[:, cols])

@@ -1,0 +1,69 @@
+"""A member's scores on a few columns only, for the item-to-item models (``x_u W[:, cols]``).
+
+Why: a shelf (play next, the watch list) ranks a few games per member, but the
+ensemble's members scored every column of every member again for it: EASE's dense
+product over its 10,000 games and kNN's sparse one. Here only the asked columns are
+summed (compiled loops, the GIL released).
+
+Same numbers as the whole product's columns, bit for bit: scipy sums a product entry
+over the member's stored games in stored order, ``0 + a₁w₁ + a₂w₂ + …`` in float32
+(``csr_matvecs`` for a dense ``W``, ``csr_matmat`` for a sparse one), and so do these
+loops, over the same rows of the same matrices. ``tests/models/test_kernels.py``
+compares them with the whole product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-untyped-def]
+    """``(rows @ weights)[:, cols]`` for CSR ``rows`` and a dense float32 ``weights``."""
+    n_rows = indptr.size - 1
+    out = np.zeros((n_rows, cols.size), dtype=np.float32)
+    for row in range(n_rows):
+        for at in range(indptr[row], indptr[row + 1]):
+            game = indices[at]
+            weight = data[at]
+            for j in range(cols.size):
+                out[row, j] += weight * weights[game, cols[j]]
+    return out
+
+
+@njit(nogil=True, cache=True)
+def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, width):  # type: ignore[no-untyped-def]
+    """``(rows @ W)[:, cols]`` for CSR ``rows`` and CSR float32 ``W``; ``slot[c]`` is the
+    position of column ``c`` among ``cols`` (-1: not asked for)."""
+    n_rows = indptr.size - 1
+    out = np.zeros((n_rows, width), dtype=np.float32)
+    for row in range(n_rows):
+        for at in range(indptr[row], indptr[row + 1]):
+            game = indices[at]
+            weight = data[at]
+            for nb in range(w_indptr[game], w_indptr[game + 1]):
+                position = slot[w_indices[nb]]
+                if position >= 0:
+                    out[row, position] += weight * w_data[nb]
+    return out
+
+
+def product_columns(rows: sp.csr_matrix, weights: np.ndarray | sp.csr_matrix, cols: np.ndarray) -> np.ndarray | None:
+    """``(rows @ weights)[:, cols]`` as float32 when both are float32 (dense or CSR
+    ``weights``); None otherwise (the caller then takes the whole product's columns)."""
+    rows = sp.csr_matrix(rows)
+    cols = np.asarray(cols, dtype=np.int64)
+    if rows.dtype != np.float32 or weights.dtype != np.float32:
+        return None
+    if isinstance(weights, np.ndarray):
+        return dense_columns(rows.indptr, rows.indices, rows.data, np.ascontiguousarray(weights), cols)
+    if not sp.issparse(weights) or weights.format != "csr":
+        return None
+    slot = np.full(weights.shape[1], -1, dtype=np.int64)
+    if np.unique(cols).size != cols.size:
+        return None  # a column asked twice: one slot each is not enough
+    slot[cols] = np.arange(cols.size)
+    return sparse_columns(rows.indptr, rows.indices, rows.data, weights.indptr, weights.indices, weights.data,
+                          slot, cols.size)
