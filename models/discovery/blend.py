@@ -165,3 +165,17 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
         cf_slopes[row] = cf_slope
         content_slopes[row] = content_slope
     return blended, with_cf, cf_slopes, content_slopes
+
+
+@njit(nogil=True, cache=True)
+def placed_scores(raw, rows, cols, n_rows, width):  # type: ignore[no-untyped-def]
+    """``out[rows[i], cols[j]] = max(raw[i, j], 0)`` in a zero ``(n_rows, width)`` block,
+    non-finite scores 0: the champion's scores of the members it can speak for, clipped,
+    on the catalogue's columns (numpy's ``maximum``, then NaN and ``+inf`` to 0)."""
+    out = np.zeros((n_rows, width), dtype=np.float32)
+    for i in range(rows.size):
+        for j in range(cols.size):
+            value = raw[i, j]
+            if value >= 0 and value != np.inf:
+                out[rows[i], cols[j]] = value
+    return out

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from models.base import SCORE_BUDGET, Recommender, top_n
 from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
-from models.discovery.blend import Blend, blend_rows, content_rows
+from models.discovery.blend import Blend, blend_rows, content_rows, placed_scores
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
@@ -161,24 +161,20 @@ class DiscoveryModel:
         after it, and an ensemble z-scores only those columns (``score_columns``) once
         the ranking has kept its members' statistics of the rows."""
         width = self.n_games if cols is None else cols.size
-        scores = np.zeros((cf_rows.size, width), dtype=np.float32)
         rows = self._cf_rows_with_shared(cf_rows)
         if rows.size == 0:
-            return scores
+            return np.zeros((cf_rows.size, width), dtype=np.float32)
         champion_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         warm = champion_cols >= 0
         identity = cols is None and self._cf_identity
         scored = cf_rows[rows]
         raw = self.model.score(scored) if identity else self.model.score_columns(scored, champion_cols[warm])
-        raw = np.asarray(raw, dtype=np.float32)
-        np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
-        raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
+        raw = np.ascontiguousarray(raw, dtype=np.float32)
         if rows.size == cf_rows.size and identity:
+            np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
+            raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
             return raw  # every member scored, catalogue columns = the champion's: no copies
-        block = np.zeros((rows.size, width), dtype=np.float32)
-        block[:, warm] = raw
-        scores[rows] = block
-        return scores
+        return placed_scores(raw, rows, np.flatnonzero(warm), cf_rows.size, width)
 
     def _cf_rows_with_shared(self, cf_rows: np.ndarray) -> np.ndarray:
         """Positions of the members the champion can speak for: known, with a shared game."""
