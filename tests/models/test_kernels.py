@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 from models.base import _top_n_exact, top_n
 from models.candidates import default_candidates
 from models.discovery.attribution import gather, gather_flat
-from models.discovery.blend import blend_rows, content_rows, reference_scale
+from models.discovery.blend import blend_rows, content_rows, placed_scores, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.interactions import WEIGHTINGS, InteractionMatrix
@@ -284,3 +284,16 @@ def test_scoring_a_few_columns_equals_the_whole_rows_columns(name: str, small_sp
     rng = np.random.default_rng(1)
     for cols in (np.flatnonzero(rng.random(matrix.shape[1]) < 0.2), np.arange(matrix.shape[1]), np.array([5])):
         np.testing.assert_array_equal(model.score_columns(rows, cols), model.score(rows)[:, cols])
+
+
+def test_placed_scores_equal_numpys_clip_and_copy() -> None:
+    rng = np.random.default_rng(12)
+    raw = rng.normal(size=(30, 40)).astype(np.float32)
+    raw[0, :5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    rows = np.sort(rng.choice(50, size=30, replace=False))
+    cols = np.sort(rng.choice(60, size=40, replace=False))
+    want = np.zeros((50, 60), dtype=np.float32)
+    clipped = np.maximum(raw, 0.0)
+    clipped[~np.isfinite(clipped)] = 0.0
+    want[np.ix_(rows, cols)] = clipped
+    np.testing.assert_array_equal(placed_scores(raw, rows, cols, 50, 60), want)
