@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+
+from models.compiled import compiled
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-untyped-def]
     """``(rows @ weights)[:, cols]`` for CSR ``rows`` and a dense float32 ``weights``."""
     n_rows = indptr.size - 1
@@ -33,7 +34,7 @@ def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-unty
     return out
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, width):  # type: ignore[no-untyped-def]
     """``(rows @ W)[:, cols]`` for CSR ``rows`` and CSR float32 ``W``; ``slot[c]`` is the
     position of column ``c`` among ``cols`` (-1: not asked for)."""

@@ -9,31 +9,32 @@ threads run them side by side.
 
 Same numbers as the numpy code they replace, bit for bit: every value goes through the
 same IEEE operations in the same order (float32 stays float32; numba does not reorder
-or fuse floating-point operations without ``fastmath``, which is never used here), and
-the float64 row sums follow numpy's own pairwise summation (``_pairwise``). The tests
+or fuse floating-point operations without ``fastmath``, which is never used here). An
+ensemble member's statistics, whose float64 row sums replay numpy's own pairwise
+summation, are compiled in ``models.member_statistics``. The tests
 (``tests/models/test_kernels.py``) compare each kernel with its numpy reference on
 random and adversarial input (ties, infinities, NaN, empty rows).
 
-``cache=True``: compiled code is kept beside this file (or, in a read-only tree, in
-numba's per-user cache directory), so a process pays the compilation (a second or two)
-only the first time.
+Compiled by ``models.compiled.compiled`` (the GIL released, the machine code cached on
+disk where it can be).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from models.compiled import compiled
 
 # ----------------------------------------------------------------- top n
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def _worse(value_a, col_a, value_b, col_b) -> bool:  # type: ignore[no-untyped-def]
     """``a`` ranks below ``b``: a lower value, or the same value and a higher column."""
     return value_a < value_b or (value_a == value_b and col_a > col_b)
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-untyped-def]
     """Restore the min-heap (the worst entry at the root) below ``at``."""
     while True:
@@ -52,7 +53,7 @@ def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-unt
             return
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def]
     while at > 0:
         parent = (at - 1) // 2
@@ -64,7 +65,7 @@ def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def
             return
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
     entries are never listed: id -1, value ``-inf``), and which rows it left to numpy.
@@ -117,7 +118,7 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
 # ----------------------------------------------------------------- reference scaling
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
     """Put ``value`` at the root of the min-heap ``heap[:size]`` and sift it down."""
     heap[0] = value
@@ -136,7 +137,7 @@ def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
             return
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def scale_row(values, mask, k, heap):  # type: ignore[no-untyped-def]
     """One row's ``(offset, slope)`` of ``reference_scale_rows`` (``heap``: scratch of ``k``).
 
@@ -194,7 +195,7 @@ def scale_row(values, mask, k, heap):  # type: ignore[no-untyped-def]
     return offset, slope
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-def]
     """``models.discovery.blend.reference_scale`` (float32 ``values``): per row the best
     masked value and the ``reference``-th best (a bounded heap of the best masked values),
@@ -210,148 +211,10 @@ def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-de
     return offset, slope
 
 
-# ----------------------------------------------------------------- ensemble statistics
-
-
-@njit(nogil=True, cache=True)
-def _block_sum(values, start, n):  # type: ignore[no-untyped-def]
-    """numpy's pairwise sum of at most 128 values: eight running sums, then the rest."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += values[start + i]
-        return total
-    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
-    i = 8
-    end = n - (n % 8)
-    while i < end:
-        at = start + i
-        r0 += values[at]
-        r1 += values[at + 1]
-        r2 += values[at + 2]
-        r3 += values[at + 3]
-        r4 += values[at + 4]
-        r5 += values[at + 5]
-        r6 += values[at + 6]
-        r7 += values[at + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += values[start + i]
-        i += 1
-    return total
-
-
-@njit(nogil=True, cache=True)
-def _pairwise(values, start, n):  # type: ignore[no-untyped-def]
-    """numpy's pairwise sum of ``values[start:start + n]`` (float64), in its order: blocks
-    of up to 128 (``_block_sum``), halved (at multiples of 8) above that, each half summed
-    first and then the two added. Walked with an explicit stack: numba's cache cannot
-    hold a recursive function (a cached one crashed on loading)."""
-    if n <= 128:
-        return _block_sum(values, start, n)
-    depth = 64
-    starts = np.empty(depth, dtype=np.int64)
-    sizes = np.empty(depth, dtype=np.int64)
-    stages = np.empty(depth, dtype=np.int64)
-    sums = np.empty(depth)
-    top, n_sums = 0, 0
-    starts[0], sizes[0], stages[0] = start, n, 0
-    while top >= 0:
-        at, size = starts[top], sizes[top]
-        half = size // 2
-        half -= half % 8
-        if size <= 128:
-            sums[n_sums] = _block_sum(values, at, size)
-            n_sums += 1
-            top -= 1
-        elif stages[top] == 0:  # the first half
-            stages[top] = 1
-            top += 1
-            starts[top], sizes[top], stages[top] = at, half, 0
-        elif stages[top] == 1:  # then the second
-            stages[top] = 2
-            top += 1
-            starts[top], sizes[top], stages[top] = at + half, size - half, 0
-        else:  # both summed: first + second
-            n_sums -= 1
-            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
-            top -= 1
-    return sums[0]
-
-
-@njit(nogil=True, cache=True)
-def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
-    """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
-    rankable scores (finite, not the row's own games) and the row's lowest finite z."""
-    n_rows, n_cols = scores.shape
-    mean = np.zeros(n_rows)
-    spread = np.zeros(n_rows)
-    lowest = np.zeros(n_rows)
-    work = np.empty(n_cols)
-    own = np.zeros(n_cols, dtype=np.bool_)
-    for row in range(n_rows):
-        count = 0
-        least = np.inf
-        for col in range(n_cols):
-            value = scores[row, col]
-            if np.isfinite(value):
-                work[col] = np.float64(value)
-                count += 1
-                if value < least:
-                    least = np.float64(value)
-            else:
-                work[col] = 0.0
-        for at in range(own_indptr[row], own_indptr[row + 1]):
-            col = own_indices[at]
-            own[col] = True
-            if np.isfinite(scores[row, col]):
-                count -= 1
-            work[col] = 0.0
-        count = max(count, 1)
-        row_mean = _pairwise(work, 0, n_cols) / count
-        for col in range(n_cols):
-            value = scores[row, col]
-            if np.isfinite(value) and not own[col]:
-                gap = np.float64(value) - row_mean
-                work[col] = gap * gap
-            else:
-                work[col] = 0.0
-        for at in range(own_indptr[row], own_indptr[row + 1]):
-            own[own_indices[at]] = False
-        row_spread = np.sqrt(_pairwise(work, 0, n_cols) / count)
-        scale = row_spread if row_spread > 0 else np.inf
-        low = (least - row_mean) / scale
-        mean[row] = row_mean
-        spread[row] = row_spread
-        lowest[row] = low if np.isfinite(low) else 0.0
-    return mean, spread, lowest
-
-
-@njit(nogil=True, cache=True)
-def add_zscores_rows(total, weight, scores, mean, scale, lowest, cols):  # type: ignore[no-untyped-def]
-    """``models.member_statistics.add_zscores``: ``total[r, j] += weight · z(scores[r, cols[j]])``
-    (float32 ``total`` and ``weight``; ``cols`` empty: every column)."""
-    n_rows, width = total.shape
-    every = cols.size == 0
-    for row in range(n_rows):
-        row_mean = mean[row]
-        row_scale = scale[row]
-        fill = np.float32(lowest[row])
-        for j in range(width):
-            value = scores[row, j] if every else scores[row, cols[j]]
-            if np.isfinite(value):
-                z = np.float32((np.float64(value) - row_mean) / row_scale)
-            else:
-                z = fill
-            total[row, j] += z * weight
-
-
 # ----------------------------------------------------------------- sparse look-ups
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def csr_value(indptr, indices, data, row, col):  # type: ignore[no-untyped-def]
     """``matrix[row, col]`` as float32 from a canonical CSR matrix (sorted indices, no
     duplicates): a binary search in the row; 0 where nothing is stored."""
@@ -369,7 +232,7 @@ def csr_value(indptr, indices, data, row, col):  # type: ignore[no-untyped-def]
     return np.float32(0.0)
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-def]
     """``matrix[rows[k], cols[k]]`` as float32 (``csr_value`` for each pair)."""
     out = np.empty(rows.size, dtype=np.float32)
@@ -378,7 +241,7 @@ def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-de
     return out
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):  # type: ignore[no-untyped-def]
     """``matrix[rows[p], cols[p, t]]`` as a ``cols``-shaped float32 array, from a canonical
     CSR matrix: each pair's row is spread once into a dense scratch row and read at its

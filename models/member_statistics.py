@@ -9,7 +9,7 @@ of a row (mean, spread, and the row's lowest finite z that the non-finite entrie
 are kept per member and user row (``StatisticsCache``); a later list z-scores only the
 columns it needs from them. ``row_statistics_of`` computes them, ``add_zscores`` adds a
 member's weighted z-scores to the ensemble's total from them; both are compiled loops
-over one row at a time (``models.kernels``), with no batch-sized temporaries.
+over one row at a time (below, compiled by ``models.compiled``), with no batch-sized temporaries.
 
 Same numbers as ``zscore_rows``/``row_statistics``, bit for bit: every element goes
 through the same float64 operations in the same order (the sums are numpy's along each
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from models.kernels import add_zscores_rows, row_statistics_rows
+from models.compiled import compiled
 
 @dataclass(frozen=True)
 class RowStatistics:
@@ -46,7 +46,7 @@ class RowStatistics:
 
 
 def row_statistics_of(scores: np.ndarray, own: sp.csr_matrix) -> RowStatistics:
-    """The statistics ``zscore_rows(scores, own)`` works with (``models.kernels.row_statistics_rows``).
+    """The statistics ``zscore_rows(scores, own)`` works with (``row_statistics_rows``).
     ``own``: the rows' own games (CSR, same shape), left out of mean and spread as there."""
     scores = np.ascontiguousarray(scores)
     own = sp.csr_matrix(own)
@@ -61,7 +61,7 @@ def add_zscores(
 ) -> None:
     """``total += np.float32(weight) * zscore_rows(scores, own)[:, cols]`` (None: every
     column) from the rows' known ``statistics``: the same float32 sums
-    (``models.kernels.add_zscores_rows``), without a whole z array in between."""
+    (``add_zscores_rows``), without a whole z array in between."""
     every = np.zeros(0, dtype=np.int64)
     picked = every if cols is None else np.asarray(cols, dtype=np.int64)
     add_zscores_rows(
@@ -96,3 +96,138 @@ class StatisticsCache:
         self.spread[at, rows] = statistics.spread
         self.lowest[at, rows] = statistics.lowest
         self.known[at, rows] = True
+
+
+@compiled
+def _block_sum(values, start, n):  # type: ignore[no-untyped-def]
+    """numpy's pairwise sum of at most 128 values: eight running sums, then the rest."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[start + i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = 8
+    end = n - (n % 8)
+    while i < end:
+        at = start + i
+        r0 += values[at]
+        r1 += values[at + 1]
+        r2 += values[at + 2]
+        r3 += values[at + 3]
+        r4 += values[at + 4]
+        r5 += values[at + 5]
+        r6 += values[at + 6]
+        r7 += values[at + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += values[start + i]
+        i += 1
+    return total
+
+
+@compiled
+def _pairwise(values, start, n):  # type: ignore[no-untyped-def]
+    """numpy's pairwise sum of ``values[start:start + n]`` (float64), in its order: blocks
+    of up to 128 (``_block_sum``), halved (at multiples of 8) above that, each half summed
+    first and then the two added. Walked with an explicit stack: numba's cache cannot
+    hold a recursive function (a cached one crashed on loading)."""
+    if n <= 128:
+        return _block_sum(values, start, n)
+    depth = 64
+    starts = np.empty(depth, dtype=np.int64)
+    sizes = np.empty(depth, dtype=np.int64)
+    stages = np.empty(depth, dtype=np.int64)
+    sums = np.empty(depth)
+    top, n_sums = 0, 0
+    starts[0], sizes[0], stages[0] = start, n, 0
+    while top >= 0:
+        at, size = starts[top], sizes[top]
+        half = size // 2
+        half -= half % 8
+        if size <= 128:
+            sums[n_sums] = _block_sum(values, at, size)
+            n_sums += 1
+            top -= 1
+        elif stages[top] == 0:  # the first half
+            stages[top] = 1
+            top += 1
+            starts[top], sizes[top], stages[top] = at, half, 0
+        elif stages[top] == 1:  # then the second
+            stages[top] = 2
+            top += 1
+            starts[top], sizes[top], stages[top] = at + half, size - half, 0
+        else:  # both summed: first + second
+            n_sums -= 1
+            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
+            top -= 1
+    return sums[0]
+
+
+@compiled
+def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
+    """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
+    rankable scores (finite, not the row's own games) and the row's lowest finite z."""
+    n_rows, n_cols = scores.shape
+    mean = np.zeros(n_rows)
+    spread = np.zeros(n_rows)
+    lowest = np.zeros(n_rows)
+    work = np.empty(n_cols)
+    own = np.zeros(n_cols, dtype=np.bool_)
+    for row in range(n_rows):
+        count = 0
+        least = np.inf
+        for col in range(n_cols):
+            value = scores[row, col]
+            if np.isfinite(value):
+                work[col] = np.float64(value)
+                count += 1
+                if value < least:
+                    least = np.float64(value)
+            else:
+                work[col] = 0.0
+        for at in range(own_indptr[row], own_indptr[row + 1]):
+            col = own_indices[at]
+            own[col] = True
+            if np.isfinite(scores[row, col]):
+                count -= 1
+            work[col] = 0.0
+        count = max(count, 1)
+        row_mean = _pairwise(work, 0, n_cols) / count
+        for col in range(n_cols):
+            value = scores[row, col]
+            if np.isfinite(value) and not own[col]:
+                gap = np.float64(value) - row_mean
+                work[col] = gap * gap
+            else:
+                work[col] = 0.0
+        for at in range(own_indptr[row], own_indptr[row + 1]):
+            own[own_indices[at]] = False
+        row_spread = np.sqrt(_pairwise(work, 0, n_cols) / count)
+        scale = row_spread if row_spread > 0 else np.inf
+        low = (least - row_mean) / scale
+        mean[row] = row_mean
+        spread[row] = row_spread
+        lowest[row] = low if np.isfinite(low) else 0.0
+    return mean, spread, lowest
+
+
+@compiled
+def add_zscores_rows(total, weight, scores, mean, scale, lowest, cols):  # type: ignore[no-untyped-def]
+    """``models.member_statistics.add_zscores``: ``total[r, j] += weight · z(scores[r, cols[j]])``
+    (float32 ``total`` and ``weight``; ``cols`` empty: every column)."""
+    n_rows, width = total.shape
+    every = cols.size == 0
+    for row in range(n_rows):
+        row_mean = mean[row]
+        row_scale = scale[row]
+        fill = np.float32(lowest[row])
+        for j in range(width):
+            value = scores[row, j] if every else scores[row, cols[j]]
+            if np.isfinite(value):
+                z = np.float32((np.float64(value) - row_mean) / row_scale)
+            else:
+                z = fill
+            total[row, j] += z * weight

@@ -38,8 +38,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import polars as pl
-from numba import njit
 
+from models.compiled import compiled
 from models.kernels import reference_scale_rows, scale_row
 
 
@@ -101,7 +101,7 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def content_rows(liked_indptr, liked_indices, liked_data, graph_indptr, graph_indices, graph_data, n_cols):  # type: ignore[no-untyped-def]
     """``(liked @ graph).toarray()`` for float32 CSR ``liked`` and ``graph``: each product
     entry sums the same float32 terms in the same order as scipy's ``csr_matmat`` (the
@@ -117,7 +117,7 @@ def content_rows(liked_indptr, liked_indices, liked_data, graph_indptr, graph_in
     return out
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def _clipped(value):  # type: ignore[no-untyped-def]
     """``np.clip(value, -1, 1)`` (NaN stays NaN)."""
     if value < -1.0:
@@ -127,7 +127,7 @@ def _clipped(value):  # type: ignore[no-untyped-def]
     return value
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference):  # type: ignore[no-untyped-def]
     """The blended score of each member over each column, one row at a time (the module
     docstring; ``DiscoveryModel.score`` says which games are ``candidates``, which
@@ -167,7 +167,7 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
     return blended, with_cf, cf_slopes, content_slopes
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def placed_scores(raw, rows, cols, n_rows, width):  # type: ignore[no-untyped-def]
     """``out[rows[i], cols[j]] = max(raw[i, j], 0)`` in a zero ``(n_rows, width)`` block,
     non-finite scores 0: the champion's scores of the members it can speak for, clipped,

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from models.compiled import compiled
 from models.kernels import csr_value
 
 MMR_K = 10
@@ -44,7 +44,7 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
     )
 
 
-@njit(nogil=True, cache=True)
+@compiled
 def mmr_rows(ids, values, indptr, indices, data, diversity, k, pool):  # type: ignore[no-untyped-def]
     """MMR for each row (the module docstring), one member at a time.
 

@@ -20,8 +20,7 @@ from models.discovery.blend import blend_rows, content_rows, placed_scores, refe
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.interactions import WEIGHTINGS, InteractionMatrix
-from models.kernels import _pairwise
-from models.member_statistics import add_zscores, row_statistics_of
+from models.member_statistics import _pairwise, add_zscores, row_statistics_of
 
 FEW_VALUES = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0, np.inf, -np.inf, np.nan])
 """Few distinct values: ties everywhere, and every kind of non-finite score."""
