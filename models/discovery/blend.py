@@ -135,7 +135,9 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
 
     Returns ``blended`` (``-inf`` outside the candidates), where the CF part counts
     (``with_cf``) and both parts' slopes. The same float32 operations in the same order
-    as the numpy passes they replace (``scaled`` twice, then ``cf' + w · content' + pop``)."""
+    as the numpy passes they replace: each part ``(value − offset) · slope`` on the
+    member's ``reference_scale`` and clipped to [-1, 1], then ``(cf' + w · content') + pop``
+    (``tests/models/test_kernels.py`` keeps those passes as the oracle)."""
     n_rows, n_cols = cf.shape
     blended = np.empty((n_rows, n_cols), dtype=np.float32)
     with_cf = np.zeros((n_rows, n_cols), dtype=np.bool_)

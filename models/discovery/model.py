@@ -156,10 +156,11 @@ class DiscoveryModel:
 
     def _cf_scores(self, cf_rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """Champion scores on catalogue columns (only ``cols``, if given: see ``Scores``),
-        clipped at 0; 0 where it has nothing to say. The champion still scores its every
-        column (``Recommender.score`` has no column argument); narrowing saves the passes
-        after it, and an ensemble z-scores only those columns (``score_columns``) once
-        the ranking has kept its members' statistics of the rows."""
+        clipped at 0; 0 where it has nothing to say. With ``cols`` the champion is asked
+        for those columns only (``Recommender.score_columns``): the item-to-item models
+        sum only them (``models.column_scores``), the others score whole rows, and an
+        ensemble does either per member once the ranking has kept its members'
+        statistics of the rows."""
         width = self.n_games if cols is None else cols.size
         rows = self._cf_rows_with_shared(cf_rows)
         if rows.size == 0:
