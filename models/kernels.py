@@ -35,6 +35,12 @@ def _worse(value_a, col_a, value_b, col_b) -> bool:  # type: ignore[no-untyped-d
 
 
 @compiled
+def _swap(heap_values, heap_cols, a, b) -> None:  # type: ignore[no-untyped-def]
+    heap_values[a], heap_values[b] = heap_values[b], heap_values[a]
+    heap_cols[a], heap_cols[b] = heap_cols[b], heap_cols[a]
+
+
+@compiled
 def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-untyped-def]
     """Restore the min-heap (the worst entry at the root) below ``at``."""
     while True:
@@ -46,8 +52,7 @@ def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-unt
         if right < size and _worse(heap_values[right], heap_cols[right], heap_values[left], heap_cols[left]):
             child = right
         if _worse(heap_values[child], heap_cols[child], heap_values[at], heap_cols[at]):
-            heap_values[at], heap_values[child] = heap_values[child], heap_values[at]
-            heap_cols[at], heap_cols[child] = heap_cols[child], heap_cols[at]
+            _swap(heap_values, heap_cols, at, child)
             at = child
         else:
             return
@@ -58,8 +63,7 @@ def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def
     while at > 0:
         parent = (at - 1) // 2
         if _worse(heap_values[at], heap_cols[at], heap_values[parent], heap_cols[parent]):
-            heap_values[at], heap_values[parent] = heap_values[parent], heap_values[at]
-            heap_cols[at], heap_cols[parent] = heap_cols[parent], heap_cols[at]
+            _swap(heap_values, heap_cols, at, parent)
             at = parent
         else:
             return

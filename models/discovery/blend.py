@@ -38,7 +38,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import polars as pl
+import scipy.sparse as sp
 
+from models.column_scores import sparse_columns
 from models.compiled import compiled
 from models.kernels import reference_scale_rows, scale_row
 
@@ -101,20 +103,14 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
 
 
-@compiled
-def content_rows(liked_indptr, liked_indices, liked_data, graph_indptr, graph_indices, graph_data, n_cols):  # type: ignore[no-untyped-def]
-    """``(liked @ graph).toarray()`` for float32 CSR ``liked`` and ``graph``: each product
-    entry sums the same float32 terms in the same order as scipy's ``csr_matmat`` (the
-    member's liked games in stored order, each game's neighbours in stored order)."""
-    n_rows = liked_indptr.size - 1
-    out = np.zeros((n_rows, n_cols), dtype=np.float32)
-    for row in range(n_rows):
-        for at in range(liked_indptr[row], liked_indptr[row + 1]):
-            game = liked_indices[at]
-            weight = liked_data[at]
-            for nb in range(graph_indptr[game], graph_indptr[game + 1]):
-                out[row, graph_indices[nb]] += weight * graph_data[nb]
-    return out
+def content_rows(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
+    """``(liked @ graph).toarray()`` for float32 CSR ``liked`` and ``graph``: every column
+    of the product (``models.column_scores.sparse_columns``), each entry summing the same
+    float32 terms in the same order as scipy's ``csr_matmat`` (the member's liked games in
+    stored order, each game's neighbours in stored order)."""
+    every = np.arange(graph.shape[1], dtype=np.int64)
+    return sparse_columns(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
+                          every, every.size)
 
 
 @compiled

@@ -68,8 +68,7 @@ def _content_scores(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
     """``(liked @ graph).toarray()`` as float32: compiled (``content_rows``) when both are
     float32 (the same sums), scipy's product otherwise."""
     if liked.dtype == np.float32 and graph.dtype == np.float32:
-        return content_rows(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
-                            graph.shape[1])
+        return content_rows(liked, graph)
     return np.asarray((liked @ graph).toarray(), dtype=np.float32)
 
 

@@ -269,7 +269,7 @@ def test_content_scores_equal_scipys_product() -> None:
     rng = np.random.default_rng(11)
     liked = sp.random(50, 700, density=0.03, format="csr", random_state=rng, dtype=np.float32)
     graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=np.float32)
-    got = content_rows(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data, 700)
+    got = content_rows(liked, graph)
     np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
 
 
