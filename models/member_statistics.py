@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from models.compiled import compiled
 
+
 @dataclass(frozen=True)
 class RowStatistics:
     """Per row, float64: ``row_statistics``'s ``mean`` and ``spread`` and the ``lowest``

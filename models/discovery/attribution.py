@@ -147,23 +147,28 @@ class _EnsembleAttribution(Attribution):
         return out
 
 
+def _canonical_csr(weights: Any) -> bool:
+    """A CSR matrix with sorted, unique indices per row: what the compiled look-ups read."""
+    return bool(sp.issparse(weights) and weights.format == "csr" and weights.has_canonical_format)
+
+
 def gather_flat(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``weights[rows[k], cols[k]]`` for a dense array or a sparse matrix, as float32."""
     if rows.size == 0:
         return np.zeros(0, dtype=np.float32)
+    if _canonical_csr(weights):
+        # scipy's csr_sample_values cost more than the scoring around it: a compiled
+        # binary search per pair (the same stored values, 0 where none is stored).
+        return csr_lookup(weights.indptr, weights.indices, weights.data,
+                          np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
     if sp.issparse(weights):
-        if weights.format == "csr" and weights.has_canonical_format:
-            # scipy's csr_sample_values cost more than the scoring around it: a compiled
-            # binary search per pair (the same stored values, 0 where none is stored).
-            return csr_lookup(weights.indptr, weights.indices, weights.data,
-                              np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
         return np.asarray(weights[rows, cols], dtype=np.float32).ravel()
     return np.asarray(weights[rows, cols], dtype=np.float32)
 
 
 def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``weights[rows[p], cols[p, k]]`` as a ``cols``-shaped float32 array (``cols`` >= 0)."""
-    if sp.issparse(weights) and weights.format == "csr" and weights.has_canonical_format and cols.size:
+    if _canonical_csr(weights) and cols.size:
         return csr_gather_rows(weights.indptr, weights.indices, weights.data, weights.shape[1],
                                np.asarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64))
     flat_rows = np.broadcast_to(rows[:, None], cols.shape).ravel()
