@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Literal
 
@@ -303,11 +304,19 @@ class InteractionMatrix:
 
     def user_rows(self, ids: pl.Series | list[str]) -> np.ndarray:
         """Row index of each id, -1 for an id the matrix does not know."""
-        return _lookup(self.user_ids, ids)
+        return self._user_index.positions(ids)
 
     def game_cols(self, ids: pl.Series | list[str]) -> np.ndarray:
         """Column index of each id, -1 for an id the matrix does not know."""
-        return _lookup(self.game_ids, ids)
+        return self._game_index.positions(ids)
+
+    @cached_property
+    def _user_index(self) -> IdIndex:
+        return IdIndex(self.user_ids)
+
+    @cached_property
+    def _game_index(self) -> IdIndex:
+        return IdIndex(self.game_ids)
 
     def save(self, directory: str | Path) -> Path:
         """Write ``users.parquet``, ``games.parquet`` and ``matrix.npz`` into ``directory``."""
@@ -328,8 +337,23 @@ class InteractionMatrix:
         return cls(matrix=matrix, user_ids=users, game_ids=games)
 
 
-def _lookup(mapping: pl.Series, ids: pl.Series | list[str]) -> np.ndarray:
-    keys = pl.Series("key", ids).cast(pl.String)
-    index = mapping.to_frame("key").with_row_index("index")
-    found = keys.to_frame().join(index, on="key", how="left", maintain_order="left")
-    return found.get_column("index").fill_null(-1).cast(pl.Int64).to_numpy()
+class IdIndex:
+    """Positions of ids in a mapping of distinct ids, sorted once.
+
+    Why: discovery asks for the rows of each batch of a few hundred members; joining them
+    with a frame of every member per batch grew with the member count, so the night grew
+    with its square (24 ms a batch at 360,000 members). A binary search in the sorted ids
+    costs the batch's size times a logarithm."""
+
+    def __init__(self, mapping: pl.Series) -> None:
+        self.order = mapping.cast(pl.String).arg_sort().to_numpy().astype(np.int64)
+        self.sorted = mapping.cast(pl.String).gather(self.order)
+
+    def positions(self, ids: pl.Series | list[str]) -> np.ndarray:
+        """Position in the mapping of each id, -1 where it is absent (or null)."""
+        keys = pl.Series("key", ids).cast(pl.String)
+        if self.sorted.len() == 0 or keys.len() == 0:
+            return np.full(keys.len(), -1, dtype=np.int64)
+        at = np.minimum(self.sorted.search_sorted(keys, side="left").to_numpy(), self.sorted.len() - 1)
+        found = (self.sorted.gather(at) == keys).fill_null(False).to_numpy()
+        return np.where(found, self.order[at], -1)

@@ -5,10 +5,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.interactions import (
     WEIGHTINGS,
     ConfidenceWeights,
+    IdIndex,
     InteractionMatrix,
     InteractionsError,
     normalise_interactions,
@@ -127,6 +130,23 @@ def test_matrix_layout_and_lookups() -> None:
     assert matrix.user_rows(["3", "nobody", "1"]).tolist() == [2, -1, 0]
     assert matrix.game_cols(["catan"]).tolist() == [2]
     assert matrix.matrix[0].toarray().tolist() == [[0.0, 1.0, 1.0]]
+
+
+_IDS = st.text(alphabet="ab1ー中 ", max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    mapping=st.lists(_IDS, unique=True, max_size=12),
+    asked=st.lists(st.one_of(st.none(), _IDS), max_size=12),
+)
+def test_id_index_finds_what_a_dict_finds(mapping: list[str], asked: list[str | None]) -> None:
+    """Any order of distinct ids (a reused mapping need not be sorted), ids absent or null."""
+    where = {key: at for at, key in enumerate(mapping)}
+    expected = [where.get(key, -1) if key is not None else -1 for key in asked]
+    found = IdIndex(pl.Series(mapping, dtype=pl.String)).positions(pl.Series(asked, dtype=pl.String))
+    assert found.dtype == np.int64
+    assert found.tolist() == expected
 
 
 def test_matrix_with_fixed_mappings_drops_unknown_ids() -> None:
