@@ -23,6 +23,8 @@ and after (other work on the machine moves every figure). Progress on stderr.
   stage's fixed process start), and per stage.
 
 The default sizes take about 10 minutes on 2 idle cores; ``--quick`` is a smoke run.
+``--night-sizes 25000x100000,25000x200000,25000x400000`` runs the nights at the real
+site's size and at two and four times its members instead (about 1.5 hours, 16 GB).
 """
 
 from __future__ import annotations
@@ -123,7 +125,10 @@ def nights(sizes: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     return {
         "sizes": [{"games": r["games"], "members": r["members"], "collection_rows": r["collection_rows"],
                    "total_seconds": r["total_seconds"], "job_seconds": r["job_seconds"],
-                   "champion": r["champion"]} for r in runs],
+                   "peak_rss_mb": r["peak_rss_mb"], "champion": r["champion"],
+                   "discovery_members_per_s": r["discovery_members_per_s"],
+                   "stages": {stage: {key: part.get(key) for key in ("seconds", "job_seconds", "peak_rss_mb")}
+                              for stage, part in r["stages"].items()}} for r in runs],
         "growth_exponent": round(growth_exponent(rows, [r["total_seconds"] for r in runs]), 3),
         "job_growth_exponent": round(growth_exponent(rows, [r["job_seconds"] for r in runs]), 3),
         "stage_exponents": {
@@ -204,12 +209,32 @@ def _table(result: dict[str, Any]) -> str:
 STEPS = ("parse", "crawl", "load", "fit", "night")
 
 
+def night_sizes(text: str) -> tuple[tuple[int, int], ...]:
+    """``GAMESxMEMBERS`` pairs, comma-separated (``25000x100000,25000x400000``): the nights'
+    sizes, smallest first; at least two, for a growth exponent."""
+    sizes = []
+    for part in (piece.strip() for piece in text.split(",")):
+        games, _, members = part.lower().partition("x")
+        if not (games.isdigit() and members.isdigit() and int(games) > 0 and int(members) > 0):
+            raise ValueError(f"{part!r} is not GAMESxMEMBERS (for example 25000x100000)")
+        sizes.append((int(games), int(members)))
+    if len(sizes) < 2:
+        raise ValueError("give at least two sizes: the growth exponent is a slope")
+    return tuple(sorted(sizes, key=lambda size: size[0] * size[1]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="table on stderr, JSON alone on stdout")
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--skip", default="", help=f"comma-separated steps to leave out, of {','.join(STEPS)}")
+    parser.add_argument("--night-sizes", default="",
+                        help="the nights' sizes as GAMESxMEMBERS,… (default: 750x3000,1500x6000,3000x12000)")
     args = parser.parse_args(argv)
+    try:
+        chosen_nights = night_sizes(args.night_sizes) if args.night_sizes else None
+    except ValueError as exc:
+        parser.error(f"--night-sizes: {exc}")
     skip = {name for name in args.skip.split(",") if name}
     if skip - set(STEPS):
         parser.error(f"--skip: unknown step(s) {', '.join(sorted(skip - set(STEPS)))}; steps are {', '.join(STEPS)}")
@@ -227,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         "crawl": lambda: crawl_ratio(**sizes["crawl"]),
         "load": lambda: load_rates(**sizes["load"]),
         "fit": lambda: fit_ratios(**sizes["fit"]),
-        "night": lambda: nights(sizes["night"]),
+        "night": lambda: nights(chosen_nights or sizes["night"]),
     }
     for name in STEPS:
         if name in skip:

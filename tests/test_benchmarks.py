@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from benchmarks.__main__ import growth_exponent
+from benchmarks.__main__ import growth_exponent, night_sizes
 from benchmarks.yardstick import yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +42,24 @@ def test_unknown_step_to_skip_is_a_one_line_error() -> None:
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--skip", "parse,nope"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2 and "unknown step(s) nope" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("25000x100000", "at least two sizes"), ("25000x100000,big", "'big' is not GAMESxMEMBERS"),
+     ("25000x0,25000x1", "'25000x0' is not GAMESxMEMBERS")],
+)
+def test_bad_night_sizes_are_a_one_line_error(value: str, message: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--night-sizes", value],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    error = proc.stderr.strip().splitlines()[-1]  # argparse's usage first, then one line
+    assert error.startswith("__main__.py: error: --night-sizes: ") and message in error
+
+
+def test_night_sizes_are_read_smallest_first() -> None:
+    assert night_sizes("25000x400000, 25000X100000,25000x200000") == (
+        (25000, 100000), (25000, 200000), (25000, 400000))
 
 
 def test_growth_exponent_is_the_log_log_slope() -> None:
