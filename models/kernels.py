@@ -11,7 +11,7 @@ Same numbers as the numpy code they replace, bit for bit: every value goes throu
 same IEEE operations in the same order (float32 stays float32; numba does not reorder
 or fuse floating-point operations without ``fastmath``, which is never used here). An
 ensemble member's statistics, whose float64 row sums replay numpy's own pairwise
-summation, are compiled in ``models.member_statistics``. The tests
+summation (``models.pairwise``), are compiled in ``models.member_statistics``. The tests
 (``tests/models/test_kernels.py``) compare each kernel with its numpy reference on
 random and adversarial input (ties, infinities, NaN, empty rows).
 

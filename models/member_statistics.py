@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.compiled import compiled
+from models.pairwise import pairwise_sum
 
 
 @dataclass(frozen=True)
@@ -100,74 +101,6 @@ class StatisticsCache:
 
 
 @compiled
-def _block_sum(values, start, n):  # type: ignore[no-untyped-def]
-    """numpy's pairwise sum of at most 128 values: eight running sums, then the rest."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += values[start + i]
-        return total
-    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
-    i = 8
-    end = n - (n % 8)
-    while i < end:
-        at = start + i
-        r0 += values[at]
-        r1 += values[at + 1]
-        r2 += values[at + 2]
-        r3 += values[at + 3]
-        r4 += values[at + 4]
-        r5 += values[at + 5]
-        r6 += values[at + 6]
-        r7 += values[at + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += values[start + i]
-        i += 1
-    return total
-
-
-@compiled
-def _pairwise(values, start, n):  # type: ignore[no-untyped-def]
-    """numpy's pairwise sum of ``values[start:start + n]`` (float64), in its order: blocks
-    of up to 128 (``_block_sum``), halved (at multiples of 8) above that, each half summed
-    first and then the two added. Walked with an explicit stack: numba's cache cannot
-    hold a recursive function (a cached one crashed on loading)."""
-    if n <= 128:
-        return _block_sum(values, start, n)
-    depth = 64
-    starts = np.empty(depth, dtype=np.int64)
-    sizes = np.empty(depth, dtype=np.int64)
-    stages = np.empty(depth, dtype=np.int64)
-    sums = np.empty(depth)
-    top, n_sums = 0, 0
-    starts[0], sizes[0], stages[0] = start, n, 0
-    while top >= 0:
-        at, size = starts[top], sizes[top]
-        half = size // 2
-        half -= half % 8
-        if size <= 128:
-            sums[n_sums] = _block_sum(values, at, size)
-            n_sums += 1
-            top -= 1
-        elif stages[top] == 0:  # the first half
-            stages[top] = 1
-            top += 1
-            starts[top], sizes[top], stages[top] = at, half, 0
-        elif stages[top] == 1:  # then the second
-            stages[top] = 2
-            top += 1
-            starts[top], sizes[top], stages[top] = at + half, size - half, 0
-        else:  # both summed: first + second
-            n_sums -= 1
-            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
-            top -= 1
-    return sums[0]
-
-
-@compiled
 def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
     """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
     rankable scores (finite, not the row's own games) and the row's lowest finite z."""
@@ -196,7 +129,7 @@ def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-unt
                 count -= 1
             work[col] = 0.0
         count = max(count, 1)
-        row_mean = _pairwise(work, 0, n_cols) / count
+        row_mean = pairwise_sum(work, 0, n_cols, 0.0) / count
         for col in range(n_cols):
             value = scores[row, col]
             if np.isfinite(value) and not own[col]:
@@ -206,7 +139,7 @@ def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-unt
                 work[col] = 0.0
         for at in range(own_indptr[row], own_indptr[row + 1]):
             own[own_indices[at]] = False
-        row_spread = np.sqrt(_pairwise(work, 0, n_cols) / count)
+        row_spread = np.sqrt(pairwise_sum(work, 0, n_cols, 0.0) / count)
         scale = row_spread if row_spread > 0 else np.inf
         low = (least - row_mean) / scale
         mean[row] = row_mean

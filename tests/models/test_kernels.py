@@ -20,7 +20,8 @@ from models.discovery.blend import blend_rows, content_rows, placed_scores, refe
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.interactions import WEIGHTINGS, InteractionMatrix
-from models.member_statistics import _pairwise, add_zscores, row_statistics_of
+from models.member_statistics import add_zscores, row_statistics_of
+from models.pairwise import csr_row_dots, pairwise_sum
 
 FEW_VALUES = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0, np.inf, -np.inf, np.nan])
 """Few distinct values: ties everywhere, and every kind of non-finite score."""
@@ -155,9 +156,36 @@ def test_reference_scale_equals_its_numpy_form_at_catalogue_width() -> None:
 def test_the_pairwise_sum_is_numpys(n: int) -> None:
     rng = np.random.default_rng(n)
     values = rng.normal(size=n) * 10.0 ** rng.integers(-6, 6, size=n)
-    assert _pairwise(values, 0, n) == np.sum(values)  # exactly: the same additions in the same order
+    assert pairwise_sum(values, 0, n, 0.0) == np.sum(values)  # exactly: the same additions in the same order
     rows = values.reshape(1, n) if n else values.reshape(1, 0)
-    assert _pairwise(values, 0, n) == rows.sum(axis=1)[0]
+    assert pairwise_sum(values, 0, n, 0.0) == rows.sum(axis=1)[0]
+    single = values.astype(np.float32)  # numpy sums float32 in float32, in the same order
+    got = pairwise_sum(single, 0, n, np.float32(0.0))  # a float32, boxed as a Python float
+    assert got == float(np.float32(got)) and np.float32(got).tobytes() == np.sum(single).tobytes()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_csr_row_dots_are_scipys_row_products_summed(seed: int) -> None:
+    """Random rows of every length (overlaps past 8 and 128 items, where numpy's pairwise
+    order starts to matter), products that underflow to 0 (scipy drops them before
+    summing), empty rows and a row paired with itself."""
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = 60, 2_000
+    lengths = rng.choice([0, 1, 3, 9, 40, 130, 300, 1_500], size=n_rows)
+    rows = np.repeat(np.arange(n_rows), lengths)
+    cols = np.concatenate([rng.choice(n_cols, size=k, replace=False) for k in lengths])
+    values = rng.random(rows.size).astype(np.float32) * np.float32(10.0) ** rng.integers(-25, 3, size=rows.size)
+    matrix = sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()
+    assert matrix.has_canonical_format and matrix.dtype == np.float32
+    a = rng.integers(0, n_rows, size=3_000)
+    b = np.where(rng.random(3_000) < 0.1, a, rng.integers(0, n_rows, size=3_000))
+    for order in (np.arange(a.size), np.argsort(b, kind="stable")):  # b changing at every pair, or in runs
+        a, b = a[order], b[order]
+        want = np.asarray(matrix[a].multiply(matrix[b]).sum(axis=1), dtype=np.float32).ravel()
+        got = csr_row_dots(matrix.indptr, matrix.indices, matrix.data, n_cols, a, b)
+        assert got.dtype == np.float32
+        assert got.tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("n_cols", [1, 7, 8, 129, 2_000, 25_000])
