@@ -207,6 +207,7 @@ class ContentModel:
     _graphs: dict[int, sp.csr_matrix] = field(default_factory=dict, repr=False)
     _gram: GramRows | None = field(default=None, repr=False)
     _sorted: sp.csr_matrix | None = field(default=None, repr=False)
+    _finite: bool = field(default=True, repr=False)
 
     @classmethod
     def fit(
@@ -267,6 +268,8 @@ class ContentModel:
         if a.size == 0:
             return np.zeros(0, dtype=np.float32)
         features = self._sorted_features()
+        if not self._finite:  # scipy's products of inf or NaN with a missing column
+            return np.asarray(features[a].multiply(features[b]).sum(axis=1), dtype=np.float32).ravel()
         return csr_row_dots(features.indptr, features.indices, features.data, features.shape[1], a, b)
 
     def _sorted_features(self) -> sp.csr_matrix:
@@ -274,6 +277,7 @@ class ContentModel:
         if self._sorted is None:
             features = sp.csr_matrix(self.features, dtype=np.float32, copy=True)
             features.sum_duplicates()  # sorts the indices too
+            self._finite = bool(np.isfinite(features.data).all())
             self._sorted = features
         return self._sorted
 

@@ -86,8 +86,9 @@ def pairwise_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
 
 @compiled
 def csr_row_dots(indptr, indices, data, n_cols, a, b):  # type: ignore[no-untyped-def]
-    """``(m[a] ∘ m[b]).sum(axis=1)`` for a canonical float32 CSR ``m`` with ``n_cols``
-    columns, as scipy computes it: the products where both rows store a column, in
+    """``(m[a] ∘ m[b]).sum(axis=1)`` for a canonical float32 CSR ``m`` of finite values with
+    ``n_cols`` columns (scipy keeps ``inf · 0`` of a column only one row stores: callers
+    check; stored zeros are fine), as scipy computes it: the products where both rows store a column, in
     column order, zero products dropped (``csr_binop_csr``), then ``np.add.reduceat``
     over them: the first product plus numpy's pairwise float32 sum of the rest.
 

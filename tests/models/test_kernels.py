@@ -168,7 +168,7 @@ def test_the_pairwise_sum_is_numpys(n: int) -> None:
 def test_csr_row_dots_are_scipys_row_products_summed(seed: int) -> None:
     """Random rows of every length (overlaps past 8 and 128 items, where numpy's pairwise
     order starts to matter), products that underflow to 0 (scipy drops them before
-    summing), empty rows and a row paired with itself."""
+    summing), stored zeros, empty rows and a row paired with itself."""
     rng = np.random.default_rng(seed)
     n_rows, n_cols = 60, 2_000
     lengths = rng.choice([0, 1, 3, 9, 40, 130, 300, 1_500], size=n_rows)
@@ -177,6 +177,7 @@ def test_csr_row_dots_are_scipys_row_products_summed(seed: int) -> None:
     values = rng.random(rows.size).astype(np.float32) * np.float32(10.0) ** rng.integers(-25, 3, size=rows.size)
     matrix = sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=(n_rows, n_cols))
     matrix.sum_duplicates()
+    matrix.data[rng.random(matrix.nnz) < 0.01] = 0.0  # stored zeros
     assert matrix.has_canonical_format and matrix.dtype == np.float32
     a = rng.integers(0, n_rows, size=3_000)
     b = np.where(rng.random(3_000) < 0.1, a, rng.integers(0, n_rows, size=3_000))

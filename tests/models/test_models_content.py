@@ -90,6 +90,25 @@ def test_chunked_topk_equals_dense(monkeypatch: pytest.MonkeyPatch, model: Conte
     np.testing.assert_array_equal(ids, expected_ids)
 
 
+@pytest.mark.parametrize("spoil", [None, np.inf, np.nan])
+def test_pair_similarity_is_scipys_row_product_on_sorted_rows(model: ContentModel, spoil: float | None) -> None:
+    """Compiled on finite features; scipy's own products (``inf · 0`` of a column one row
+    lacks is NaN there) when a feature is not finite."""
+    features = model.features.copy()
+    if spoil is not None:
+        features.data[3] = spoil
+    fresh = ContentModel(game_ids=model.game_ids, names=model.names, features=features)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, fresh.n_games, 500), rng.integers(0, fresh.n_games, 500)
+    ordered = features.copy()
+    ordered.sort_indices()
+    want = np.asarray(ordered[a].multiply(ordered[b]).sum(axis=1), dtype=np.float32).ravel()
+    got = fresh.pair_similarity(a, b)
+    np.testing.assert_array_equal(got, want)  # NaN where scipy has NaN
+    if spoil is None:
+        assert got.tobytes() == want.tobytes() and (got > 0).any()
+
+
 def test_member_content_score_is_weighted_mean_over_neighbours(model: ContentModel) -> None:
     """What discovery scores by content: a member's liked weights (summing to 1) times the
     neighbour graph, i.e. the weighted mean similarity of each game to the liked games."""
