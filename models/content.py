@@ -51,6 +51,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from models.base import map_blocks, top_n
+from models.interactions import IdIndex
 from models.pairwise import csr_row_dots
 from models.specs import specs_block
 from models.similarity import GramRows, reduce_text
@@ -208,6 +209,7 @@ class ContentModel:
     _gram: GramRows | None = field(default=None, repr=False)
     _sorted: sp.csr_matrix | None = field(default=None, repr=False)
     _finite: bool = field(default=True, repr=False)
+    _ids: IdIndex | None = field(default=None, repr=False)
 
     @classmethod
     def fit(
@@ -236,10 +238,9 @@ class ContentModel:
 
     def index_of(self, ids: pl.Series | list[str]) -> np.ndarray:
         """Row of each game id, -1 when the catalogue does not have it."""
-        keys = pl.Series("key", ids).cast(pl.String)
-        index = self.game_ids.to_frame("key").with_row_index("index")
-        found = keys.to_frame().join(index, on="key", how="left", maintain_order="left")
-        return found.get_column("index").fill_null(-1).cast(pl.Int64).to_numpy()
+        if self._ids is None:
+            self._ids = IdIndex(self.game_ids)
+        return self._ids.positions(ids)
 
     def similarity_rows(self, item_idx: np.ndarray | Sequence[int]) -> np.ndarray:
         """Dense cosine rows ``(len(item_idx), n_games)`` (the game itself included)."""
