@@ -114,13 +114,38 @@ def content_rows(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
 
 
 @compiled
-def _clipped(value):  # type: ignore[no-untyped-def]
-    """``np.clip(value, -1, 1)`` (NaN stays NaN)."""
-    if value < -1.0:
-        return np.float32(-1.0)
-    if value > 1.0:
-        return np.float32(1.0)
-    return value
+def _any_positive(values):  # type: ignore[no-untyped-def]
+    """Whether a row holds a positive value (``values.max(initial=0) > 0``): an integer
+    count, so the loop is vectorised (a float maximum is not)."""
+    count = 0
+    for col in range(values.size):
+        count += values[col] > 0
+    return count > 0
+
+
+@compiled
+def _both(a, b, out):  # type: ignore[no-untyped-def]
+    for col in range(out.size):
+        out[col] = a[col] & b[col]
+
+
+@compiled
+def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, content_offset,
+               content_slope, content_weight, out):  # type: ignore[no-untyped-def]
+    """One member's blended row from both parts' scales: selects over contiguous rows (the
+    clip as two of them), so the loop is vectorised; branching on each cell, as the parts
+    fall either side of the clip at random, was mispredicted often."""
+    low, high, zero, none = np.float32(-1.0), np.float32(1.0), np.float32(0.0), np.float32(-np.inf)
+    for col in range(out.size):
+        cf_part = (cf[col] - cf_offset) * cf_slope
+        cf_part = low if cf_part < low else cf_part
+        cf_part = high if cf_part > high else cf_part
+        cf_part = cf_part if with_cf[col] else zero
+        content_part = (content[col] - content_offset) * content_slope
+        content_part = low if content_part < low else content_part
+        content_part = high if content_part > high else content_part
+        value = (cf_part + content_weight * content_part) + pop_term[col]
+        out[col] = value if candidates[col] else none
 
 
 @compiled
@@ -144,25 +169,24 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
     k = min(reference, n_cols)
     heap = np.empty(k, dtype=np.float32)
     for row in range(n_rows):
-        most = np.float32(0.0)  # cf.max(axis=1, initial=0): the member's CF scores say something
-        for col in range(n_cols):
-            if cf[row, col] > most:
-                most = cf[row, col]
-        if most > 0:
-            for col in range(n_cols):
-                with_cf[row, col] = candidates[row, col] and warm[col]
+        if _any_positive(cf[row]):  # the member's CF scores say something
+            _both(candidates[row], warm, with_cf[row])
         cf_offset, cf_slope = scale_row(cf[row], with_cf[row], k, heap)
         content_offset, content_slope = scale_row(content[row], candidates[row], k, heap)
-        for col in range(n_cols):
-            if not candidates[row, col]:
-                blended[row, col] = -np.inf
-                continue
-            cf_part = _clipped((cf[row, col] - cf_offset) * cf_slope) if with_cf[row, col] else np.float32(0.0)
-            content_part = _clipped((content[row, col] - content_offset) * content_slope)
-            blended[row, col] = (cf_part + content_weight * content_part) + pop_term[col]
+        _blend_row(cf[row], with_cf[row], content[row], candidates[row], pop_term, cf_offset, cf_slope,
+                   content_offset, content_slope, content_weight, blended[row])
         cf_slopes[row] = cf_slope
         content_slopes[row] = content_slope
     return blended, with_cf, cf_slopes, content_slopes
+
+
+@compiled
+def _clipped_row(raw, out):  # type: ignore[no-untyped-def]
+    """``out = max(raw, 0)`` with NaN and ``+inf`` as 0, contiguous (selects: vectorised)."""
+    zero, inf = np.float32(0.0), np.float32(np.inf)
+    for j in range(raw.size):
+        value = raw[j]
+        out[j] = value if (value >= zero) & (value != inf) else zero
 
 
 @compiled
@@ -171,9 +195,12 @@ def placed_scores(raw, rows, cols, n_rows, width):  # type: ignore[no-untyped-de
     non-finite scores 0: the champion's scores of the members it can speak for, clipped,
     on the catalogue's columns (numpy's ``maximum``, then NaN and ``+inf`` to 0)."""
     out = np.zeros((n_rows, width), dtype=np.float32)
+    clipped = np.empty(cols.size, dtype=np.float32)
     for i in range(rows.size):
+        # Clipped in a contiguous pass first, then copied to the catalogue's columns: a
+        # select inside the scattered copy was compiled into branches on the sign bit.
+        _clipped_row(raw[i], clipped)
+        target = out[rows[i]]
         for j in range(cols.size):
-            value = raw[i, j]
-            if value >= 0 and value != np.inf:
-                out[rows[i], cols[j]] = value
+            target[cols[j]] = clipped[j]
     return out
