@@ -24,6 +24,7 @@ import polars as pl
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from models.column_scores import sparse_product_rows
 from models.kernels import top_n_rows
 
 T = TypeVar("T")
@@ -310,7 +311,12 @@ def topk_frame(
 
 
 def sparse_rows_dense(matrix: sp.csr_matrix, product: sp.spmatrix | np.ndarray) -> np.ndarray:
-    """``matrix @ product`` as a dense float32 array (sparse or dense right-hand side)."""
+    """``matrix @ product`` as a dense float32 array (sparse or dense right-hand side):
+    compiled for two float32 CSR matrices (``models.column_scores.sparse_product_rows``,
+    the same sums), scipy's product otherwise."""
+    dense = sparse_product_rows(matrix, product) if sp.issparse(product) else None
+    if dense is not None:
+        return dense
     result = matrix @ product
     if sp.issparse(result):
         result = result.toarray()

@@ -51,6 +51,39 @@ def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, wid
     return out
 
 
+@compiled
+def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, n_cols):  # type: ignore[no-untyped-def]
+    """``sparse_product_rows``' loop: each row summed in a scratch row that stays in cache
+    (scattered adds straight into a batch-sized output missed it), then copied whole."""
+    n_rows = indptr.size - 1
+    out = np.empty((n_rows, n_cols), dtype=np.float32)
+    sums = np.zeros(n_cols, dtype=np.float32)
+    for row in range(n_rows):
+        for at in range(indptr[row], indptr[row + 1]):
+            game = indices[at]
+            weight = data[at]
+            for nb in range(w_indptr[game], w_indptr[game + 1]):
+                sums[w_indices[nb]] += weight * w_data[nb]
+        target = out[row]
+        for col in range(n_cols):
+            target[col] = sums[col]
+            sums[col] = 0.0
+    return out
+
+
+def sparse_product_rows(rows: sp.csr_matrix, weights: sp.csr_matrix) -> np.ndarray | None:
+    """``(rows @ weights).toarray()`` for CSR float32 ``rows`` and ``weights``, every column:
+    scipy's sums in scipy's order (``csr_matmat``: ``0 + a₁w₁ + a₂w₂ + …`` per entry, over
+    the row's stored games in stored order), straight into dense rows, with no sparse
+    result to build and densify; None for other types (the caller uses scipy)."""
+    if not (sp.issparse(rows) and sp.issparse(weights) and rows.format == "csr" and weights.format == "csr"):
+        return None
+    if rows.dtype != np.float32 or weights.dtype != np.float32:
+        return None
+    return _sparse_product_rows(rows.indptr, rows.indices, rows.data, weights.indptr, weights.indices, weights.data,
+                                weights.shape[1])
+
+
 def product_columns(rows: sp.csr_matrix, weights: np.ndarray | sp.csr_matrix, cols: np.ndarray) -> np.ndarray | None:
     """``(rows @ weights)[:, cols]`` as float32 when both are float32 (dense or CSR
     ``weights``); None otherwise (the caller then takes the whole product's columns)."""

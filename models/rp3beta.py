@@ -16,7 +16,7 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender, hyperparameters, map_blocks, top_n
+from models.base import Recommender, hyperparameters, map_blocks, sparse_rows_dense, top_n
 from models.column_scores import product_columns
 from models.ease import modelled_items
 from models.knn import _contributions
@@ -86,8 +86,7 @@ class RP3beta(Recommender):
 
     def score(self, user_rows: np.ndarray) -> np.ndarray:
         """``x_u W``."""
-        result = self.matrix_[user_rows] @ self.weights_
-        return np.asarray(result.toarray(), dtype=np.float32)
+        return sparse_rows_dense(self.matrix_[user_rows], self.weights_)
 
     def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``score(user_rows)[:, cols]``, summing only those columns (``models.column_scores``)."""

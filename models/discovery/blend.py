@@ -40,7 +40,6 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.column_scores import sparse_columns
 from models.compiled import compiled
 from models.kernels import reference_scale_rows, scale_row
 
@@ -101,16 +100,6 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     """
     values = np.ascontiguousarray(values, dtype=np.float32)
     return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
-
-
-def content_rows(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
-    """``(liked @ graph).toarray()`` for float32 CSR ``liked`` and ``graph``: every column
-    of the product (``models.column_scores.sparse_columns``), each entry summing the same
-    float32 terms in the same order as scipy's ``csr_matmat`` (the member's liked games in
-    stored order, each game's neighbours in stored order)."""
-    every = np.arange(graph.shape[1], dtype=np.int64)
-    return sparse_columns(liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
-                          every, every.size)
 
 
 @compiled

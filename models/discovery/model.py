@@ -22,10 +22,10 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.base import SCORE_BUDGET, Recommender, top_n
+from models.base import SCORE_BUDGET, Recommender, sparse_rows_dense, top_n
 from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
-from models.discovery.blend import Blend, blend_rows, content_rows, placed_scores
+from models.discovery.blend import Blend, blend_rows, placed_scores
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
@@ -62,14 +62,6 @@ def discover_candidates(members: Members) -> np.ndarray:
     marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
     allowed[marked, known.indices[known.data > 0]] = False  # no dense float copy of the rows
     return allowed
-
-
-def _content_scores(liked: sp.csr_matrix, graph: sp.csr_matrix) -> np.ndarray:
-    """``(liked @ graph).toarray()`` as float32: compiled (``content_rows``) when both are
-    float32 (the same sums), scipy's product otherwise."""
-    if liked.dtype == np.float32 and graph.dtype == np.float32:
-        return content_rows(liked, graph)
-    return np.asarray((liked @ graph).toarray(), dtype=np.float32)
 
 
 NARROW_SHARE = 0.5
@@ -207,7 +199,7 @@ class DiscoveryModel:
         cf = self._cf_scores(cf_rows, cols)
         cf_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         graph = self.graph if cols is None else self._graph_columns(cols)
-        content = _content_scores(members.liked, graph)
+        content = sparse_rows_dense(members.liked, graph)  # compiled for float32 (scipy's sums)
         pop_norm = self.pop_norm if cols is None else self.pop_norm[cols]
         pop_term = (self.blend.popularity - self.blend.tail) * pop_norm  # float32
         # One compiled pass per member (``blend_rows``): over fewer columns a member's max

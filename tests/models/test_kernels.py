@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from models.base import _top_n_exact, top_n
+from models.base import _top_n_exact, sparse_rows_dense, top_n
 from models.candidates import default_candidates
 from models.discovery.attribution import gather, gather_flat
-from models.discovery.blend import blend_rows, content_rows, placed_scores, reference_scale
+from models.discovery.blend import blend_rows, placed_scores, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.interactions import WEIGHTINGS, InteractionMatrix
@@ -294,11 +294,18 @@ def test_the_compiled_blend_equals_its_numpy_form(n_cols: int) -> None:
             np.testing.assert_array_equal(got_part, want_part)
 
 
-def test_content_scores_equal_scipys_product() -> None:
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_products_equal_scipys_product(dtype: type) -> None:
+    """Content scores and the sparse item-to-item models' scores (``sparse_rows_dense``):
+    compiled for float32, with scipy's sums; scipy's own product for other types."""
     rng = np.random.default_rng(11)
-    liked = sp.random(50, 700, density=0.03, format="csr", random_state=rng, dtype=np.float32)
-    graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=np.float32)
-    got = content_rows(liked, graph)
+    liked = sp.random(50, 700, density=0.03, format="csr", random_state=rng, dtype=dtype)
+    graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=dtype)
+    graph.data -= dtype(0.5)  # signs mixed: sums that cancel
+    liked.data[:3] = np.inf  # inf times a stored zero of the graph is NaN in both
+    graph.data[:5] = 0
+    got = sparse_rows_dense(liked, graph)
+    assert got.dtype == np.float32
     np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
 
 
