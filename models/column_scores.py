@@ -52,6 +52,33 @@ def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, wid
 
 
 @compiled
+def dense_product_rows(indptr, indices, data, weights, items, n_items):  # type: ignore[no-untyped-def]
+    """``rows @ weights`` for CSR float32 ``rows`` and a dense float32 ``weights`` whose
+    columns are the catalogue columns ``items``: ``(n_rows, n_items)``, ``-inf`` outside
+    ``items`` (EASE's modelled games). Each row summed as scipy's ``csr_matvecs`` does
+    (``0 + a₁w₁ + a₂w₂ + …``, the stored games in order) in a scratch row that stays in
+    cache, then placed; numpy's ``full``, product and fancy assignment took three passes."""
+    n_rows = indptr.size - 1
+    width = weights.shape[1]
+    out = np.empty((n_rows, n_items), dtype=np.float32)
+    inner = np.zeros(width, dtype=np.float32)
+    none = np.float32(-np.inf)
+    for row in range(n_rows):
+        for at in range(indptr[row], indptr[row + 1]):
+            game_weights = weights[indices[at]]
+            weight = data[at]
+            for j in range(width):
+                inner[j] += weight * game_weights[j]
+        target = out[row]
+        for col in range(n_items):
+            target[col] = none
+        for j in range(width):
+            target[items[j]] = inner[j]
+            inner[j] = 0.0
+    return out
+
+
+@compiled
 def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, n_cols):  # type: ignore[no-untyped-def]
     """``sparse_product_rows``' loop: each row summed in a scratch row that stays in cache
     (scattered adds straight into a batch-sized output missed it), then copied whole."""

@@ -309,6 +309,21 @@ def test_sparse_products_equal_scipys_product(dtype: type) -> None:
     np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
 
 
+@pytest.mark.parametrize("max_items", [90, 10_000])
+def test_ease_scores_equal_scipys_product(max_items: int, small_split) -> None:
+    """EASE's compiled scoring: scipy's product of the modelled columns, ``-inf`` elsewhere."""
+    train, _ = small_split
+    matrix = InteractionMatrix.from_frame(train, WEIGHTINGS["graded"]).matrix
+    model = default_candidates()["ease"].build({"max_items": max_items}, 0).fit(matrix)
+    rows = np.arange(0, matrix.shape[0], 2)
+    inner = np.asarray(model.matrix_[rows][:, model.items_] @ model.weights_, dtype=np.float32)
+    want = np.full((rows.size, model.n_items), -np.inf, dtype=np.float32)
+    want[:, model.items_] = inner
+    got = model.score(rows)
+    assert (max_items < model.n_items) == bool(np.isinf(got).any())
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("name", ["ease", "cosine", "bm25", "rp3beta"])
 def test_scoring_a_few_columns_equals_the_whole_rows_columns(name: str, small_split) -> None:
     train, _ = small_split
