@@ -70,6 +70,16 @@ def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def
 
 
 @compiled
+def _unrankable(values):  # type: ignore[no-untyped-def]
+    """How many of a row's values are NaN or ``+inf`` (an integer count: vectorised)."""
+    count = 0
+    for col in range(values.size):
+        value = values[col]
+        count += (value != value) | (value == np.inf)
+    return count
+
+
+@compiled
 def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
     entries are never listed: id -1, value ``-inf``), and which rows it left to numpy.
@@ -78,7 +88,8 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     rows the numpy way, whose handling of them is its own): one bounded heap of the
     ``n`` best so far per row, so a row costs one comparison per cell once the heap is
     full (a cell no better than the heap's worst is skipped: columns arrive in
-    ascending order, so an equal value loses its tie)."""
+    ascending order, so an equal value loses its tie). The flag is counted first in its
+    own vectorised pass (``_unrankable``), so the heap's loop tests one thing a cell."""
     n_rows, n_cols = scores.shape
     take = min(n, n_cols)
     ids = np.full((n_rows, n), -1, dtype=np.int64)
@@ -89,23 +100,26 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     if take == 0:
         return ids, values, flagged
     for row in range(n_rows):
+        row_scores = scores[row]
+        if _unrankable(row_scores) > 0:
+            flagged[row] = True
+            continue
         size = 0
+        floor = np.float32(-np.inf)  # what a value must beat: -inf never enters
         for col in range(n_cols):
-            value = scores[row, col]
-            if value != value or value == np.inf:
-                flagged[row] = True
-                break
-            if value == -np.inf:
-                continue
-            if size < take:
-                heap_values[size] = value
-                heap_cols[size] = col
-                _sift_up(heap_values, heap_cols, size)
-                size += 1
-            elif value > heap_values[0]:
-                heap_values[0] = value
-                heap_cols[0] = col
-                _sift_down(heap_values, heap_cols, size, 0)
+            value = row_scores[col]
+            if value > floor:
+                if size < take:
+                    heap_values[size] = value
+                    heap_cols[size] = col
+                    _sift_up(heap_values, heap_cols, size)
+                    size += 1
+                else:
+                    heap_values[0] = value
+                    heap_cols[0] = col
+                    _sift_down(heap_values, heap_cols, size, 0)
+                if size == take:
+                    floor = heap_values[0]
         if flagged[row]:
             continue
         # Pop the worst first into the last free slot: best first in the end.
@@ -142,24 +156,35 @@ def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def scale_row(values, mask, k, heap):  # type: ignore[no-untyped-def]
-    """One row's ``(offset, slope)`` of ``reference_scale_rows`` (``heap``: scratch of ``k``).
+def _masked_row(values, mask, masked):  # type: ignore[no-untyped-def]
+    """``masked = values`` where ``mask``, ``-inf`` elsewhere; returns how many masked values
+    are NaN. Selects and an integer count over contiguous rows: vectorised."""
+    none = np.float32(-np.inf)
+    nans = 0
+    for col in range(values.size):
+        value = values[col]
+        masked[col] = value if mask[col] else none
+        nans += (value != value) & mask[col]
+    return nans
 
-    One pass: a cell enters the heap of the ``k`` best only when it beats the heap's
-    worst (kept in a register), so most cells cost two comparisons. ``-inf`` cells never
-    enter: with fewer than ``k`` finite ones the ``k``-th best is ``-inf`` either way,
-    and then the lowest masked value is used. The best is the heap's largest entry
-    (NaN when the row holds one, as numpy's max)."""
+
+@compiled
+def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
+    """One row's ``(offset, slope)`` of ``reference_scale_rows`` (``heap``: scratch of ``k``,
+    ``masked``: scratch of the row's length).
+
+    The row is first masked in a vectorised pass (``_masked_row``: outside the mask
+    ``-inf``, which never enters); then a cell enters the heap of the ``k`` best only when
+    it beats the heap's worst (kept in a register): one comparison a cell for most of them
+    (testing the mask, the lowest value and NaN in the same loop made it ~1.4× slower).
+    With fewer than ``k`` finite masked values the ``k``-th best is ``-inf`` either way,
+    and then the lowest masked value is used (looked for only then). The best is the
+    heap's largest entry (NaN when the row holds one, as numpy's max)."""
+    nans = _masked_row(values, mask, masked)
     size = 0
     floor = np.float32(-np.inf)  # what a value must beat to enter the heap
-    lowest = np.float32(np.inf)
-    nan = False
-    for col in range(values.size):
-        if not mask[col]:
-            continue
-        value = values[col]
-        if value < lowest:
-            lowest = value
+    for col in range(masked.size):
+        value = masked[col]
         if value > floor:
             if size < k:
                 heap[size] = value
@@ -177,16 +202,18 @@ def scale_row(values, mask, k, heap):  # type: ignore[no-untyped-def]
             else:
                 _heap_replace_root(heap, size, value)
                 floor = heap[0]
-        elif value != value:
-            nan = True
     best = np.float32(-np.inf)
     for at in range(size):
         if heap[at] > best:
             best = heap[at]
-    if nan:
+    if nans > 0:
         best = np.float32(np.nan)
     kth = heap[0] if size >= k else np.float32(-np.inf)
     if not np.isfinite(kth):
+        lowest = np.float32(np.inf)
+        for col in range(values.size):
+            if mask[col] and values[col] < lowest:
+                lowest = values[col]
         kth = lowest
     offset = np.float32(0.0)
     slope = np.float32(0.0)
@@ -210,8 +237,9 @@ def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-de
     if n_rows == 0 or n_cols == 0:
         return offset, slope
     heap = np.empty(min(reference, n_cols), dtype=np.float32)
+    masked = np.empty(n_cols, dtype=np.float32)
     for row in range(n_rows):
-        offset[row], slope[row] = scale_row(values[row], mask[row], min(reference, n_cols), heap)
+        offset[row], slope[row] = scale_row(values[row], mask[row], min(reference, n_cols), heap, masked)
     return offset, slope
 
 

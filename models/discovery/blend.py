@@ -157,11 +157,12 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
         return blended, with_cf, cf_slopes, content_slopes
     k = min(reference, n_cols)
     heap = np.empty(k, dtype=np.float32)
+    masked = np.empty(n_cols, dtype=np.float32)
     for row in range(n_rows):
         if _any_positive(cf[row]):  # the member's CF scores say something
             _both(candidates[row], warm, with_cf[row])
-        cf_offset, cf_slope = scale_row(cf[row], with_cf[row], k, heap)
-        content_offset, content_slope = scale_row(content[row], candidates[row], k, heap)
+        cf_offset, cf_slope = scale_row(cf[row], with_cf[row], k, heap, masked)
+        content_offset, content_slope = scale_row(content[row], candidates[row], k, heap, masked)
         _blend_row(cf[row], with_cf[row], content[row], candidates[row], pop_term, cf_offset, cf_slope,
                    content_offset, content_slope, content_weight, blended[row])
         cf_slopes[row] = cf_slope
