@@ -290,3 +290,23 @@ def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):  # type: ignore[
         for at in range(start, stop):
             dense[indices[at]] = 0.0
     return out
+
+
+# ----------------------------------------------------------------- reasons
+
+
+@compiled
+def segment_argmax_loop(segment, values, label, n_segments):  # type: ignore[no-untyped-def]
+    """``models.discovery.attribution.segment_argmax``: per segment the ``label`` of the
+    largest positive value (ties: the lowest label), -1 if none; one pass, where numpy's
+    ``maximum.at``/``minimum.at`` took two unbuffered passes and a mask of every pair."""
+    best = np.full(n_segments, -1, dtype=np.int64)
+    top = np.full(n_segments, -np.inf)
+    for i in range(values.size):
+        value = np.float64(values[i])
+        if value > 0:
+            at = segment[i]
+            if value > top[at] or (value == top[at] and label[i] < best[at]):
+                top[at] = value
+                best[at] = label[i]
+    return best

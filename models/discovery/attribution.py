@@ -17,7 +17,7 @@ from models.base import Recommender
 from models.ensemble import Ensemble
 from models.ease import EASE
 from models.factorization import ALS
-from models.kernels import csr_gather_rows, csr_lookup
+from models.kernels import csr_gather_rows, csr_lookup, segment_argmax_loop
 from models.knn import ItemKNNBM25, ItemKNNCosine
 from models.rp3beta import RP3beta
 
@@ -176,18 +176,7 @@ def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def segment_argmax(segment: np.ndarray, values: np.ndarray, label: np.ndarray, n_segments: int) -> np.ndarray:
-    """Per segment, the ``label`` of the largest positive value (ties: lowest label), -1 if none."""
-    best = np.full(n_segments, -1, dtype=np.int64)
-    positive = values > 0
-    if not positive.any():
-        return best
-    segment, values, label = segment[positive], values[positive], label[positive]
-    top = np.full(n_segments, -np.inf, dtype=np.float64)
-    np.maximum.at(top, segment, values.astype(np.float64))
-    winners = values.astype(np.float64) >= top[segment]
-    chosen = np.full(n_segments, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(chosen, segment[winners], label[winners])
-    found = chosen != np.iinfo(np.int64).max
-    best[found] = chosen[found]
-    return best
-
+    """Per segment, the ``label`` of the largest positive value (ties: lowest label), -1 if none
+    (``models.kernels.segment_argmax_loop``)."""
+    return segment_argmax_loop(np.asarray(segment, dtype=np.int64), np.asarray(values), np.asarray(label, dtype=np.int64),
+                               int(n_segments))

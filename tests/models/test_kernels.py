@@ -15,7 +15,7 @@ from hypothesis.extra.numpy import arrays
 
 from models.base import _top_n_exact, sparse_rows_dense, top_n
 from models.candidates import default_candidates
-from models.discovery.attribution import gather, gather_flat
+from models.discovery.attribution import gather, gather_flat, segment_argmax
 from models.discovery.blend import blend_rows, placed_scores, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
@@ -347,3 +347,35 @@ def test_placed_scores_equal_numpys_clip_and_copy() -> None:
     clipped[~np.isfinite(clipped)] = 0.0
     want[np.ix_(rows, cols)] = clipped
     np.testing.assert_array_equal(placed_scores(raw, rows, cols, 50, 60), want)
+
+
+def _numpy_segment_argmax(segment, values, label, n_segments):  # type: ignore[no-untyped-def]
+    """The numpy form ``segment_argmax`` replaced (``maximum.at``, then ``minimum.at`` of the labels)."""
+    best = np.full(n_segments, -1, dtype=np.int64)
+    positive = values > 0
+    if not positive.any():
+        return best
+    segment, values, label = segment[positive], values[positive], label[positive]
+    top = np.full(n_segments, -np.inf, dtype=np.float64)
+    np.maximum.at(top, segment, values.astype(np.float64))
+    winners = values.astype(np.float64) >= top[segment]
+    chosen = np.full(n_segments, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(chosen, segment[winners], label[winners])
+    found = chosen != np.iinfo(np.int64).max
+    best[found] = chosen[found]
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.lists(st.tuples(st.integers(0, 5), st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, np.nan, np.inf, -np.inf]),
+                       st.integers(0, 9)), max_size=40),
+    st.sampled_from([np.float32, np.float64]),
+)
+def test_segment_argmax_equals_its_numpy_form(n_segments: int, rows: list, dtype: type) -> None:
+    segment = np.array([min(s, n_segments - 1) for s, _, _ in rows], dtype=np.int64)
+    values = np.array([v for _, v, _ in rows], dtype=dtype)
+    label = np.array([g for _, _, g in rows], dtype=np.int64)
+    np.testing.assert_array_equal(segment_argmax(segment, values, label, n_segments),
+                                  _numpy_segment_argmax(segment, values, label, n_segments))
