@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from models.compiled import compiled
+from models.compiled import compiled, new_rows
 
 
 @compiled
@@ -52,15 +52,11 @@ def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, wid
 
 
 @compiled
-def dense_product_rows(indptr, indices, data, weights, items, n_items):  # type: ignore[no-untyped-def]
-    """``rows @ weights`` for CSR float32 ``rows`` and a dense float32 ``weights`` whose
-    columns are the catalogue columns ``items``: ``(n_rows, n_items)``, ``-inf`` outside
-    ``items`` (EASE's modelled games). Each row summed as scipy's ``csr_matvecs`` does
-    (``0 + a₁w₁ + a₂w₂ + …``, the stored games in order) in a scratch row that stays in
-    cache, then placed; numpy's ``full``, product and fancy assignment took three passes."""
+def _dense_product_rows(indptr, indices, data, weights, items, out):  # type: ignore[no-untyped-def]
+    """``dense_product_rows``' loop, into ``out``."""
     n_rows = indptr.size - 1
+    n_items = out.shape[1]
     width = weights.shape[1]
-    out = np.empty((n_rows, n_items), dtype=np.float32)
     inner = np.zeros(width, dtype=np.float32)
     none = np.float32(-np.inf)
     for row in range(n_rows):
@@ -78,12 +74,23 @@ def dense_product_rows(indptr, indices, data, weights, items, n_items):  # type:
     return out
 
 
+def dense_product_rows(rows: sp.csr_matrix, weights: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
+    """``rows @ weights`` for CSR float32 ``rows`` and a C-ordered float32 ``weights`` whose
+    columns are the catalogue columns ``items``: ``(n_rows, n_items)``, ``-inf`` outside
+    ``items`` (EASE's modelled games). Each row summed as scipy's ``csr_matvecs`` does
+    (``0 + a₁w₁ + a₂w₂ + …``, the stored games in order) in a scratch row that stays in
+    cache, then placed; numpy's ``full``, product and fancy assignment took three passes.
+
+    The output is numpy's (``new_rows``), not allocated in the compiled loop."""
+    out = new_rows((rows.shape[0], n_items), np.float32)
+    return _dense_product_rows(rows.indptr, rows.indices, rows.data, weights, np.asarray(items, dtype=np.int64), out)
+
+
 @compiled
-def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, n_cols):  # type: ignore[no-untyped-def]
+def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, out):  # type: ignore[no-untyped-def]
     """``sparse_product_rows``' loop: each row summed in a scratch row that stays in cache
     (scattered adds straight into a batch-sized output missed it), then copied whole."""
-    n_rows = indptr.size - 1
-    out = np.empty((n_rows, n_cols), dtype=np.float32)
+    n_rows, n_cols = out.shape
     sums = np.zeros(n_cols, dtype=np.float32)
     for row in range(n_rows):
         for at in range(indptr[row], indptr[row + 1]):
@@ -107,8 +114,9 @@ def sparse_product_rows(rows: sp.csr_matrix, weights: sp.csr_matrix) -> np.ndarr
         return None
     if rows.dtype != np.float32 or weights.dtype != np.float32:
         return None
+    out = new_rows((rows.shape[0], weights.shape[1]), np.float32)
     return _sparse_product_rows(rows.indptr, rows.indices, rows.data, weights.indptr, weights.indices, weights.data,
-                                weights.shape[1])
+                                out)
 
 
 def product_columns(rows: sp.csr_matrix, weights: np.ndarray | sp.csr_matrix, cols: np.ndarray) -> np.ndarray | None:

@@ -94,8 +94,7 @@ class DenseItemModel(Recommender):
         weights = self.weights_
         if sub.dtype == np.float32 and weights.dtype == np.float32 and weights.flags.c_contiguous:
             # compiled, the same sums as scipy's product (``models.column_scores``)
-            return dense_product_rows(sub.indptr, sub.indices, sub.data, weights,
-                                      np.asarray(self.items_, dtype=np.int64), self.n_items)
+            return dense_product_rows(sub, weights, self.items_, self.n_items)
         with single_threaded_blas():
             inner = np.asarray(sub @ self.weights_, dtype=np.float32)
         if self.items_.size == self.n_items:

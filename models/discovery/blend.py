@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.compiled import compiled
+from models.compiled import compiled, new_rows
 from models.kernels import reference_scale_rows, scale_row
 
 
@@ -137,8 +137,8 @@ def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, 
         out[col] = value if candidates[col] else none
 
 
-@compiled
-def blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference):  # type: ignore[no-untyped-def]
+def blend_rows(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content: np.ndarray, pop_term: np.ndarray,
+               content_weight: np.float32, reference: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The blended score of each member over each column, one row at a time (the module
     docstring; ``DiscoveryModel.score`` says which games are ``candidates``, which
     columns the champion knows, ``warm``, and what ``pop_term`` is).
@@ -148,9 +148,15 @@ def blend_rows(cf, candidates, warm, content, pop_term, content_weight, referenc
     as the numpy passes they replace: each part ``(value − offset) · slope`` on the
     member's ``reference_scale`` and clipped to [-1, 1], then ``(cf' + w · content') + pop``
     (``tests/models/test_kernels.py`` keeps those passes as the oracle)."""
+    blended = new_rows(cf.shape, np.float32)
+    with_cf = new_rows(cf.shape, np.bool_, zero=True)
+    return _blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf)
+
+
+@compiled
+def _blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf):  # type: ignore[no-untyped-def]
+    """``blend_rows``' loop, into ``blended`` and ``with_cf`` (False everywhere on entry)."""
     n_rows, n_cols = cf.shape
-    blended = np.empty((n_rows, n_cols), dtype=np.float32)
-    with_cf = np.zeros((n_rows, n_cols), dtype=np.bool_)
     cf_slopes = np.zeros(n_rows, dtype=np.float32)
     content_slopes = np.zeros(n_rows, dtype=np.float32)
     if n_cols == 0:
@@ -179,12 +185,16 @@ def _clipped_row(raw, out):  # type: ignore[no-untyped-def]
         out[j] = value if (value >= zero) & (value != inf) else zero
 
 
-@compiled
-def placed_scores(raw, rows, cols, n_rows, width):  # type: ignore[no-untyped-def]
+def placed_scores(raw: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_rows: int, width: int) -> np.ndarray:
     """``out[rows[i], cols[j]] = max(raw[i, j], 0)`` in a zero ``(n_rows, width)`` block,
     non-finite scores 0: the champion's scores of the members it can speak for, clipped,
     on the catalogue's columns (numpy's ``maximum``, then NaN and ``+inf`` to 0)."""
-    out = np.zeros((n_rows, width), dtype=np.float32)
+    return _placed_rows(raw, rows, cols, new_rows((n_rows, width), np.float32, zero=True))
+
+
+@compiled
+def _placed_rows(raw, rows, cols, out):  # type: ignore[no-untyped-def]
+    """``placed_scores``' loop, into the zero ``out``."""
     clipped = np.empty(cols.size, dtype=np.float32)
     for i in range(rows.size):
         # Clipped in a contiguous pass first, then copied to the catalogue's columns: a
