@@ -52,25 +52,29 @@ def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, wid
 
 
 @compiled
+def dense_product_row(row, indptr, indices, data, weights, items, inner, target):  # type: ignore[no-untyped-def]
+    """Member ``row``'s ``x_u W`` into ``target``, ``-inf`` outside ``items`` (``inner``:
+    zeros of ``W``'s width, left zero): summed as scipy's ``csr_matvecs`` does."""
+    width = weights.shape[1]
+    for at in range(indptr[row], indptr[row + 1]):
+        game_weights = weights[indices[at]]
+        weight = data[at]
+        for j in range(width):
+            inner[j] += weight * game_weights[j]
+    none = np.float32(-np.inf)
+    for col in range(target.size):
+        target[col] = none
+    for j in range(width):
+        target[items[j]] = inner[j]
+        inner[j] = 0.0
+
+
+@compiled
 def _dense_product_rows(indptr, indices, data, weights, items, out):  # type: ignore[no-untyped-def]
     """``dense_product_rows``' loop, into ``out``."""
-    n_rows = indptr.size - 1
-    n_items = out.shape[1]
-    width = weights.shape[1]
-    inner = np.zeros(width, dtype=np.float32)
-    none = np.float32(-np.inf)
-    for row in range(n_rows):
-        for at in range(indptr[row], indptr[row + 1]):
-            game_weights = weights[indices[at]]
-            weight = data[at]
-            for j in range(width):
-                inner[j] += weight * game_weights[j]
-        target = out[row]
-        for col in range(n_items):
-            target[col] = none
-        for j in range(width):
-            target[items[j]] = inner[j]
-            inner[j] = 0.0
+    inner = np.zeros(weights.shape[1], dtype=np.float32)
+    for row in range(indptr.size - 1):
+        dense_product_row(row, indptr, indices, data, weights, items, inner, out[row])
     return out
 
 
@@ -87,21 +91,26 @@ def dense_product_rows(rows: sp.csr_matrix, weights: np.ndarray, items: np.ndarr
 
 
 @compiled
+def sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, target):  # type: ignore[no-untyped-def]
+    """Member ``row``'s ``x_u W`` for a CSR ``W`` into ``target``: summed in ``sums`` (zeros
+    of the row's length, left zero), a scratch row that stays in cache (scattered adds
+    straight into a batch-sized output missed it), then copied whole."""
+    for at in range(indptr[row], indptr[row + 1]):
+        game = indices[at]
+        weight = data[at]
+        for nb in range(w_indptr[game], w_indptr[game + 1]):
+            sums[w_indices[nb]] += weight * w_data[nb]
+    for col in range(target.size):
+        target[col] = sums[col]
+        sums[col] = 0.0
+
+
+@compiled
 def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, out):  # type: ignore[no-untyped-def]
-    """``sparse_product_rows``' loop: each row summed in a scratch row that stays in cache
-    (scattered adds straight into a batch-sized output missed it), then copied whole."""
-    n_rows, n_cols = out.shape
-    sums = np.zeros(n_cols, dtype=np.float32)
-    for row in range(n_rows):
-        for at in range(indptr[row], indptr[row + 1]):
-            game = indices[at]
-            weight = data[at]
-            for nb in range(w_indptr[game], w_indptr[game + 1]):
-                sums[w_indices[nb]] += weight * w_data[nb]
-        target = out[row]
-        for col in range(n_cols):
-            target[col] = sums[col]
-            sums[col] = 0.0
+    """``sparse_product_rows``' loop, into ``out``."""
+    sums = np.zeros(out.shape[1], dtype=np.float32)
+    for row in range(indptr.size - 1):
+        sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, out[row])
     return out
 
 

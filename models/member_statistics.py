@@ -137,6 +137,30 @@ def _squared_gaps(scores, keep, mean, work):  # type: ignore[no-untyped-def]
 
 
 @compiled
+def row_statistics_row(values, own, work, low, keep):  # type: ignore[no-untyped-def]
+    """One row's ``(mean, spread, lowest z)`` of ``row_statistics_rows`` (``own``: the
+    row's own columns, each once; ``work``, ``low``: float64 scratch of the row's length;
+    ``keep``: ones, left as found)."""
+    n_cols = values.size
+    count = _finite_terms(values, work, low)
+    least = _least(low)
+    for col in own:
+        if keep[col] != 0.0 and np.isfinite(values[col]):
+            count -= 1
+        keep[col] = 0.0
+        work[col] = 0.0
+    count = max(count, 1)
+    row_mean = pairwise_sum(work, 0, n_cols, 0.0) / count
+    _squared_gaps(values, keep, row_mean, work)
+    for col in own:
+        keep[col] = 1.0
+    row_spread = np.sqrt(pairwise_sum(work, 0, n_cols, 0.0) / count)
+    scale = row_spread if row_spread > 0 else np.inf
+    low_z = (least - row_mean) / scale
+    return row_mean, row_spread, (low_z if np.isfinite(low_z) else 0.0)
+
+
+@compiled
 def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
     """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
     rankable scores (finite, not the row's own games) and the row's lowest finite z.
@@ -153,26 +177,8 @@ def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-unt
     low = np.empty(n_cols)
     keep = np.ones(n_cols)  # 0 at the row's own games while the row is summed
     for row in range(n_rows):
-        values = scores[row]
-        count = _finite_terms(values, work, low)
-        least = _least(low)
-        for at in range(own_indptr[row], own_indptr[row + 1]):
-            col = own_indices[at]
-            if keep[col] != 0.0 and np.isfinite(values[col]):
-                count -= 1
-            keep[col] = 0.0
-            work[col] = 0.0
-        count = max(count, 1)
-        row_mean = pairwise_sum(work, 0, n_cols, 0.0) / count
-        _squared_gaps(values, keep, row_mean, work)
-        for at in range(own_indptr[row], own_indptr[row + 1]):
-            keep[own_indices[at]] = 1.0
-        row_spread = np.sqrt(pairwise_sum(work, 0, n_cols, 0.0) / count)
-        scale = row_spread if row_spread > 0 else np.inf
-        low_z = (least - row_mean) / scale
-        mean[row] = row_mean
-        spread[row] = row_spread
-        lowest[row] = low_z if np.isfinite(low_z) else 0.0
+        own = own_indices[own_indptr[row]:own_indptr[row + 1]]
+        mean[row], spread[row], lowest[row] = row_statistics_row(scores[row], own, work, low, keep)
     return mean, spread, lowest
 
 

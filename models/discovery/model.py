@@ -26,6 +26,7 @@ from models.base import SCORE_BUDGET, Recommender, sparse_rows_dense, top_n
 from models.content import ContentModel
 from models.discovery.attribution import Attribution, gather, segment_argmax
 from models.discovery.blend import Blend, blend_rows, placed_scores
+from models.discovery.fused import FusedCF
 from models.discovery.members import Members, member_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
@@ -135,6 +136,11 @@ class DiscoveryModel:
             model.keep_statistics()  # the ranking keeps them; its reasons and both shelves reuse them
         self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
         self._graph_csc: sp.csc_matrix | None = None
+        self._fused = FusedCF.for_model(model)
+        self.fusing = True
+        """Whether an item-to-item champion's part of a whole-catalogue block is made in one
+        pass per member (``models.discovery.fused``; False: the separate steps, which the
+        tests compare against)."""
         self.narrowing = True
         """Whether a batch with few candidate columns is scored on those alone (``narrow``;
         False: the whole catalogue, the exhaustive path the tests compare against)."""
@@ -158,6 +164,8 @@ class DiscoveryModel:
             return np.zeros((cf_rows.size, width), dtype=np.float32)
         champion_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         warm = champion_cols >= 0
+        if cols is None and self.fusing and self._fused is not None and self._fused.usable():
+            return self._fused.scores(cf_rows, rows, champion_cols[warm], np.flatnonzero(warm), width)
         identity = cols is None and self._cf_identity
         scored = cf_rows[rows]
         raw = self.model.score(scored) if identity else self.model.score_columns(scored, champion_cols[warm])

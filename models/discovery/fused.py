@@ -1,0 +1,182 @@
+"""The champion's part of a discovery block in one compiled pass per member (``FusedCF``).
+
+Why: for the item-to-item champions (EASE, cosine, BM25, RP3beta, and ensembles of them)
+``DiscoveryModel._cf_scores`` made, per block of ~335 members × 25,000 games, each
+member model's scores, the ensemble's running total and its mean, and then the placed
+and clipped copy: five or six arrays of 33 MB, each written and read again, so most of
+the time went to moving rows through memory. Here each member's rows are made, z-scored,
+added, clipped and placed while they stay in cache; only the placed scores are written.
+
+The same numbers, bit for bit: every step is the loop the separate path runs
+(``models.column_scores``' products, ``models.member_statistics``' statistics and
+z-adds, ``models.discovery.blend``'s clip), on the same values in the same order, and
+the ensemble's statistics of the rows are kept as its own scoring keeps them (the
+reasons and the shelves read them). ``tests/models/test_discovery_fused.py`` compares
+the ranked rows with the separate path's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from models.base import Recommender
+from models.column_scores import dense_product_row, sparse_product_row
+from models.compiled import compiled, new_rows
+from models.discovery.blend import _clipped_row
+from models.ease import DenseItemModel
+from models.ensemble import Ensemble
+from models.knn import _ItemKNN
+from models.member_statistics import RowStatistics, _add_z_row, row_statistics_row
+from models.rp3beta import RP3beta
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One item-to-item model: ``x_u W`` with ``W`` dense over ``items`` (-inf elsewhere)
+    or sparse over every column."""
+
+    name: str
+    model: Recommender
+    weight: float
+    dense: bool
+
+
+def _part(name: str, model: Recommender, weight: float) -> _Part | None:
+    if isinstance(model, DenseItemModel):
+        weights = model.weights_
+        if weights.dtype == np.float32 and weights.flags.c_contiguous and model.matrix_.dtype == np.float32:
+            return _Part(name, model, weight, True)
+        return None
+    matrix = model.similarity_ if isinstance(model, _ItemKNN) else model.weights_ if isinstance(model, RP3beta) else None
+    if matrix is not None and sp.issparse(matrix) and matrix.format == "csr" and matrix.dtype == np.float32 \
+            and model.matrix_.dtype == np.float32:
+        return _Part(name, model, weight, False)
+    return None
+
+
+class FusedCF:
+    """The fused champion's part for a champion made of item-to-item models (``for_model``;
+    None for the others, which keep the separate path)."""
+
+    def __init__(self, parts: list[_Part], ensemble: Ensemble | None) -> None:
+        self.parts = parts
+        self.ensemble = ensemble
+
+    @staticmethod
+    def for_model(model: Recommender | None) -> FusedCF | None:
+        if model is None:
+            return None
+        if isinstance(model, Ensemble):
+            parts = [_part(name, member, float(model.shares[name])) for name, member in model.models_.items()]
+            return FusedCF(parts, model) if parts and all(part is not None for part in parts) else None  # type: ignore[arg-type]
+        part = _part("champion", model, 1.0)
+        return FusedCF([part], None) if part is not None else None
+
+    def usable(self) -> bool:
+        """An ensemble is fused only while it keeps its statistics (the night's serving)."""
+        return self.ensemble is None or self.ensemble.statistics_ is not None
+
+    def scores(self, cf_rows: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray, width: int) -> np.ndarray:
+        """``DiscoveryModel._cf_scores`` over the whole catalogue: the clipped champion scores
+        of the members at positions ``rows`` (user rows ``cf_rows[rows]``), champion column
+        ``src[j]`` placed at catalogue column ``dst[j]``, in a zero ``(len(cf_rows), width)``."""
+        scored = cf_rows[rows]
+        out = new_rows((cf_rows.size, width), np.float32, zero=True)
+        n_parts = len(self.parts)
+        statistics = np.zeros((n_parts, 3, scored.size))
+        empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        arrays = []
+        for part in self.parts:
+            model = part.model
+            if part.dense:
+                sub = model.matrix_[scored][:, model.items_].tocsr()
+                arrays.append((sub.indptr, sub.indices, sub.data, model.weights_, np.asarray(model.items_, dtype=np.int64),
+                               empty_i, empty_i, empty_f))
+            else:
+                weights = model.similarity_ if isinstance(model, _ItemKNN) else model.weights_
+                sub = model.matrix_[scored].tocsr()
+                arrays.append((sub.indptr, sub.indices, sub.data, np.zeros((0, 0), dtype=np.float32), empty_i,
+                               weights.indptr, weights.indices, weights.data))
+        while len(arrays) < 3:  # the loop takes three parts; the missing ones are empty
+            arrays.append((np.zeros(scored.size + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f,
+                           np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
+        if self.ensemble is not None:
+            own = sp.csr_matrix(self.ensemble.matrix_[scored])
+            own.sum_duplicates()
+            own_indptr, own_indices = own.indptr, own.indices
+        else:
+            own_indptr, own_indices = np.zeros(scored.size + 1, dtype=np.int64), empty_i
+        weights = np.array([part.weight for part in self.parts] + [0.0] * (3 - n_parts), dtype=np.float32)
+        dense = np.array([part.dense for part in self.parts] + [False] * (3 - n_parts))
+        n_items = self.parts[0].model.n_items
+        _fused_rows(*arrays[0], *arrays[1], *arrays[2], n_parts, dense, weights,
+                    np.float32(sum(part.weight for part in self.parts)),  # as the ensemble sums its shares
+                    self.ensemble is not None, own_indptr, own_indices, n_items, np.asarray(rows, dtype=np.int64),
+                    np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), out, statistics)
+        if self.ensemble is not None:
+            kept = self.ensemble.statistics_
+            for at, part in enumerate(self.parts):
+                kept.put(part.name, scored, RowStatistics(*statistics[at]))
+        return out
+
+
+@compiled
+def _part_row(r, indptr, indices, data, dense_w, items, w_indptr, w_indices, w_data, is_dense, inner, sums, row):  # type: ignore[no-untyped-def]
+    """Member row ``r`` of one part into ``row`` (the champion's columns): the same loops as
+    the part's own scoring (``models.column_scores``)."""
+    if is_dense:
+        dense_product_row(r, indptr, indices, data, dense_w, items, inner, row)
+    else:
+        sparse_product_row(r, indptr, indices, data, w_indptr, w_indices, w_data, sums, row)
+
+
+@compiled
+def _fused_rows(a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd,  # type: ignore[no-untyped-def]
+                b_ip, b_ix, b_d, b_w, b_items, b_wip, b_wix, b_wd,
+                c_ip, c_ix, c_d, c_w, c_items, c_wip, c_wix, c_wd,
+                n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items, rows, src, dst,
+                out, statistics):
+    """``FusedCF.scores``' loop: per member, each part's row (in the ensemble's order), its
+    statistics and weighted z-scores added to the total (an ensemble), or the row itself
+    (one model); the total over the weights' sum; clipped and placed."""
+    width = max(a_w.shape[1], b_w.shape[1], c_w.shape[1], 1)
+    inner = np.zeros(width, dtype=np.float32)
+    row = np.empty(n_items, dtype=np.float32)
+    sums = np.zeros(n_items, dtype=np.float32)
+    total = np.empty(n_items, dtype=np.float32)
+    work = np.empty(n_items)
+    low = np.empty(n_items)
+    keep = np.ones(n_items)
+    picked = np.empty(src.size, dtype=np.float32)
+    clipped = np.empty(src.size, dtype=np.float32)
+    for i in range(rows.size):
+        for col in range(n_items):
+            total[col] = 0.0
+        for p in range(n_parts):
+            if p == 0:
+                _part_row(i, a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd, dense[0], inner, sums, row)
+            elif p == 1:
+                _part_row(i, b_ip, b_ix, b_d, b_w, b_items, b_wip, b_wix, b_wd, dense[1], inner, sums, row)
+            else:
+                _part_row(i, c_ip, c_ix, c_d, c_w, c_items, c_wip, c_wix, c_wd, dense[2], inner, sums, row)
+            if zscored:
+                own = own_indices[own_indptr[i]:own_indptr[i + 1]]
+                mean, spread, lowest = row_statistics_row(row, own, work, low, keep)
+                statistics[p, 0, i], statistics[p, 1, i], statistics[p, 2, i] = mean, spread, lowest
+                _add_z_row(total, weights[p], row, mean, spread if spread > 0 else np.inf, np.float32(lowest))
+            else:
+                for col in range(n_items):
+                    total[col] = row[col]
+        if zscored:
+            for col in range(n_items):
+                total[col] = total[col] / weight_sum
+        for j in range(src.size):
+            picked[j] = total[src[j]]
+        _clipped_row(picked, clipped)
+        target = out[rows[i]]
+        for j in range(dst.size):
+            target[dst[j]] = clipped[j]
+    return out
