@@ -197,10 +197,16 @@ def _placed_rows(raw, rows, cols, out):  # type: ignore[no-untyped-def]
     """``placed_scores``' loop, into the zero ``out``."""
     clipped = np.empty(cols.size, dtype=np.float32)
     for i in range(rows.size):
-        # Clipped in a contiguous pass first, then copied to the catalogue's columns: a
-        # select inside the scattered copy was compiled into branches on the sign bit.
-        _clipped_row(raw[i], clipped)
-        target = out[rows[i]]
-        for j in range(cols.size):
-            target[cols[j]] = clipped[j]
+        placed_row(raw[i], cols, clipped, out[rows[i]])
     return out
+
+
+@compiled
+def placed_row(raw, cols, clipped, target):  # type: ignore[no-untyped-def]
+    """One member's ``target[cols[j]] = max(raw[j], 0)`` (non-finite 0; ``clipped``: scratch
+    of ``raw``'s length). Clipped in a contiguous pass first, then copied to the
+    catalogue's columns: a select inside the scattered copy was compiled into branches
+    on the sign bit."""
+    _clipped_row(raw, clipped)
+    for j in range(cols.size):
+        target[cols[j]] = clipped[j]

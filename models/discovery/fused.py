@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from models.base import Recommender
 from models.column_scores import dense_product_row, sparse_product_row
 from models.compiled import compiled, new_rows
-from models.discovery.blend import _clipped_row
+from models.discovery.blend import placed_row
 from models.ease import DenseItemModel
 from models.ensemble import Ensemble
 from models.knn import _ItemKNN
@@ -41,19 +41,24 @@ class _Part:
     name: str
     model: Recommender
     weight: float
-    dense: bool
+    weights: np.ndarray | sp.csr_matrix
+    """``W``: EASE's dense weights, or the kNN similarity / RP3beta's weights (CSR)."""
+
+    @property
+    def dense(self) -> bool:
+        return isinstance(self.weights, np.ndarray)
 
 
 def _part(name: str, model: Recommender, weight: float) -> _Part | None:
     if isinstance(model, DenseItemModel):
         weights = model.weights_
         if weights.dtype == np.float32 and weights.flags.c_contiguous and model.matrix_.dtype == np.float32:
-            return _Part(name, model, weight, True)
+            return _Part(name, model, weight, weights)
         return None
     matrix = model.similarity_ if isinstance(model, _ItemKNN) else model.weights_ if isinstance(model, RP3beta) else None
     if matrix is not None and sp.issparse(matrix) and matrix.format == "csr" and matrix.dtype == np.float32 \
             and model.matrix_.dtype == np.float32:
-        return _Part(name, model, weight, False)
+        return _Part(name, model, weight, matrix)
     return None
 
 
@@ -91,12 +96,12 @@ class FusedCF:
         arrays = []
         for part in self.parts:
             model = part.model
+            weights = part.weights
             if part.dense:
                 sub = model.matrix_[scored][:, model.items_].tocsr()
-                arrays.append((sub.indptr, sub.indices, sub.data, model.weights_, np.asarray(model.items_, dtype=np.int64),
+                arrays.append((sub.indptr, sub.indices, sub.data, weights, np.asarray(model.items_, dtype=np.int64),
                                empty_i, empty_i, empty_f))
             else:
-                weights = model.similarity_ if isinstance(model, _ItemKNN) else model.weights_
                 sub = model.matrix_[scored].tocsr()
                 arrays.append((sub.indptr, sub.indices, sub.data, np.zeros((0, 0), dtype=np.float32), empty_i,
                                weights.indptr, weights.indices, weights.data))
@@ -140,8 +145,8 @@ def _fused_rows(a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd,  # type: igno
                 n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items, rows, src, dst,
                 out, statistics):
     """``FusedCF.scores``' loop: per member, each part's row (in the ensemble's order), its
-    statistics and weighted z-scores added to the total (an ensemble), or the row itself
-    (one model); the total over the weights' sum; clipped and placed."""
+    statistics and weighted z-scores added to the total and the total over the weights'
+    sum (an ensemble), or the row itself (one model); clipped and placed."""
     width = max(a_w.shape[1], b_w.shape[1], c_w.shape[1], 1)
     inner = np.zeros(width, dtype=np.float32)
     row = np.empty(n_items, dtype=np.float32)
@@ -167,16 +172,11 @@ def _fused_rows(a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd,  # type: igno
                 mean, spread, lowest = row_statistics_row(row, own, work, low, keep)
                 statistics[p, 0, i], statistics[p, 1, i], statistics[p, 2, i] = mean, spread, lowest
                 _add_z_row(total, weights[p], row, mean, spread if spread > 0 else np.inf, np.float32(lowest))
-            else:
-                for col in range(n_items):
-                    total[col] = row[col]
         if zscored:
             for col in range(n_items):
                 total[col] = total[col] / weight_sum
+        source = total if zscored else row  # one model: its own row
         for j in range(src.size):
-            picked[j] = total[src[j]]
-        _clipped_row(picked, clipped)
-        target = out[rows[i]]
-        for j in range(dst.size):
-            target[dst[j]] = clipped[j]
+            picked[j] = source[src[j]]
+        placed_row(picked, dst, clipped, out[rows[i]])
     return out
