@@ -33,6 +33,11 @@ from models.member_statistics import RowStatistics, _add_z_row, row_statistics_r
 from models.rp3beta import RP3beta
 
 
+PARTS = 3
+"""Member models the compiled pass takes (its fixed slots; ``models.ensemble.POOL`` lets at
+most three join). An ensemble of more keeps the separate steps."""
+
+
 @dataclass(frozen=True)
 class _Part:
     """One item-to-item model: ``x_u W`` with ``W`` dense over ``items`` (-inf elsewhere)
@@ -76,7 +81,8 @@ class FusedCF:
             return None
         if isinstance(model, Ensemble):
             parts = [_part(name, member, float(model.shares[name])) for name, member in model.models_.items()]
-            return FusedCF(parts, model) if parts and all(part is not None for part in parts) else None  # type: ignore[arg-type]
+            fits = 0 < len(parts) <= PARTS and all(part is not None for part in parts)
+            return FusedCF(parts, model) if fits else None  # type: ignore[arg-type]
         part = _part("champion", model, 1.0)
         return FusedCF([part], None) if part is not None else None
 
@@ -105,7 +111,7 @@ class FusedCF:
                 sub = model.matrix_[scored].tocsr()
                 arrays.append((sub.indptr, sub.indices, sub.data, np.zeros((0, 0), dtype=np.float32), empty_i,
                                weights.indptr, weights.indices, weights.data))
-        while len(arrays) < 3:  # the loop takes three parts; the missing ones are empty
+        while len(arrays) < PARTS:  # the loop's slots; the missing ones are empty
             arrays.append((np.zeros(scored.size + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f,
                            np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
         if self.ensemble is not None:
@@ -114,8 +120,8 @@ class FusedCF:
             own_indptr, own_indices = own.indptr, own.indices
         else:
             own_indptr, own_indices = np.zeros(scored.size + 1, dtype=np.int64), empty_i
-        weights = np.array([part.weight for part in self.parts] + [0.0] * (3 - n_parts), dtype=np.float32)
-        dense = np.array([part.dense for part in self.parts] + [False] * (3 - n_parts))
+        weights = np.array([part.weight for part in self.parts] + [0.0] * (PARTS - n_parts), dtype=np.float32)
+        dense = np.array([part.dense for part in self.parts] + [False] * (PARTS - n_parts))
         n_items = self.parts[0].model.n_items
         _fused_rows(*arrays[0], *arrays[1], *arrays[2], n_parts, dense, weights,
                     np.float32(sum(part.weight for part in self.parts)),  # as the ensemble sums its shares

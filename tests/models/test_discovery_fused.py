@@ -87,3 +87,17 @@ def test_fused_rows_equal_the_separate_steps(site, champion: str) -> None:
 def test_a_champion_it_cannot_make_keeps_the_separate_steps(site, champion: str) -> None:
     state = _state(site, champion)
     assert FusedCF.for_model(state.model) is None and state._fused is None
+
+
+def test_an_ensemble_of_more_members_than_its_slots_keeps_the_separate_steps(site) -> None:
+    """The pass has three slots: a fourth member would be left out of the total, so such an
+    ensemble is not fused."""
+    from models.discovery.fused import PARTS
+
+    rows, catalog, _ = site
+    members = {"ease": {"max_items": 400}, "cosine": {}, "bm25": {}, "rp3beta": {}}
+    assert len(members) > PARTS
+    with single_threaded_blas():
+        state = fit_state(rows, catalog, None, ChampionFit(champion="ensemble", params={
+            "members": members, "shares": {name: 1 for name in members}}))
+    assert state._fused is None
