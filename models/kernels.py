@@ -82,14 +82,8 @@ def _unrankable(values):  # type: ignore[no-untyped-def]
 @compiled
 def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
-    entries are never listed: id -1, value ``-inf``), and which rows it left to numpy.
-
-    A row holding NaN or ``+inf`` is flagged instead (``models.base.top_n`` ranks those
-    rows the numpy way, whose handling of them is its own): one bounded heap of the
-    ``n`` best so far per row, so a row costs one comparison per cell once the heap is
-    full (a cell no better than the heap's worst is skipped: columns arrive in
-    ascending order, so an equal value loses its tie). The flag is counted first in its
-    own vectorised pass (``_unrankable``), so the heap's loop tests one thing a cell."""
+    entries are never listed: id -1, value ``-inf``), and which rows it left to numpy
+    (``top_n_row``)."""
     n_rows, n_cols = scores.shape
     take = min(n, n_cols)
     ids = np.full((n_rows, n), -1, dtype=np.int64)
@@ -100,37 +94,49 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     if take == 0:
         return ids, values, flagged
     for row in range(n_rows):
-        row_scores = scores[row]
-        if _unrankable(row_scores) > 0:
-            flagged[row] = True
-            continue
-        size = 0
-        floor = np.float32(-np.inf)  # what a value must beat: -inf never enters
-        for col in range(n_cols):
-            value = row_scores[col]
-            if value > floor:
-                if size < take:
-                    heap_values[size] = value
-                    heap_cols[size] = col
-                    _sift_up(heap_values, heap_cols, size)
-                    size += 1
-                else:
-                    heap_values[0] = value
-                    heap_cols[0] = col
-                    _sift_down(heap_values, heap_cols, size, 0)
-                if size == take:
-                    floor = heap_values[0]
-        if flagged[row]:
-            continue
-        # Pop the worst first into the last free slot: best first in the end.
-        while size > 0:
-            size -= 1
-            ids[row, size] = heap_cols[0]
-            values[row, size] = np.float32(heap_values[0])
-            heap_values[0] = heap_values[size]
-            heap_cols[0] = heap_cols[size]
-            _sift_down(heap_values, heap_cols, size, 0)
+        flagged[row] = top_n_row(scores[row], take, heap_values, heap_cols, ids[row], values[row])
     return ids, values, flagged
+
+
+@compiled
+def top_n_row(row_scores, take, heap_values, heap_cols, ids, values):  # type: ignore[no-untyped-def]
+    """One row of ``top_n_rows`` into ``ids`` and ``values`` (-1 and ``-inf`` on entry;
+    ``heap_*``: scratch of ``take`` ≥ 1); returns True, leaving them as they were, for a
+    row holding NaN or ``+inf`` (``models.base.top_n`` ranks those rows the numpy way,
+    whose handling of them is its own).
+
+    One bounded heap of the ``take`` best so far, so a row costs one comparison per cell
+    once the heap is full (a cell no better than the heap's worst is skipped: columns
+    arrive in ascending order, so an equal value loses its tie). The flag is counted
+    first in its own vectorised pass (``_unrankable``), so the heap's loop tests one
+    thing a cell."""
+    if _unrankable(row_scores) > 0:
+        return True
+    size = 0
+    floor = np.float32(-np.inf)  # what a value must beat: -inf never enters
+    for col in range(row_scores.size):
+        value = row_scores[col]
+        if value > floor:
+            if size < take:
+                heap_values[size] = value
+                heap_cols[size] = col
+                _sift_up(heap_values, heap_cols, size)
+                size += 1
+            else:
+                heap_values[0] = value
+                heap_cols[0] = col
+                _sift_down(heap_values, heap_cols, size, 0)
+            if size == take:
+                floor = heap_values[0]
+    # Pop the worst first into the last free slot: best first in the end.
+    while size > 0:
+        size -= 1
+        ids[size] = heap_cols[0]
+        values[size] = np.float32(heap_values[0])
+        heap_values[0] = heap_values[size]
+        heap_cols[0] = heap_cols[size]
+        _sift_down(heap_values, heap_cols, size, 0)
+    return False
 
 
 # ----------------------------------------------------------------- reference scaling

@@ -90,14 +90,13 @@ class FusedCF:
         """An ensemble is fused only while it keeps its statistics (the night's serving)."""
         return self.ensemble is None or self.ensemble.statistics_ is not None
 
-    def scores(self, cf_rows: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray, width: int) -> np.ndarray:
-        """``DiscoveryModel._cf_scores`` over the whole catalogue: the clipped champion scores
-        of the members at positions ``rows`` (user rows ``cf_rows[rows]``), champion column
-        ``src[j]`` placed at catalogue column ``dst[j]``, in a zero ``(len(cf_rows), width)``."""
+    def inputs(self, cf_rows: np.ndarray, rows: np.ndarray) -> tuple:
+        """The compiled pass's arguments for the members at positions ``rows`` (user rows
+        ``cf_rows[rows]``), up to ``src``/``dst``: the parts' rows and matrices (three
+        slots, the missing ones empty), their count, kinds and weights, the weights'
+        sum, whether the total is z-scored, and the members' own games."""
         scored = cf_rows[rows]
-        out = new_rows((cf_rows.size, width), np.float32, zero=True)
         n_parts = len(self.parts)
-        statistics = np.zeros((n_parts, 3, scored.size))
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         arrays = []
         for part in self.parts:
@@ -122,22 +121,45 @@ class FusedCF:
             own_indptr, own_indices = np.zeros(scored.size + 1, dtype=np.int64), empty_i
         weights = np.array([part.weight for part in self.parts] + [0.0] * (PARTS - n_parts), dtype=np.float32)
         dense = np.array([part.dense for part in self.parts] + [False] * (PARTS - n_parts))
-        n_items = self.parts[0].model.n_items
-        _fused_rows(*arrays[0], *arrays[1], *arrays[2], n_parts, dense, weights,
-                    np.float32(sum(part.weight for part in self.parts)),  # as the ensemble sums its shares
-                    self.ensemble is not None, own_indptr, own_indices, n_items, np.asarray(rows, dtype=np.int64),
-                    np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), out, statistics)
+        return (tuple(arrays), n_parts, dense, weights,
+                np.float32(sum(part.weight for part in self.parts)),  # as the ensemble sums its shares
+                self.ensemble is not None, own_indptr, own_indices, self.parts[0].model.n_items)
+
+    def keep(self, cf_rows: np.ndarray, rows: np.ndarray, statistics: np.ndarray) -> None:
+        """Keep an ensemble's statistics of the pass (``(parts, 3, len(rows))``) as its own
+        scoring keeps them: the reasons and both shelves read them."""
         if self.ensemble is not None:
             kept = self.ensemble.statistics_
             for at, part in enumerate(self.parts):
-                kept.put(part.name, scored, RowStatistics(*statistics[at]))
+                kept.put(part.name, cf_rows[rows], RowStatistics(*statistics[at]))
+
+    def scores(self, cf_rows: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray, width: int) -> np.ndarray:
+        """``DiscoveryModel._cf_scores`` over the whole catalogue: the clipped champion scores
+        of the members at positions ``rows`` (user rows ``cf_rows[rows]``), champion column
+        ``src[j]`` placed at catalogue column ``dst[j]``, in a zero ``(len(cf_rows), width)``."""
+        out = new_rows((cf_rows.size, width), np.float32, zero=True)
+        statistics = np.zeros((len(self.parts), 3, rows.size))
+        _fused_rows(*self.inputs(cf_rows, rows), np.asarray(rows, dtype=np.int64), np.asarray(src, dtype=np.int64),
+                    np.asarray(dst, dtype=np.int64), out, statistics)
+        self.keep(cf_rows, rows, statistics)
         return out
 
 
+def no_inputs(n_rows: int) -> tuple:
+    """``FusedCF.inputs`` without any part: the pass's arguments when the champion's
+    scores come made (``models.discovery.onepass``)."""
+    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    slot = (np.zeros(n_rows + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f, np.zeros((0, 0), dtype=np.float32),
+            empty_i, empty_i, empty_i, empty_f)
+    return ((slot, slot, slot), 0, np.zeros(PARTS, dtype=bool), np.zeros(PARTS, dtype=np.float32), np.float32(1.0),
+            False, np.zeros(n_rows + 1, dtype=np.int64), empty_i, 1)
+
+
 @compiled
-def _part_row(r, indptr, indices, data, dense_w, items, w_indptr, w_indices, w_data, is_dense, inner, sums, row):  # type: ignore[no-untyped-def]
-    """Member row ``r`` of one part into ``row`` (the champion's columns): the same loops as
-    the part's own scoring (``models.column_scores``)."""
+def _part_row(r, part, is_dense, inner, sums, row):  # type: ignore[no-untyped-def]
+    """Member row ``r`` of one part (``FusedCF.inputs``' tuple) into ``row`` (the champion's
+    columns): the same loops as the part's own scoring (``models.column_scores``)."""
+    indptr, indices, data, dense_w, items, w_indptr, w_indices, w_data = part
     if is_dense:
         dense_product_row(r, indptr, indices, data, dense_w, items, inner, row)
     else:
@@ -145,44 +167,52 @@ def _part_row(r, indptr, indices, data, dense_w, items, w_indptr, w_indices, w_d
 
 
 @compiled
-def _fused_rows(a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd,  # type: ignore[no-untyped-def]
-                b_ip, b_ix, b_d, b_w, b_items, b_wip, b_wix, b_wd,
-                c_ip, c_ix, c_d, c_w, c_items, c_wip, c_wix, c_wd,
-                n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items, rows, src, dst,
-                out, statistics):
-    """``FusedCF.scores``' loop: per member, each part's row (in the ensemble's order), its
-    statistics and weighted z-scores added to the total and the total over the weights'
-    sum (an ensemble), or the row itself (one model); clipped and placed."""
-    width = max(a_w.shape[1], b_w.shape[1], c_w.shape[1], 1)
-    inner = np.zeros(width, dtype=np.float32)
-    row = np.empty(n_items, dtype=np.float32)
-    sums = np.zeros(n_items, dtype=np.float32)
-    total = np.empty(n_items, dtype=np.float32)
-    work = np.empty(n_items)
-    low = np.empty(n_items)
-    keep = np.ones(n_items)
-    picked = np.empty(src.size, dtype=np.float32)
-    clipped = np.empty(src.size, dtype=np.float32)
-    for i in range(rows.size):
-        for col in range(n_items):
-            total[col] = 0.0
-        for p in range(n_parts):
-            if p == 0:
-                _part_row(i, a_ip, a_ix, a_d, a_w, a_items, a_wip, a_wix, a_wd, dense[0], inner, sums, row)
-            elif p == 1:
-                _part_row(i, b_ip, b_ix, b_d, b_w, b_items, b_wip, b_wix, b_wd, dense[1], inner, sums, row)
-            else:
-                _part_row(i, c_ip, c_ix, c_d, c_w, c_items, c_wip, c_wix, c_wd, dense[2], inner, sums, row)
-            if zscored:
-                own = own_indices[own_indptr[i]:own_indptr[i + 1]]
-                mean, spread, lowest = row_statistics_row(row, own, work, low, keep)
-                statistics[p, 0, i], statistics[p, 1, i], statistics[p, 2, i] = mean, spread, lowest
-                _add_z_row(total, weights[p], row, mean, spread if spread > 0 else np.inf, np.float32(lowest))
+def cf_scratch(parts, n_items, n_src):  # type: ignore[no-untyped-def]
+    """``fused_cf_row``'s scratch rows, made once per block."""
+    width = max(parts[0][3].shape[1], parts[1][3].shape[1], parts[2][3].shape[1], 1)
+    return (np.zeros(width, dtype=np.float32), np.empty(n_items, dtype=np.float32),
+            np.zeros(n_items, dtype=np.float32), np.empty(n_items, dtype=np.float32), np.empty(n_items),
+            np.empty(n_items), np.ones(n_items), np.empty(n_src, dtype=np.float32),
+            np.empty(n_src, dtype=np.float32))
+
+
+@compiled
+def fused_cf_row(i, parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, src, dst,  # type: ignore[no-untyped-def]
+                 scratch, statistics, target):
+    """Member ``i`` of the parts' rows: each part's row (in the ensemble's order), its
+    statistics (into ``statistics[:, :, i]``) and weighted z-scores added to the total
+    and the total over the weights' sum (an ensemble), or the row itself (one model);
+    clipped and placed at ``target[dst]`` (``target`` elsewhere untouched)."""
+    inner, row, sums, total, work, low, keep, picked, clipped = scratch
+    for col in range(total.size):
+        total[col] = 0.0
+    for p in range(n_parts):
+        if p == 0:
+            _part_row(i, parts[0], dense[0], inner, sums, row)
+        elif p == 1:
+            _part_row(i, parts[1], dense[1], inner, sums, row)
+        else:
+            _part_row(i, parts[2], dense[2], inner, sums, row)
         if zscored:
-            for col in range(n_items):
-                total[col] = total[col] / weight_sum
-        source = total if zscored else row  # one model: its own row
-        for j in range(src.size):
-            picked[j] = source[src[j]]
-        placed_row(picked, dst, clipped, out[rows[i]])
+            own = own_indices[own_indptr[i]:own_indptr[i + 1]]
+            mean, spread, lowest = row_statistics_row(row, own, work, low, keep)
+            statistics[p, 0, i], statistics[p, 1, i], statistics[p, 2, i] = mean, spread, lowest
+            _add_z_row(total, weights[p], row, mean, spread if spread > 0 else np.inf, np.float32(lowest))
+    if zscored:
+        for col in range(total.size):
+            total[col] = total[col] / weight_sum
+    source = total if zscored else row  # one model: its own row
+    for j in range(src.size):
+        picked[j] = source[src[j]]
+    placed_row(picked, dst, clipped, target)
+
+
+@compiled
+def _fused_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,  # type: ignore[no-untyped-def]
+                rows, src, dst, out, statistics):
+    """``FusedCF.scores``' loop: ``fused_cf_row`` of each member into its row of ``out``."""
+    scratch = cf_scratch(parts, n_items, src.size)
+    for i in range(rows.size):
+        fused_cf_row(i, parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, src, dst,
+                     scratch, statistics, out[rows[i]])
     return out

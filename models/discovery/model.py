@@ -28,6 +28,7 @@ from models.discovery.attribution import Attribution, gather, segment_argmax
 from models.discovery.blend import Blend, blend_rows, placed_scores
 from models.discovery.fused import FusedCF
 from models.discovery.members import Members, member_rows
+from models.discovery.onepass import Ranked, ranked_block
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.ensemble import Ensemble
@@ -304,15 +305,24 @@ class DiscoveryModel:
     def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
         n_users = len(members.user_ids)
         cols = self.narrow(candidates)
-        scores = self.score(members, candidates if cols is None else candidates[:, cols], cols)
-        ids, values = top_n(scores.blended, max(take, MMR_POOL) if self.blend.diversity > 0 else take)
-        if cols is not None:  # back to catalogue ids; ascending columns keep top_n's tie-break
-            ids = np.where(ids >= 0, cols[np.maximum(ids, 0)], -1)
+        depth = max(take, MMR_POOL) if self.blend.diversity > 0 else take
+        # The whole catalogue in one pass per member (``models.discovery.onepass``), or the
+        # separate steps: a narrow batch, or what that pass leaves to them.
+        block = ranked_block(self, members, candidates, depth) if cols is None and self.fusing else None
+        if block is not None:
+            scores: Scores | Ranked = block
+            ids, values = block.ids, block.values
+        else:
+            scores = self.score(members, candidates if cols is None else candidates[:, cols], cols)
+            ids, values = top_n(scores.blended, depth)
+            if cols is not None:  # back to catalogue ids; ascending columns keep top_n's tie-break
+                ids = np.where(ids >= 0, cols[np.maximum(ids, 0)], -1)
         ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
         ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0
         safe = np.maximum(ids, 0)
-        kinds = np.where(self.evidence_at(scores, safe), KIND_PERSONAL, KIND_POPULAR)
+        evidence = block.evidence_of(ids) if block is not None else self.evidence_at(scores, safe)
+        kinds = np.where(evidence, KIND_PERSONAL, KIND_POPULAR)
         kinds[~valid] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)
 
@@ -340,7 +350,7 @@ class DiscoveryModel:
         frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
         return frame.select("user_id", "rank", "game_id", "score", reason_expr()), counts
 
-    def anchors(self, members: Members, scores: Scores, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    def anchors(self, members: Members, scores: Scores | Ranked, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none.
 
         ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose

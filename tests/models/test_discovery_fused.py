@@ -1,10 +1,12 @@
-"""The champion's part made in one pass per member (``models.discovery.fused``) gives the
-ranked rows, scores and reasons of the separate steps, bit for bit, and keeps the
+"""The champion's part made in one pass per member (``models.discovery.fused``), and the
+whole block ranked in one pass per member (``models.discovery.onepass``), give the
+ranked rows, scores and reasons of the separate steps, bit for bit, and keep the
 ensemble's statistics as they keep them.
 
 On the demo's site (``bodoge demo``: 1,000 games, 2,000 members) for each item-to-item
 champion (EASE and EDLAE capped so some games are not modelled, cosine, BM25, RP3beta) and an
-ensemble of EASE and cosine; a champion it cannot make (ALS) keeps the separate steps.
+ensemble of EASE and cosine; a champion it cannot make (ALS, popularity) keeps the separate
+steps for its own part, and the one pass takes its scores from them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import pytest
 from bodoge.demo import DEMO_SITE
 from models.base import single_threaded_blas
 from models.discovery.fused import FusedCF
-from models.discovery.model import DiscoveryModel
+from models.discovery.model import DiscoveryModel, discover_candidates
+from models.discovery.onepass import Ranked, ranked_block
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.shelves import SHELVES, shelf_rows
 from models.ensemble import Ensemble
@@ -85,8 +88,49 @@ def test_fused_rows_equal_the_separate_steps(site, champion: str) -> None:
 
 @pytest.mark.parametrize("champion", ["als", "popularity"])
 def test_a_champion_it_cannot_make_keeps_the_separate_steps(site, champion: str) -> None:
+    rows, _, users = site
     state = _state(site, champion)
     assert FusedCF.for_model(state.model) is None and state._fused is None
+    # The block's one pass still ranks it, from the champion's scores made the separate way.
+    members = state.members(rows, users[:50])
+    assert ranked_block(state, members, discover_candidates(members), 100) is not None
+    fused, fused_counts = _ranked(state, rows, users, True)
+    separate, separate_counts = _ranked(state, rows, users, False)
+    assert fused.height > 0 and fused_counts == separate_counts and fused.equals(separate)
+
+
+def test_the_one_pass_ranks_every_item_to_item_champion(site) -> None:
+    """The equality above is not vacuous: the one pass, not a fallback, ranked the blocks."""
+    rows, _, users = site
+    for champion in CHAMPIONS:
+        state = _state(site, champion)
+        members = state.members(rows, users[:50])
+        assert ranked_block(state, members, discover_candidates(members), 100) is not None, champion
+
+
+def test_a_row_holding_nan_is_left_to_the_separate_steps(site) -> None:
+    """A blended row with NaN (here from a neighbour graph holding one) is ranked by
+    ``top_n``'s own way for such rows: the one pass gives the block up, with the same rows."""
+    rows, _, users = site
+    state = _state(site, "ease")
+    members = state.members(rows, users[:50])
+    liked_game = int(members.liked.indices[0])
+    graph = state.graph.copy()
+    graph.data[graph.indptr[liked_game]] = np.nan
+    state.graph = graph
+    assert ranked_block(state, members, discover_candidates(members), 100) is None
+    fused, _ = _ranked(state, rows, users[:50], True)
+    separate, _ = _ranked(state, rows, users[:50], False)
+    assert fused.height > 0 and fused.equals(separate)
+
+
+def test_evidence_follows_a_reordering() -> None:
+    ids = np.array([[5, 2, 9, -1], [0, 1, 2, 3]])
+    evidence = np.array([[True, False, True, False], [False, True, False, True]])
+    block = Ranked(ids, np.zeros(ids.shape, dtype=np.float32), evidence, np.zeros(2, dtype=np.int64),
+                   np.zeros(2, dtype=np.float32), np.zeros(2, dtype=np.float32))
+    moved = np.array([[9, 5, 2], [3, 0, 2]])
+    assert block.evidence_of(moved).tolist() == [[True, True, False], [True, False, False]]
 
 
 def test_an_ensemble_of_more_members_than_its_slots_keeps_the_separate_steps(site) -> None:
