@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from models.base import SCORE_BUDGET, Recommender, sparse_rows_dense, top_n
 from models.content import ContentModel
-from models.discovery.attribution import Attribution, gather, segment_argmax
+from models.discovery.anchors import anchors
+from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend, blend_rows, placed_scores
 from models.discovery.fused import FusedCF
 from models.discovery.members import Members, member_rows
@@ -351,49 +352,6 @@ class DiscoveryModel:
         return frame.select("user_id", "rank", "game_id", "score", reason_expr()), counts
 
     def anchors(self, members: Members, scores: Scores | Ranked, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-        """The liked game (catalogue index) contributing most to each listed game, -1 for none.
-
-        ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
-        ``kinds`` is personal get an anchor. Only the member's site games may be named
-        (``members.nameable``: a BGG row trains and scores, but is never named as theirs).
-        """
-        n_users, take = ids.shape
-        anchors = np.full(ids.shape, -1, dtype=np.int64)
-        liked = members.nameable
-        pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
-        pair_game = liked.indices.astype(np.int64)
-        pair_weight = liked.data
-        personal = kinds == KIND_PERSONAL
-        if pair_user.size == 0 or not personal.any():
-            return anchors
-        cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
-        items = np.maximum(ids[pair_user], 0)  # (pairs, take)
-        contribution = gather(self.graph, pair_game, items) * (pair_weight * content_scale[pair_user])[:, None]
-        if self._attribution is not None:
-            cf_game = self.cf_cols[pair_game]
-            with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
-            if with_cf.any():
-                item_cols = self.cf_cols[items[with_cf]]
-                part = self._attribution.contributions(cf_rows[pair_user[with_cf]], cf_game[with_cf], item_cols)
-                part[item_cols < 0] = 0.0
-                contribution[with_cf] += part * cf_scale[pair_user[with_cf]][:, None]
-        slot = pair_user[:, None] * take + np.arange(take)[None, :]
-        best = segment_argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
-        best = best.reshape(n_users, take)
-        anchors[personal] = best[personal]
-
-        # Rows the champion put there without an attribution: nearest liked game by content.
-        missing = personal & (anchors < 0)
-        has_liked = np.diff(liked.indptr) > 0
-        missing &= has_liked[:, None]
-        if missing.any():
-            rows, cols = np.nonzero(missing)
-            sizes = np.diff(liked.indptr)[rows]
-            seg = np.repeat(np.arange(rows.size), sizes)
-            starts = np.repeat(liked.indptr[rows], sizes)
-            offsets = np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-            games = liked.indices[starts + offsets].astype(np.int64)
-            sims = self.content.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
-            nearest = segment_argmax(seg, sims, games, rows.size)
-            anchors[rows, cols] = nearest
-        return anchors
+        """The liked game (catalogue index) contributing most to each listed game, -1 for none
+        (``models.discovery.anchors``)."""
+        return anchors(self, members, scores, ids, kinds)

@@ -1,0 +1,263 @@
+"""Which of a member's liked games a listed game's reason names (``anchors``).
+
+The liked game contributing most to the listed game's score: its share of the content
+score plus its share of the champion's (``models.discovery.attribution``), each on the
+member's own scale; a game the champion put there without an attribution is anchored on
+the member's nearest liked game by content. Only the member's site games may be named
+(``Members.nameable``: a BoardGameGeek row trains and scores, but is never named as theirs).
+
+Two ways to the same anchors:
+
+* for item-to-item champions and ensembles of them (the night's usual champion), one
+  compiled pass per member (``_anchor_rows``): each liked game's neighbour-graph row and
+  weight row are read once for all of the member's listed games, and the best is kept
+  as it goes;
+* for the others (ALS, whose attribution solves a system per member), the vectorised
+  pass over every (liked game, listed game) pair (``_anchors_by_pairs``).
+
+Why: the pairs' pass built and read several ``(pairs × listed games)`` arrays per
+block and looked each pair up in the sparse weights with a binary search: a fifth of
+the ranking's time. The compiled pass computes the same float32 contributions by the
+same operations in the same order, and keeps the first largest positive one with the
+lowest game on ties, as ``segment_argmax`` does; ``tests/models/test_discovery_anchors.py``
+compares both ways for each kind of champion.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from models.compiled import compiled
+from models.discovery.attribution import (
+    _EnsembleAttribution, _ItemItemAttribution, gather, gather_flat, segment_argmax,
+)
+from models.discovery.members import Members
+from models.discovery.reasons import KIND_PERSONAL
+
+if TYPE_CHECKING:
+    from models.discovery.model import DiscoveryModel
+
+SLOTS = 3
+"""Attribution parts the compiled pass takes (an ensemble's item-to-item members)."""
+
+
+def anchors(state: DiscoveryModel, members: Members, scores: Any, ids: np.ndarray, kinds: np.ndarray,
+            *, compiled_pass: bool = True) -> np.ndarray:
+    """The liked game (catalogue index) contributing most to each listed game, -1 for none.
+
+    ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
+    ``kinds`` is personal get an anchor. ``scores`` holds the members' ``cf_rows``,
+    ``cf_scale`` and ``content_scale`` (``Scores`` or ``Ranked``). ``compiled_pass``
+    False: the pairs' pass whatever the champion (the tests' reference)."""
+    found = np.full(ids.shape, -1, dtype=np.int64)
+    liked = members.nameable
+    personal = kinds == KIND_PERSONAL
+    if liked.nnz == 0 or not personal.any():
+        return found
+    parts = _parts(state) if compiled_pass else None
+    best = (_anchors_compiled(state, liked, scores, ids, parts) if parts is not None
+            else _anchors_by_pairs(state, liked, scores, ids))
+    found[personal] = best[personal]
+
+    # Rows the champion put there without an attribution: nearest liked game by content.
+    missing = personal & (found < 0)
+    has_liked = np.diff(liked.indptr) > 0
+    missing &= has_liked[:, None]
+    if missing.any():
+        rows, cols = np.nonzero(missing)
+        sizes = np.diff(liked.indptr)[rows]
+        seg = np.repeat(np.arange(rows.size), sizes)
+        starts = np.repeat(liked.indptr[rows], sizes)
+        offsets = np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        games = liked.indices[starts + offsets].astype(np.int64)
+        sims = state.content.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
+        found[rows, cols] = segment_argmax(seg, sims, games, rows.size)
+    return found
+
+
+def _anchors_by_pairs(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, ids: np.ndarray) -> np.ndarray:
+    """Every slot's best liked game from the ``(pairs × listed games)`` contributions."""
+    n_users, take = ids.shape
+    pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
+    pair_game = liked.indices.astype(np.int64)
+    cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
+    items = np.maximum(ids[pair_user], 0)  # (pairs, take)
+    contribution = gather(state.graph, pair_game, items) * (liked.data * content_scale[pair_user])[:, None]
+    attribution = state._attribution
+    if attribution is not None:
+        cf_game = state.cf_cols[pair_game]
+        with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
+        if with_cf.any():
+            item_cols = state.cf_cols[items[with_cf]]
+            part = attribution.contributions(cf_rows[pair_user[with_cf]], cf_game[with_cf], item_cols)
+            part[item_cols < 0] = 0.0
+            contribution[with_cf] += part * cf_scale[pair_user[with_cf]][:, None]
+    slot = pair_user[:, None] * take + np.arange(take)[None, :]
+    best = segment_argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
+    return best.reshape(n_users, take)
+
+
+def _parts(state: DiscoveryModel) -> tuple[list[_ItemItemAttribution], bool] | None:
+    """The item-to-item attributions the compiled pass reads and whether they are an
+    ensemble's (clipped at 0 and scaled per member); None: the pairs' pass."""
+    attribution = state._attribution
+    graph = state.graph
+    if not (sp.issparse(graph) and graph.format == "csr" and graph.has_canonical_format
+            and graph.dtype == np.float32 and attribution is not None):
+        return None
+    if isinstance(attribution, _ItemItemAttribution):
+        parts, ensemble = [attribution], False
+    elif isinstance(attribution, _EnsembleAttribution) and 0 < len(attribution.parts) <= SLOTS:
+        parts, ensemble = [part for _, _, part in attribution.parts], True
+    else:
+        return None
+    matrix = attribution.matrix
+    if not (matrix.format == "csr" and matrix.has_canonical_format and matrix.dtype == np.float32):
+        return None
+    for part in parts:
+        if not isinstance(part, _ItemItemAttribution):
+            return None
+        weights = part.weights
+        dense = isinstance(weights, np.ndarray)
+        if dense != (part.positions is not None) or weights.dtype != np.float32:
+            return None
+        if dense and not weights.flags.c_contiguous:
+            return None
+        if not dense and not (sp.issparse(weights) and weights.format == "csr" and weights.has_canonical_format):
+            return None
+    return parts, ensemble
+
+
+def _anchors_compiled(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, ids: np.ndarray,
+                      parts: tuple[list[_ItemItemAttribution], bool]) -> np.ndarray:
+    """``_anchors_by_pairs`` in one compiled pass per member (the module docstring)."""
+    items_parts, ensemble = parts
+    n_users, take = ids.shape
+    pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
+    pair_game = liked.indices.astype(np.int64)
+    cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
+    cf_game = state.cf_cols[pair_game]
+    with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
+    attribution = state._attribution
+    confidence = np.zeros(pair_game.size, dtype=np.float32)
+    confidence[with_cf] = gather_flat(attribution.matrix, cf_rows[pair_user[with_cf]], cf_game[with_cf])
+    part_scales = np.ones((SLOTS, n_users), dtype=np.float32)
+    if ensemble and with_cf.any():
+        users, inverse = np.unique(cf_rows[pair_user[with_cf]], return_inverse=True)
+        scaled = pair_user[with_cf]
+        for at, (name, share, _) in enumerate(attribution.parts):
+            spread = attribution.model.member_spread(name, users)  # kept since the ranking scored them
+            scale = np.where(spread > 0, share / attribution.total / np.where(spread > 0, spread, 1.0), 0.0)
+            part_scales[at, scaled] = scale[inverse].astype(np.float32)
+    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    slots = []
+    for part in items_parts:
+        if part.positions is not None:
+            slots.append((part.weights, np.asarray(part.positions, dtype=np.int64), empty_i, empty_i, empty_f))
+        else:
+            weights = part.weights
+            slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, weights.indptr.astype(np.int64),
+                          weights.indices.astype(np.int64), weights.data))
+    while len(slots) < SLOTS:
+        slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
+    dense = np.array([part.positions is not None for part in items_parts] + [False] * (SLOTS - len(items_parts)))
+    graph = state.graph
+    n_items = max([part.weights.shape[1] for part in items_parts] + [1])
+    return _anchor_rows(
+        np.ascontiguousarray(ids, dtype=np.int64), liked.indptr.astype(np.int64), pair_game,
+        np.ascontiguousarray(liked.data, dtype=np.float32), np.ascontiguousarray(content_scale, dtype=np.float32),
+        np.ascontiguousarray(cf_scale, dtype=np.float32), graph.indptr, graph.indices, graph.data, state.n_games,
+        np.asarray(state.cf_cols, dtype=np.int64), cf_game, with_cf, confidence, tuple(slots), len(items_parts),
+        dense, ensemble, part_scales, n_items,
+    )
+
+
+@compiled
+def _anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_scale,  # type: ignore[no-untyped-def]
+                 g_indptr, g_indices, g_data, n_games, cf_cols, cf_game, with_cf, confidence,
+                 slots, n_parts, dense, ensemble, part_scales, n_items):
+    """Per member, per liked game ``p``, per listed slot ``t``: the content part
+    ``graph[g, item] · (w · content_scale)`` plus, where the champion attributes, the CF
+    part ``Σ max(W[g, item] · c, 0) · scale`` (an ensemble; one model: ``W[g, item] · c``)
+    times ``cf_scale``; the slot keeps the game with the largest positive contribution
+    (ties: the lowest game), -1 if none."""
+    n_users, take = ids.shape
+    best = np.full((n_users, take), -1, dtype=np.int64)
+    top = np.empty(take)
+    items = np.empty(take, dtype=np.int64)
+    item_cols = np.empty(take, dtype=np.int64)
+    contribution = np.empty(take, dtype=np.float32)
+    total = np.empty(take, dtype=np.float32)
+    products = np.empty(take, dtype=np.float32)
+    graph_row = np.zeros(n_games, dtype=np.float32)
+    weight_row = np.zeros(n_items, dtype=np.float32)
+    zero = np.float32(0.0)
+    for user in range(n_users):
+        for t in range(take):
+            top[t] = -np.inf
+            items[t] = max(ids[user, t], 0)
+            item_cols[t] = cf_cols[items[t]]
+        for p in range(liked_indptr[user], liked_indptr[user + 1]):
+            game = pair_game[p]
+            coefficient = pair_weight[p] * content_scale[user]
+            for at in range(g_indptr[game], g_indptr[game + 1]):
+                graph_row[g_indices[at]] = g_data[at]
+            for t in range(take):
+                contribution[t] = graph_row[items[t]] * coefficient
+            for at in range(g_indptr[game], g_indptr[game + 1]):
+                graph_row[g_indices[at]] = 0.0
+            if with_cf[p]:
+                for t in range(take):
+                    total[t] = 0.0
+                for q in range(n_parts):
+                    if q == 0:
+                        _part_values(slots[0], dense[0], cf_game[p], item_cols, confidence[p], weight_row, products,
+                                     total, ensemble, part_scales[0, user])
+                    elif q == 1:
+                        _part_values(slots[1], dense[1], cf_game[p], item_cols, confidence[p], weight_row, products,
+                                     total, ensemble, part_scales[1, user])
+                    else:
+                        _part_values(slots[2], dense[2], cf_game[p], item_cols, confidence[p], weight_row, products,
+                                     total, ensemble, part_scales[2, user])
+                for t in range(take):
+                    part = total[t] if item_cols[t] >= 0 else zero
+                    contribution[t] += part * cf_scale[user]
+            for t in range(take):
+                value = np.float64(contribution[t])
+                if value > 0 and (value > top[t] or (value == top[t] and game < best[user, t])):
+                    top[t] = value
+                    best[user, t] = game
+    return best
+
+
+@compiled
+def _part_values(slot, is_dense, game_col, item_cols, confidence, weight_row, products, total, ensemble, scale):  # type: ignore[no-untyped-def]
+    """One attribution part's ``W[game, item] · confidence`` for each listed game, added to
+    ``total`` clipped and scaled (an ensemble) or put there (one model); ``products``:
+    scratch of the listed games' count. ``W`` is EASE's dense weights over its modelled games
+    (``positions``; 0 where either game is not modelled) or a canonical CSR matrix."""
+    weights, positions, w_indptr, w_indices, w_data = slot
+    take = item_cols.size
+    if is_dense:
+        row = positions[game_col]
+        for t in range(take):
+            col = positions[max(item_cols[t], 0)]
+            value = weights[row, col] if (row >= 0) & (col >= 0) else np.float32(0.0)
+            products[t] = value * confidence
+    else:
+        for at in range(w_indptr[game_col], w_indptr[game_col + 1]):
+            weight_row[w_indices[at]] = w_data[at]
+        for t in range(take):
+            products[t] = weight_row[max(item_cols[t], 0)] * confidence
+        for at in range(w_indptr[game_col], w_indptr[game_col + 1]):
+            weight_row[w_indices[at]] = 0.0
+    for t in range(take):
+        value = products[t]
+        if ensemble:
+            clipped = value if (value >= 0) | (value != value) else np.float32(0.0)  # numpy's maximum keeps NaN
+            total[t] += clipped * scale
+        else:
+            total[t] = value

@@ -1,0 +1,84 @@
+"""The reasons' anchors made in one compiled pass per member (``models.discovery.anchors``)
+are the pairs' pass's, game for game, for every item-to-item champion and ensembles of
+them; the others (ALS) keep the pairs' pass.
+
+On the demo's site (1,000 games, 2,000 members), the whole catalogue listed 100 deep for
+every member, the evidence as the ranking takes it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from bodoge.demo import DEMO_SITE
+from models.base import single_threaded_blas, top_n
+from models.discovery.anchors import _parts, anchors
+from models.discovery.model import DiscoveryModel, discover_candidates
+from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR
+from models.discovery.run import ChampionFit, catalog_frame, fit_state
+from models.ensemble import Ensemble
+from models.interactions import normalise_interactions
+from samplesite.generator import generate_site
+from samplesite.truth import truth_frames
+from warehouse.filter_columns import with_filter_columns
+
+CHAMPIONS = {
+    "ease": {"max_items": 400},  # some games not modelled: their weights are 0
+    "edlae": {"max_items": 400},
+    "cosine": {},
+    "bm25": {},
+    "rp3beta": {},
+    "ensemble": {"members": {"ease": {"max_items": 400}, "cosine": {}}, "shares": {"cosine": 2, "ease": 1}},
+    "ensemble3": {"members": {"ease": {"max_items": 400}, "bm25": {}, "rp3beta": {}},
+                  "shares": {"ease": 1, "bm25": 1, "rp3beta": 3}},
+}
+
+
+@pytest.fixture(scope="module")
+def site() -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    generated = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
+    frames = truth_frames(generated)
+    rows = normalise_interactions(frames["collections"], source="test")
+    users = rows.get_column("user_id").unique().sort().to_list()
+    return rows, catalog_frame(with_filter_columns(frames["games"])), users
+
+
+def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-def]
+    rows, catalog, _ = site
+    name = "ensemble" if champion.startswith("ensemble") else champion
+    with single_threaded_blas():
+        return fit_state(rows, catalog, None, ChampionFit(champion=name, params=CHAMPIONS.get(champion, {})))
+
+
+def _both_ways(state: DiscoveryModel, rows: pl.DataFrame, users: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    if isinstance(state.model, Ensemble):
+        state.model.keep_statistics()
+    members = state.members(rows, users)
+    candidates = discover_candidates(members)
+    scores = state.score(members, candidates)
+    ids, _ = top_n(scores.blended, 100)
+    kinds = np.where(state.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
+    kinds[ids < 0] = KIND_NONE
+    compiled = anchors(state, members, scores, ids, kinds)
+    by_pairs = anchors(state, members, scores, ids, kinds, compiled_pass=False)
+    return compiled, by_pairs, int((kinds == KIND_PERSONAL).sum())
+
+
+@pytest.mark.parametrize("champion", sorted(CHAMPIONS))
+def test_compiled_anchors_equal_the_pairs_pass(site, champion: str) -> None:
+    rows, _, users = site
+    state = _state(site, champion)
+    assert _parts(state) is not None, f"{champion}: the compiled pass takes it"
+    compiled, by_pairs, personal = _both_ways(state, rows, users)
+    assert personal > 0 and (compiled >= 0).sum() > personal // 2  # most personal rows anchored
+    np.testing.assert_array_equal(compiled, by_pairs)
+
+
+def test_als_keeps_the_pairs_pass(site) -> None:
+    rows, _, users = site
+    state = _state(site, "als")
+    assert _parts(state) is None
+    compiled, by_pairs, _ = _both_ways(state, rows, users[:200])
+    np.testing.assert_array_equal(compiled, by_pairs)
