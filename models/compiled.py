@@ -9,23 +9,52 @@ Why a wrapper: numba refuses ``cache=True`` outright (a ``RuntimeError`` at impo
 none of those can be written, as in a read-only checkout run by a service user without
 a home. Then the loops are compiled in each process instead: slower to start, the same
 numbers (``tests/models/test_compiled_cache.py``).
+
+Why the cache is stamped with the whole package: numba keys a loop's cached machine code
+on its own source file only, while a loop compiles in the loops it calls from other
+modules (``models.pairwise``' sums in ``models.member_statistics``' statistics, for
+one). After an upgrade that changed only a callee, a caller's cache would still hold
+the old callee, silently. Each cached loop's stamp also carries a digest of every
+source file of the package (``PACKAGE_STAMP``), so any change there compiles them all
+afresh once.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 
+def _package_stamp() -> str:
+    """A digest of every Python source file of the package this module is in."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+PACKAGE_STAMP = _package_stamp()
+
+
 def compiled(function: Callable[..., Any]) -> Any:
-    """``function`` compiled by numba, without the GIL, cached on disk where possible."""
+    """``function`` compiled by numba, without the GIL, cached on disk where possible
+    (the cache valid only for this very package: ``PACKAGE_STAMP``)."""
     try:
-        return njit(nogil=True, cache=True)(function)
+        dispatcher = njit(nogil=True, cache=True)(function)
     except RuntimeError:  # no writable cache directory anywhere: compile in each process
         return njit(nogil=True)(function)
+    index = getattr(dispatcher._cache, "_cache_file", None)  # numba's index of the loop's cached code
+    if index is None or not hasattr(index, "_source_stamp"):  # another numba: no cache rather than a stale one
+        return njit(nogil=True)(function)
+    index._source_stamp = (index._source_stamp, PACKAGE_STAMP)  # the defining file's hash, and the package's
+    return dispatcher
 
 
 def new_rows(shape: tuple[int, int], dtype: type, *, zero: bool = False) -> np.ndarray:
