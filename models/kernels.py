@@ -79,6 +79,65 @@ def _unrankable(values):  # type: ignore[no-untyped-def]
     return count
 
 
+SAMPLE_STRIDE = 16
+"""Every how many cells ``entry_floor`` samples a row."""
+
+
+@compiled
+def _count_above(values, floor):  # type: ignore[no-untyped-def]
+    """How many of ``values`` are above ``floor`` (an integer count: vectorised)."""
+    count = 0
+    for col in range(values.size):
+        count += values[col] > floor
+    return count
+
+
+@compiled
+def entry_floor(values, k, scratch):  # type: ignore[no-untyped-def]
+    """``(True, g)`` with at least ``k`` of ``values`` above ``g`` (of the values' type), or
+    ``(False, ·)``: where a bounded heap of the ``k`` best may start its floor instead of
+    at ``-inf``.
+
+    Why: a heap over a 25,000-game row that starts empty takes ~500 entries (each a
+    sift through its levels, ~50 ns) before its floor is high; most of them are pushed
+    out again. ``g`` is the ``2k / SAMPLE_STRIDE``-th best of every ``SAMPLE_STRIDE``-th
+    cell (a heap of a few over 1,500 cells), about the ``2k``-th best of the row, checked
+    by counting: with ``k`` cells above ``g``, no cell at or below it can be among the
+    ``k`` best (by value, nor by a tie broken on the column), so a heap that skips them
+    ends with the same entries; ~200 enter. Where the check fails, or the sample is too
+    small or not finite, False: the whole row, as before. ``scratch``: at least ``k``
+    of the values' type (the heap's own, before it fills)."""
+    n = values.size
+    m = n // SAMPLE_STRIDE
+    j = max(1, (2 * k) // SAMPLE_STRIDE)
+    low = scratch[0]
+    if m < 8 * j:
+        return False, low
+    size = 0
+    for i in range(m):
+        value = values[i * SAMPLE_STRIDE]
+        if size < j or value > low:
+            if size < j:
+                scratch[size] = value
+                at = size
+                size += 1
+                while at > 0:  # sift up
+                    parent = (at - 1) // 2
+                    if scratch[at] < scratch[parent]:
+                        scratch[at], scratch[parent] = scratch[parent], scratch[at]
+                        at = parent
+                    else:
+                        break
+                if size == j:
+                    low = scratch[0]
+            else:
+                _heap_replace_root(scratch, size, value)
+                low = scratch[0]
+    if size < j or not np.isfinite(low):
+        return False, low
+    return _count_above(values, low) >= k, low
+
+
 @compiled
 def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
     """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
@@ -107,13 +166,14 @@ def top_n_row(row_scores, take, heap_values, heap_cols, ids, values):  # type: i
 
     One bounded heap of the ``take`` best so far, so a row costs one comparison per cell
     once the heap is full (a cell no better than the heap's worst is skipped: columns
-    arrive in ascending order, so an equal value loses its tie). The flag is counted
-    first in its own vectorised pass (``_unrankable``), so the heap's loop tests one
-    thing a cell."""
+    arrive in ascending order, so an equal value loses its tie), from a floor below
+    which no cell can be among the best (``entry_floor``). The flag is counted first in
+    its own vectorised pass (``_unrankable``), so the heap's loop tests one thing a cell."""
     if _unrankable(row_scores) > 0:
         return True
     size = 0
-    floor = np.float32(-np.inf)  # what a value must beat: -inf never enters
+    found, guess = entry_floor(row_scores, take, heap_values)
+    floor = guess if found else np.float32(-np.inf)  # what a value must beat: -inf never enters
     for col in range(row_scores.size):
         value = row_scores[col]
         if value > floor:
@@ -182,13 +242,15 @@ def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
     The row is first masked in a vectorised pass (``_masked_row``: outside the mask
     ``-inf``, which never enters); then a cell enters the heap of the ``k`` best only when
     it beats the heap's worst (kept in a register): one comparison a cell for most of them
-    (testing the mask, the lowest value and NaN in the same loop made it ~1.4× slower).
+    (testing the mask, the lowest value and NaN in the same loop made it ~1.4× slower),
+    from a floor below which no cell can be among the ``k`` best (``entry_floor``).
     With fewer than ``k`` finite masked values the ``k``-th best is ``-inf`` either way,
     and then the lowest masked value is used (looked for only then). The best is the
     heap's largest entry (NaN when the row holds one, as numpy's max)."""
     nans = _masked_row(values, mask, masked)
     size = 0
-    floor = np.float32(-np.inf)  # what a value must beat to enter the heap
+    found, guess = entry_floor(masked, k, heap)
+    floor = guess if found else np.float32(-np.inf)  # what a value must beat to enter the heap
     for col in range(masked.size):
         value = masked[col]
         if value > floor:

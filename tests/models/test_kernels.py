@@ -152,6 +152,32 @@ def test_reference_scale_equals_its_numpy_form_at_catalogue_width() -> None:
         np.testing.assert_array_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_heaps_starting_from_a_sampled_floor_keep_their_entries(seed: int) -> None:
+    """Wide rows (where ``models.kernels.entry_floor`` samples a starting floor) of few
+    distinct values, so that ties sit at and around any sampled floor, with infinities
+    and NaN: top-n and the reference scale equal the full partition and the numpy form."""
+    rng = np.random.default_rng(seed)
+    few = np.array([0.0, -0.0, 0.25, 0.5, 1.0, 2.0, -1.0, 1e-30, np.inf, -np.inf, np.nan], dtype=np.float32)
+    width = int(rng.integers(1_500, 6_000))
+    p = rng.dirichlet(np.ones(few.size) * rng.choice([0.3, 3.0]))
+    if seed % 3:  # most rows finite: the sampled floor is taken
+        p[few.size - 3:] = [0.0, 0.02, 0.0]
+        p /= p.sum()
+    values = rng.choice(few, size=(8, width), p=p)
+    values[1] = rng.choice(few[:6], size=width)  # only ties
+    mask = rng.random(values.shape) < rng.uniform(0.3, 1.0)
+    for n in (1, 10, 100, 400):
+        got_ids, got_values = top_n(values, n)
+        want_ids, want_values = _top_n_exact(values, n)
+        np.testing.assert_array_equal(got_ids, want_ids)
+        np.testing.assert_array_equal(got_values, want_values)
+        np.testing.assert_array_equal(np.signbit(got_values), np.signbit(want_values))  # the same zero
+        got, want = reference_scale(values, mask, n), _numpy_reference_scale(values, mask, n)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
 @pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 257, 1_000, 4_097, 25_000, 100_003])
 def test_the_pairwise_sum_is_numpys(n: int) -> None:
     rng = np.random.default_rng(n)
