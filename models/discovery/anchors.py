@@ -171,44 +171,53 @@ def _anchors_compiled(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, 
         np.ascontiguousarray(liked.data, dtype=np.float32), np.ascontiguousarray(content_scale, dtype=np.float32),
         np.ascontiguousarray(cf_scale, dtype=np.float32), graph.indptr, graph.indices, graph.data, state.n_games,
         np.asarray(state.cf_cols, dtype=np.int64), cf_game, with_cf, confidence, tuple(slots), len(items_parts),
-        dense, ensemble, part_scales, n_items,
+        dense, ensemble, part_scales, n_items, bool(liked.has_sorted_indices),
     )
 
 
 @compiled
 def _anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_scale,  # type: ignore[no-untyped-def]
                  g_indptr, g_indices, g_data, n_games, cf_cols, cf_game, with_cf, confidence,
-                 slots, n_parts, dense, ensemble, part_scales, n_items):
+                 slots, n_parts, dense, ensemble, part_scales, n_items, ascending):
     """Per member, per liked game ``p``, per listed slot ``t``: the content part
-    ``graph[g, item] · (w · content_scale)`` plus, where the champion attributes, the CF
+    ``graph[g, item] · (w · content_scale)`` (the liked game's neighbours looked up among
+    the listed games, through ``slot_of``: a scattered copy of its graph row read at
+    every listed game cost more than the rest of the pass) plus, where the champion attributes, the CF
     part ``Σ max(W[g, item] · c, 0) · scale`` (an ensemble; one model: ``W[g, item] · c``)
     times ``cf_scale``; the slot keeps the game with the largest positive contribution
-    (ties: the lowest game), -1 if none."""
+    (ties: the lowest game), -1 if none. ``ascending``: each member's liked games come in
+    ascending order (then the first largest is the lowest game on a tie). Compared in
+    float32: ``segment_argmax``'s float64 of the float32 values orders them the same."""
     n_users, take = ids.shape
     best = np.full((n_users, take), -1, dtype=np.int64)
-    top = np.empty(take)
+    top = np.empty(take, dtype=np.float32)  # the best positive contribution so far (0: none)
     items = np.empty(take, dtype=np.int64)
     item_cols = np.empty(take, dtype=np.int64)
     contribution = np.empty(take, dtype=np.float32)
     total = np.empty(take, dtype=np.float32)
     products = np.empty(take, dtype=np.float32)
-    graph_row = np.zeros(n_games, dtype=np.float32)
+    slot_of = np.full(n_games, -1, dtype=np.int64)  # a listed game's slot, -1 elsewhere
     weight_row = np.zeros(n_items, dtype=np.float32)
     zero = np.float32(0.0)
     for user in range(n_users):
         for t in range(take):
-            top[t] = -np.inf
+            top[t] = 0.0
             items[t] = max(ids[user, t], 0)
             item_cols[t] = cf_cols[items[t]]
+            if ids[user, t] >= 0:
+                slot_of[ids[user, t]] = t
         for p in range(liked_indptr[user], liked_indptr[user + 1]):
             game = pair_game[p]
             coefficient = pair_weight[p] * content_scale[user]
-            for at in range(g_indptr[game], g_indptr[game + 1]):
-                graph_row[g_indices[at]] = g_data[at]
+            # The liked game's neighbours that are listed: the graph's value there, 0
+            # elsewhere, as the graph row read at every listed game. (Padding slots, -1,
+            # are never named, whatever they hold.)
             for t in range(take):
-                contribution[t] = graph_row[items[t]] * coefficient
+                contribution[t] = zero * coefficient
             for at in range(g_indptr[game], g_indptr[game + 1]):
-                graph_row[g_indices[at]] = 0.0
+                t = slot_of[g_indices[at]]
+                if t >= 0:
+                    contribution[t] = np.float32(g_data[at]) * coefficient
             if with_cf[p]:
                 for t in range(take):
                     total[t] = 0.0
@@ -225,11 +234,22 @@ def _anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_sc
                 for t in range(take):
                     part = total[t] if item_cols[t] >= 0 else zero
                     contribution[t] += part * cf_scale[user]
-            for t in range(take):
-                value = np.float64(contribution[t])
-                if value > 0 and (value > top[t] or (value == top[t] and game < best[user, t])):
-                    top[t] = value
-                    best[user, t] = game
+            if ascending:  # a later game never wins a tie: keep the first largest (selects, vectorised)
+                row_best = best[user]
+                for t in range(take):
+                    value = contribution[t]
+                    better = value > top[t]
+                    top[t] = value if better else top[t]
+                    row_best[t] = game if better else row_best[t]
+            else:
+                for t in range(take):
+                    value = contribution[t]
+                    if value > 0 and (value > top[t] or (value == top[t] and game < best[user, t])):
+                        top[t] = value
+                        best[user, t] = game
+        for t in range(take):
+            if ids[user, t] >= 0:
+                slot_of[ids[user, t]] = -1
     return best
 
 

@@ -82,3 +82,57 @@ def test_als_keeps_the_pairs_pass(site) -> None:
     assert _parts(state) is None
     compiled, by_pairs, _ = _both_ways(state, rows, users[:200])
     np.testing.assert_array_equal(compiled, by_pairs)
+
+
+def test_liked_games_in_any_order_give_the_same_anchors(site) -> None:
+    """The compiled pass keeps the first largest contribution, which is the lowest game on a
+    tie only when each member's liked games come in ascending order; in any other order it
+    breaks ties on the game itself, as the pairs' pass does."""
+    rows, _, users = site
+    state = _state(site, "ensemble")
+    state.model.keep_statistics()
+    members = state.members(rows, users[:400])
+    scrambled = _reversed_rows(members.nameable)
+    candidates = discover_candidates(members)
+    scores = state.score(members, candidates)
+    ids, _ = top_n(scores.blended, 100)
+    kinds = np.where(state.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
+    kinds[ids < 0] = KIND_NONE
+    sorted_anchors = anchors(state, members, scores, ids, kinds)
+    members.nameable = scrambled
+    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds), sorted_anchors)
+    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds, compiled_pass=False), sorted_anchors)
+
+
+def test_ties_between_liked_games_go_to_the_lowest_game(site) -> None:
+    """Two liked games contributing exactly the same: the reason names the lower one."""
+    rows, _, users = site
+    state = _state(site, "cosine")
+    members = state.members(rows, users[:50])
+    candidates = discover_candidates(members)
+    scores = state.score(members, candidates)
+    ids, _ = top_n(scores.blended, 100)
+    kinds = np.full(ids.shape, KIND_PERSONAL)
+    kinds[ids < 0] = KIND_NONE
+    scores.cf_scale = np.zeros_like(scores.cf_scale)  # content alone: ties come from the graph
+    assert _parts(state) is not None
+    graph = state.graph.copy()
+    graph.data[:] = 0.5  # every neighbour as near as every other
+    state.graph = graph
+    members.nameable.data[:] = 1.0  # every liked game weighs the same
+    compiled = anchors(state, members, scores, ids, kinds)
+    np.testing.assert_array_equal(compiled, anchors(state, members, scores, ids, kinds, compiled_pass=False))
+    assert (compiled >= 0).sum() > 100
+    members.nameable = _reversed_rows(members.nameable)  # the same ties met highest game first
+    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds), compiled)
+
+
+def _reversed_rows(matrix):  # type: ignore[no-untyped-def]
+    """``matrix`` with each row's entries in reverse order (no longer sorted)."""
+    out = matrix.copy()
+    for row in range(out.shape[0]):
+        start, stop = out.indptr[row], out.indptr[row + 1]
+        out.indices[start:stop] = out.indices[start:stop][::-1].copy()
+        out.data[start:stop] = out.data[start:stop][::-1].copy()
+    out.has_sorted_indices = False
+    return out
