@@ -67,6 +67,17 @@ def discover_candidates(members: Members) -> np.ndarray:
     return allowed
 
 
+def _deepest(allowed: np.ndarray, take: int) -> int:
+    """``min(take, most candidates of any row)``: rows counted one at a time, stopping at
+    the first with ``take`` (discovery's first row; a shelf's rows are all counted)."""
+    most = 0
+    for row in allowed:
+        most = max(most, int(np.count_nonzero(row)))
+        if most >= take:
+            return take
+    return most
+
+
 NARROW_SHARE = 0.5
 """A batch whose candidates all lie in fewer than this share of the catalogue's columns
 is scored on those columns only (``DiscoveryModel.narrow``): a shelf holds a few games."""
@@ -288,8 +299,7 @@ class DiscoveryModel:
             if members_of is not None:
                 members = members_of(members, allowed)
             # A mode with few candidates (a member's shelf) needs no deeper lists than that.
-            most = int(allowed.sum(axis=1).max()) if allowed.size else 0
-            return self._rank_batch(members, allowed, max(1, min(take, most)))
+            return self._rank_batch(members, allowed, max(1, _deepest(allowed, take)))
 
         starts = range(0, len(user_ids), batch)
         frames: list[pl.DataFrame] = []

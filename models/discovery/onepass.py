@@ -52,16 +52,29 @@ class Ranked:
 
     def evidence_of(self, ids: np.ndarray) -> np.ndarray:
         """``evidence`` of each game of ``ids``: the same games per row as ``self.ids``
-        (or their first columns), in another order (MMR's)."""
-        n_rows, width = self.ids.shape
+        (or their first columns), in another order (MMR's: a few slots moved)."""
         if ids.size == 0:
             return np.zeros(ids.shape, dtype=bool)
-        stride = int(max(self.ids.max(), ids.max())) + 2  # -1 padding is key 0 of its row
-        base = np.arange(n_rows, dtype=np.int64)[:, None] * stride
-        before = (base + self.ids + 1).ravel()
-        order = np.argsort(before, kind="stable")
-        at = order[np.searchsorted(before[order], (base + ids + 1).ravel())]
-        return self.evidence.ravel()[at].reshape(ids.shape)
+        return _followed(self.ids, self.evidence, np.ascontiguousarray(ids, dtype=np.int64))
+
+
+@compiled
+def _followed(before, values, after):  # type: ignore[no-untyped-def]
+    """``values`` (aligned with ``before``) of each id of ``after``, row by row: the same
+    slot where the id has not moved, else the first slot of ``before`` holding it."""
+    n_rows, width = after.shape
+    out = np.zeros(after.shape, dtype=values.dtype)
+    for row in range(n_rows):
+        for slot in range(width):
+            game = after[row, slot]
+            if before[row, slot] == game:
+                out[row, slot] = values[row, slot]
+                continue
+            for other in range(before.shape[1]):
+                if before[row, other] == game:
+                    out[row, slot] = values[row, other]
+                    break
+    return out
 
 
 def ranked_block(state: DiscoveryModel, members: Members, candidates: np.ndarray, depth: int) -> Ranked | None:
