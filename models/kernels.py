@@ -117,21 +117,8 @@ def entry_floor(values, k, scratch):  # type: ignore[no-untyped-def]
     for i in range(m):
         value = values[i * SAMPLE_STRIDE]
         if size < j or value > low:
-            if size < j:
-                scratch[size] = value
-                at = size
-                size += 1
-                while at > 0:  # sift up
-                    parent = (at - 1) // 2
-                    if scratch[at] < scratch[parent]:
-                        scratch[at], scratch[parent] = scratch[parent], scratch[at]
-                        at = parent
-                    else:
-                        break
-                if size == j:
-                    low = scratch[0]
-            else:
-                _heap_replace_root(scratch, size, value)
+            size = _offer(scratch, size, j, value)
+            if size == j:
                 low = scratch[0]
     if size < j or not np.isfinite(low):
         return False, low
@@ -222,6 +209,26 @@ def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
 
 
 @compiled
+def _offer(heap, size, k, value):  # type: ignore[no-untyped-def]
+    """Offer ``value`` to the min-heap ``heap[:size]`` of at most ``k`` entries (the worst
+    at the root): pushed while it has room, else put in the root's place (the caller
+    offers only a value above the root). Returns the heap's new size."""
+    if size < k:
+        heap[size] = value
+        at = size
+        while at > 0:  # sift up
+            parent = (at - 1) // 2
+            if heap[at] < heap[parent]:
+                heap[at], heap[parent] = heap[parent], heap[at]
+                at = parent
+            else:
+                break
+        return size + 1
+    _heap_replace_root(heap, size, value)
+    return size
+
+
+@compiled
 def _masked_row(values, mask, masked):  # type: ignore[no-untyped-def]
     """``masked = values`` where ``mask``, ``-inf`` elsewhere; returns how many masked values
     are NaN. Selects and an integer count over contiguous rows: vectorised."""
@@ -255,16 +262,7 @@ def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
         value = masked[col]
         if value > floor:
             if size < k:
-                heap[size] = value
-                at = size
-                size += 1
-                while at > 0:  # sift up
-                    parent = (at - 1) // 2
-                    if heap[at] < heap[parent]:
-                        heap[at], heap[parent] = heap[parent], heap[at]
-                        at = parent
-                    else:
-                        break
+                size = _offer(heap, size, k, value)
                 if size == k:
                     floor = heap[0]
             else:

@@ -12,17 +12,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from bodoge.demo import DEMO_SITE
 from models.base import single_threaded_blas, top_n
 from models.discovery.anchors import _parts, anchors
 from models.discovery.model import DiscoveryModel, discover_candidates
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR
-from models.discovery.run import ChampionFit, catalog_frame, fit_state
+from models.discovery.run import ChampionFit, fit_state
 from models.ensemble import Ensemble
-from models.interactions import normalise_interactions
-from samplesite.generator import generate_site
-from samplesite.truth import truth_frames
-from warehouse.filter_columns import with_filter_columns
 
 CHAMPIONS = {
     "ease": {"max_items": 400},  # some games not modelled: their weights are 0
@@ -37,12 +32,8 @@ CHAMPIONS = {
 
 
 @pytest.fixture(scope="module")
-def site() -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    generated = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
-    frames = truth_frames(generated)
-    rows = normalise_interactions(frames["collections"], source="test")
-    users = rows.get_column("user_id").unique().sort().to_list()
-    return rows, catalog_frame(with_filter_columns(frames["games"])), users
+def site(demo_site):  # type: ignore[no-untyped-def]
+    return demo_site
 
 
 def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-def]
@@ -52,15 +43,20 @@ def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-de
         return fit_state(rows, catalog, None, ChampionFit(champion=name, params=CHAMPIONS.get(champion, {})))
 
 
+def _listed(state: DiscoveryModel, members):  # type: ignore[no-untyped-def]
+    """The members' scores, their 100 best games and each one's kind, as the ranking takes them."""
+    scores = state.score(members, discover_candidates(members))
+    ids, _ = top_n(scores.blended, 100)
+    kinds = np.where(state.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
+    kinds[ids < 0] = KIND_NONE
+    return scores, ids, kinds
+
+
 def _both_ways(state: DiscoveryModel, rows: pl.DataFrame, users: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     if isinstance(state.model, Ensemble):
         state.model.keep_statistics()
     members = state.members(rows, users)
-    candidates = discover_candidates(members)
-    scores = state.score(members, candidates)
-    ids, _ = top_n(scores.blended, 100)
-    kinds = np.where(state.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
-    kinds[ids < 0] = KIND_NONE
+    scores, ids, kinds = _listed(state, members)
     compiled = anchors(state, members, scores, ids, kinds)
     by_pairs = anchors(state, members, scores, ids, kinds, compiled_pass=False)
     return compiled, by_pairs, int((kinds == KIND_PERSONAL).sum())
@@ -93,11 +89,7 @@ def test_liked_games_in_any_order_give_the_same_anchors(site) -> None:
     state.model.keep_statistics()
     members = state.members(rows, users[:400])
     scrambled = _reversed_rows(members.nameable)
-    candidates = discover_candidates(members)
-    scores = state.score(members, candidates)
-    ids, _ = top_n(scores.blended, 100)
-    kinds = np.where(state.evidence_at(scores, np.maximum(ids, 0)), KIND_PERSONAL, KIND_POPULAR)
-    kinds[ids < 0] = KIND_NONE
+    scores, ids, kinds = _listed(state, members)
     sorted_anchors = anchors(state, members, scores, ids, kinds)
     members.nameable = scrambled
     np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds), sorted_anchors)
@@ -109,9 +101,7 @@ def test_ties_between_liked_games_go_to_the_lowest_game(site) -> None:
     rows, _, users = site
     state = _state(site, "cosine")
     members = state.members(rows, users[:50])
-    candidates = discover_candidates(members)
-    scores = state.score(members, candidates)
-    ids, _ = top_n(scores.blended, 100)
+    scores, ids, _ = _listed(state, members)
     kinds = np.full(ids.shape, KIND_PERSONAL)
     kinds[ids < 0] = KIND_NONE
     scores.cf_scale = np.zeros_like(scores.cf_scale)  # content alone: ties come from the graph

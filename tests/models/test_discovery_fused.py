@@ -15,18 +15,13 @@ import numpy as np
 import polars as pl
 import pytest
 
-from bodoge.demo import DEMO_SITE
 from models.base import single_threaded_blas
 from models.discovery.fused import FusedCF
 from models.discovery.model import DiscoveryModel, discover_candidates
 from models.discovery.onepass import Ranked, ranked_block
-from models.discovery.run import ChampionFit, catalog_frame, fit_state
+from models.discovery.run import ChampionFit, fit_state
 from models.discovery.shelves import SHELVES, shelf_rows
 from models.ensemble import Ensemble
-from models.interactions import normalise_interactions
-from samplesite.generator import generate_site
-from samplesite.truth import truth_frames
-from warehouse.filter_columns import with_filter_columns
 
 CHAMPIONS = {
     "ease": {"max_items": 400},  # 1,000 games: some not modelled (-inf before clipping)
@@ -40,12 +35,8 @@ CHAMPIONS = {
 
 
 @pytest.fixture(scope="module")
-def site() -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    generated = generate_site(n_games=DEMO_SITE["games"], n_users=DEMO_SITE["users"], seed=DEMO_SITE["seed"])
-    frames = truth_frames(generated)
-    rows = normalise_interactions(frames["collections"], source="test")
-    users = rows.get_column("user_id").unique().sort().to_list()
-    return rows, catalog_frame(with_filter_columns(frames["games"])), users
+def site(demo_site):  # type: ignore[no-untyped-def]
+    return demo_site
 
 
 def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-def]
