@@ -57,10 +57,28 @@ def an_id(text: str) -> str:
     full-width space); untrimmed, the warehouse answered "unknown user ' 41256'" for a
     member it holds. Every command that takes an id reads it through here, once.
     """
-    value = text.strip()
+    value = _text(text).strip()
     if not value:
         raise argparse.ArgumentTypeError(f"an id cannot be empty, got {text!r}")
     return value
+
+
+def _text(text: str) -> str:
+    """``text`` when it is valid Unicode; else an argparse error.
+
+    Why: bytes that are not UTF-8 on the command line (a broken shell substitution, a
+    Latin-1 terminal) reach Python as lone surrogates; an id holding one was passed on
+    to DuckDB, whose error ("cannot encode ... surrogates not allowed") did not say
+    which argument was wrong, nor why."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:  # the bytes as typed (surrogateescape gives them back), shown escaped
+            shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate that stands for no byte
+            shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise argparse.ArgumentTypeError(f"not valid UTF-8 text (a broken shell substitution?): {shown}") from None
+    return text
 
 
 def comma_list(text: str) -> list[str]:
@@ -70,7 +88,7 @@ def comma_list(text: str) -> list[str]:
     always a mistake on the command line. `--group "41256, 10130"` is two ids, not one
     with a leading space. Which names are valid is the command's to say.
     """
-    items = [part.strip() for part in text.split(",") if part.strip()]
+    items = [part.strip() for part in _text(text).split(",") if part.strip()]
     if not items:
         raise argparse.ArgumentTypeError(f"needs at least one name, got {text!r}")
     return items

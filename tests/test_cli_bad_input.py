@@ -131,3 +131,20 @@ def test_build_on_a_truncated_warehouse_fails(tmp_path) -> None:
 def test_a_bad_flag_is_one_line_too() -> None:
     line = one_error_line(bodoge("dashboard", "--port", "70000"))
     assert "--port" in line, line
+
+
+@pytest.mark.parametrize("command", [["recommend", "{id}"], ["recommend", "--group", "41256,{id}"],
+                                     ["collection", "{id}"]])
+def test_an_id_that_is_not_utf8_is_refused_naming_it(tmp_path, command) -> None:
+    """Bytes that are not UTF-8 (here Latin-1's "ü") reach Python as a lone surrogate: the
+    argument is refused as such, before any warehouse is opened."""
+    broken = os.fsdecode(b"m\xfcller")
+    argv = [part.format(id=broken) for part in command] + ["--data-dir", str(tmp_path)]
+    run = subprocess.run([os.fsencode(sys.executable), b"-m", b"bodoge.cli", *map(os.fsencode, argv)],
+                         capture_output=True, cwd=REPO, timeout=120)
+    stderr = run.stderr.decode("utf-8", "replace")
+    assert run.returncode == 2 and "Traceback" not in stderr, stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bodoge: error: "), stderr
+    assert "not valid UTF-8" in lines[0] and "m\\xfcller" in lines[0], lines[0]
+    assert not (tmp_path / "warehouse.duckdb").exists()
