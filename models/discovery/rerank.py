@@ -22,7 +22,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.compiled import compiled
-from models.kernels import csr_value
 
 MMR_K = 10
 """Slots MMR fills (what a member sees first)."""
@@ -35,28 +34,30 @@ def mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversi
     """Re-order each row's first ``k`` of ``ids`` (top-n output, -1 padded) by MMR over its first ``pool``."""
     if diversity <= 0 or ids.size == 0:
         return ids, values
-    if not graph.has_canonical_format:  # the look-ups' binary search needs sorted rows
+    if not graph.has_canonical_format:  # one stored value per pair, as the numpy form read it
         graph = graph.copy()
         graph.sum_duplicates()
     return mmr_rows(
         np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float32),
-        graph.indptr, graph.indices, graph.data, np.float32(diversity), int(k), int(pool),
+        graph.indptr, graph.indices, graph.data, graph.shape[1], np.float32(diversity), int(k), int(pool),
     )
 
 
 @compiled
-def mmr_rows(ids, values, indptr, indices, data, diversity, k, pool):  # type: ignore[no-untyped-def]
+def mmr_rows(ids, values, indptr, indices, data, n_games, diversity, k, pool):  # type: ignore[no-untyped-def]
     """MMR for each row (the module docstring), one member at a time.
 
     A slot's gain is ``score − diversity · closest`` (float32, as numpy computed it),
-    the pick the first best; the similarity of a picked game to the pool is looked up
-    in the graph only then (``csr_value``)."""
+    the pick the first best; the similarity of a picked game to the pool is read only
+    then, from its graph row spread into a scratch row of ``n_games`` (the stored value,
+    0 elsewhere: ``csr_value``'s, without a binary search per pool game)."""
     n_users, n_cols = ids.shape
     width = min(pool, n_cols)
     steps = min(k, width)
     new_ids = ids.copy()
     new_values = values.copy()
     closest = np.empty(width, dtype=np.float32)
+    near = np.zeros(n_games, dtype=np.float32)  # the picked game's graph row, spread
     chosen = np.empty(width, dtype=np.bool_)
     order = np.empty(steps, dtype=np.int64)
     gains = np.empty(steps, dtype=np.float32)
@@ -80,9 +81,13 @@ def mmr_rows(ids, values, indptr, indices, data, diversity, k, pool):  # type: i
             chosen[pick] = True
             picked += 1
             game = ids[user, pick]
+            for at in range(indptr[game], indptr[game + 1]):
+                near[indices[at]] = np.float32(data[at])
             for slot in range(width):
                 other = max(ids[user, slot], 0)
-                closest[slot] = max(closest[slot], csr_value(indptr, indices, data, game, other))
+                closest[slot] = max(closest[slot], near[other])
+            for at in range(indptr[game], indptr[game + 1]):
+                near[indices[at]] = 0.0
         for at in range(picked):
             new_ids[user, at] = ids[user, order[at]]
             new_values[user, at] = gains[at]
