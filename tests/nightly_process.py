@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+import duckdb
+
 import pytest
 
 from samplesite.generator import generate_site
@@ -107,6 +109,22 @@ def wait_until_gone(text: str, timeout: float = 30.0) -> list[int]:
             return []
         time.sleep(0.2)
     return processes_mentioning(text)
+
+
+def wait_until_unlocked(path: Path, timeout: float = 30.0) -> None:
+    """Wait until the DuckDB file at ``path`` opens: a process killed with SIGKILL leaves the
+    process list's view (its command line reads empty) while the kernel still tears it
+    down, and its lock on the file goes only at the end of that; on a loaded machine, a
+    few seconds later."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            duckdb.connect(str(path), read_only=True).close()
+            return
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def one_error_line(lines: list[str]) -> str:

@@ -24,7 +24,7 @@ import duckdb
 import pytest
 
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone
+from tests.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone, wait_until_unlocked
 from tests.nightly_process import site  # noqa: F401 - module-scoped fixture
 from tests.test_erasure import models_naming
 from warehouse.publish import published_path
@@ -68,6 +68,7 @@ def _kill_after_login_page(run: NightlyProcess, server: SampleSiteServer, user: 
             run.kill_group()
             run.proc.wait(timeout=30)
             assert not wait_until_gone(str(run.data_dir), timeout=10)
+            wait_until_unlocked(run.data_dir / "warehouse.duckdb")  # the killed still let go of it
             return
         time.sleep(0.02)
     pytest.fail(f"member {user}'s collection page was never fetched")

@@ -25,7 +25,7 @@ compares both ways for each kind of champion.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,17 +37,15 @@ from models.discovery.attribution import (
 from models.discovery.members import Members
 from models.discovery.reasons import KIND_PERSONAL
 
-if TYPE_CHECKING:
-    from models.discovery.model import DiscoveryModel
-
 SLOTS = 3
 """Attribution parts the compiled pass takes (an ensemble's item-to-item members)."""
 
 
-def anchors(state: DiscoveryModel, members: Members, scores: Any, ids: np.ndarray, kinds: np.ndarray,
+def anchors(state: Any, members: Members, scores: Any, ids: np.ndarray, kinds: np.ndarray,
             *, compiled_pass: bool = True) -> np.ndarray:
     """The liked game (catalogue index) contributing most to each listed game, -1 for none.
 
+    ``state`` is the night's ``DiscoveryModel`` (not imported: it imports this module).
     ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
     ``kinds`` is personal get an anchor. ``scores`` holds the members' ``cf_rows``,
     ``cf_scale`` and ``content_scale`` (``Scores`` or ``Ranked``). ``compiled_pass``
@@ -78,7 +76,7 @@ def anchors(state: DiscoveryModel, members: Members, scores: Any, ids: np.ndarra
     return found
 
 
-def _anchors_by_pairs(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, ids: np.ndarray) -> np.ndarray:
+def _anchors_by_pairs(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.ndarray) -> np.ndarray:
     """Every slot's best liked game from the ``(pairs × listed games)`` contributions."""
     n_users, take = ids.shape
     pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
@@ -100,7 +98,7 @@ def _anchors_by_pairs(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, 
     return best.reshape(n_users, take)
 
 
-def _parts(state: DiscoveryModel) -> tuple[list[_ItemItemAttribution], bool] | None:
+def _parts(state: Any) -> tuple[list[_ItemItemAttribution], bool] | None:
     """The item-to-item attributions the compiled pass reads and whether they are an
     ensemble's (clipped at 0 and scaled per member); None: the pairs' pass."""
     attribution = state._attribution
@@ -131,7 +129,7 @@ def _parts(state: DiscoveryModel) -> tuple[list[_ItemItemAttribution], bool] | N
     return parts, ensemble
 
 
-def _anchors_compiled(state: DiscoveryModel, liked: sp.csr_matrix, scores: Any, ids: np.ndarray,
+def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.ndarray,
                       parts: tuple[list[_ItemItemAttribution], bool]) -> np.ndarray:
     """``_anchors_by_pairs`` in one compiled pass per member (the module docstring)."""
     items_parts, ensemble = parts

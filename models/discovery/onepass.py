@@ -21,7 +21,7 @@ rows with the separate steps' for every kind of champion.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,9 +32,6 @@ from models.discovery.blend import _any_positive, _blend_row, _both
 from models.discovery.fused import cf_scratch, fused_cf_row, no_inputs
 from models.discovery.members import Members
 from models.kernels import scale_row, top_n_row
-
-if TYPE_CHECKING:
-    from models.discovery.model import DiscoveryModel
 
 
 @dataclass
@@ -77,11 +74,12 @@ def _followed(before, values, after):  # type: ignore[no-untyped-def]
     return out
 
 
-def ranked_block(state: DiscoveryModel, members: Members, candidates: np.ndarray, depth: int) -> Ranked | None:
+def ranked_block(state: Any, members: Members, candidates: np.ndarray, depth: int) -> Ranked | None:
     """``DiscoveryModel.score`` over the whole catalogue and ``top_n`` of its blended rows,
     in one pass per member; None where the pass does not apply (the separate steps then
     rank the block): a content product that is not float32 CSR, an empty catalogue, or a
-    member whose blended row holds NaN or ``+inf`` (``top_n`` ranks those rows its own way)."""
+    member whose blended row holds NaN or ``+inf`` (``top_n`` ranks those rows its own way).
+    ``state`` is the ``DiscoveryModel`` (not imported: it imports this module)."""
     n_users = len(members.user_ids)
     liked, graph = members.liked, state.graph
     n_games = state.n_games
