@@ -165,15 +165,26 @@ def _blend_rows(cf, candidates, warm, content, pop_term, content_weight, referen
     heap = np.empty(k, dtype=np.float32)
     masked = np.empty(n_cols, dtype=np.float32)
     for row in range(n_rows):
-        if _any_positive(cf[row]):  # the member's CF scores say something
-            _both(candidates[row], warm, with_cf[row])
-        cf_offset, cf_slope = scale_row(cf[row], with_cf[row], k, heap, masked)
-        content_offset, content_slope = scale_row(content[row], candidates[row], k, heap, masked)
-        _blend_row(cf[row], with_cf[row], content[row], candidates[row], pop_term, cf_offset, cf_slope,
-                   content_offset, content_slope, content_weight, blended[row])
-        cf_slopes[row] = cf_slope
-        content_slopes[row] = content_slope
+        cf_slopes[row], content_slopes[row] = blend_row(cf[row], candidates[row], warm, content[row], pop_term,
+                                                        content_weight, k, heap, masked, with_cf[row], blended[row])
     return blended, with_cf, cf_slopes, content_slopes
+
+
+@compiled
+def blend_row(cf, candidates, warm, content, pop_term, content_weight, k, heap, masked, with_cf, out):  # type: ignore[no-untyped-def]
+    """One member's row of ``blend_rows`` into ``out``, and where its CF part counts into
+    ``with_cf``; returns the CF and content slopes (``heap``: scratch of ``k``, the
+    reference rank over the row; ``masked``: scratch of the row's length)."""
+    if _any_positive(cf):  # the member's CF scores say something
+        _both(candidates, warm, with_cf)
+    else:
+        for col in range(with_cf.size):
+            with_cf[col] = False
+    cf_offset, cf_slope = scale_row(cf, with_cf, k, heap, masked)
+    content_offset, content_slope = scale_row(content, candidates, k, heap, masked)
+    _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, content_offset, content_slope,
+               content_weight, out)
+    return cf_slope, content_slope
 
 
 @compiled

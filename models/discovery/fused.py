@@ -111,8 +111,7 @@ class FusedCF:
                 arrays.append((sub.indptr, sub.indices, sub.data, np.zeros((0, 0), dtype=np.float32), empty_i,
                                weights.indptr, weights.indices, weights.data))
         while len(arrays) < PARTS:  # the loop's slots; the missing ones are empty
-            arrays.append((np.zeros(scored.size + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f,
-                           np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
+            arrays.append(_empty_slot(scored.size))
         if self.ensemble is not None:
             own = sp.csr_matrix(self.ensemble.matrix_[scored])
             own.sum_duplicates()
@@ -145,14 +144,19 @@ class FusedCF:
         return out
 
 
+def _empty_slot(n_rows: int) -> tuple:
+    """A part slot of ``FusedCF.inputs`` holding no model: ``n_rows`` empty member rows."""
+    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return (np.zeros(n_rows + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f, np.zeros((0, 0), dtype=np.float32),
+            empty_i, empty_i, empty_i, empty_f)
+
+
 def no_inputs(n_rows: int) -> tuple:
     """``FusedCF.inputs`` without any part: the pass's arguments when the champion's
     scores come made (``models.discovery.onepass``)."""
-    empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    slot = (np.zeros(n_rows + 1, dtype=np.int32), empty_i.astype(np.int32), empty_f, np.zeros((0, 0), dtype=np.float32),
-            empty_i, empty_i, empty_i, empty_f)
+    slot = _empty_slot(n_rows)
     return ((slot, slot, slot), 0, np.zeros(PARTS, dtype=bool), np.zeros(PARTS, dtype=np.float32), np.float32(1.0),
-            False, np.zeros(n_rows + 1, dtype=np.int64), empty_i, 1)
+            False, np.zeros(n_rows + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), 1)
 
 
 @compiled

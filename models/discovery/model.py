@@ -151,9 +151,9 @@ class DiscoveryModel:
         self._graph_csc: sp.csc_matrix | None = None
         self._fused = FusedCF.for_model(model)
         self.fusing = True
-        """Whether an item-to-item champion's part of a whole-catalogue block is made in one
-        pass per member (``models.discovery.fused``; False: the separate steps, which the
-        tests compare against)."""
+        """Whether a whole-catalogue block is ranked in one pass per member
+        (``models.discovery.onepass``, with an item-to-item champion's part made in it:
+        ``models.discovery.fused``); False: the separate steps, which the tests compare against."""
         self.narrowing = True
         """Whether a batch with few candidate columns is scored on those alone (``narrow``;
         False: the whole catalogue, the exhaustive path the tests compare against)."""

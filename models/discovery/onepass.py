@@ -28,10 +28,10 @@ import scipy.sparse as sp
 
 from models.column_scores import sparse_product_row
 from models.compiled import compiled
-from models.discovery.blend import _any_positive, _blend_row, _both
+from models.discovery.blend import blend_row
 from models.discovery.fused import cf_scratch, fused_cf_row, no_inputs
 from models.discovery.members import Members
-from models.kernels import scale_row, top_n_row
+from models.kernels import top_n_row
 
 
 @dataclass
@@ -129,7 +129,7 @@ def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr
     Per member ``i``: the champion's clipped and placed row (``fused_cf_row`` of part row
     ``where[i]``, zeros for -1; or ``given[i]``), the content row (``sparse_product_row``
     of the liked games over the neighbour graph), both scales and the blend
-    (``blend_rows``' row steps), the top-n (``top_n_row``) and the evidence at it."""
+    (``blend_row``), the top-n (``top_n_row``) and the evidence at it."""
     n_rows, n_games = candidates.shape
     depth = ids.shape[1]
     take = min(depth, n_games)
@@ -157,18 +157,8 @@ def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr
         else:
             row_cf = zeros
         sparse_product_row(i, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data, sums, content)
-        allowed = candidates[i]
-        if _any_positive(row_cf):  # the member's CF scores say something
-            _both(allowed, warm, with_cf)
-        else:
-            for col in range(n_games):
-                with_cf[col] = False
-        cf_offset, cf_slope = scale_row(row_cf, with_cf, k, heap, masked)
-        content_offset, content_slope = scale_row(content, allowed, k, heap, masked)
-        _blend_row(row_cf, with_cf, content, allowed, pop_term, cf_offset, cf_slope, content_offset, content_slope,
-                   content_weight, blended)
-        cf_scales[i] = cf_slope
-        content_scales[i] = content_slope
+        cf_scales[i], content_scales[i] = blend_row(row_cf, candidates[i], warm, content, pop_term, content_weight,
+                                                    k, heap, masked, with_cf, blended)
         if top_n_row(blended, take, heap_values, heap_cols, ids[i], values[i]):
             flagged = True
             continue
