@@ -76,18 +76,25 @@ def anchors(state: Any, members: Members, scores: Any, ids: np.ndarray, kinds: n
     return found
 
 
+def _pairs(state: Any, liked: sp.csr_matrix, scores: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each (member, liked game) pair: the member's position, the game, the game's champion
+    column (-1: cold) and whether the champion's part counts for the pair."""
+    pair_user = np.repeat(np.arange(liked.shape[0]), np.diff(liked.indptr))
+    pair_game = liked.indices.astype(np.int64)
+    cf_game = state.cf_cols[pair_game]
+    with_cf = (scores.cf_scale[pair_user] > 0) & (cf_game >= 0)
+    return pair_user, pair_game, cf_game, with_cf
+
+
 def _anchors_by_pairs(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.ndarray) -> np.ndarray:
     """Every slot's best liked game from the ``(pairs × listed games)`` contributions."""
     n_users, take = ids.shape
-    pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
-    pair_game = liked.indices.astype(np.int64)
+    pair_user, pair_game, cf_game, with_cf = _pairs(state, liked, scores)
     cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
     items = np.maximum(ids[pair_user], 0)  # (pairs, take)
     contribution = gather(state.graph, pair_game, items) * (liked.data * content_scale[pair_user])[:, None]
     attribution = state._attribution
     if attribution is not None:
-        cf_game = state.cf_cols[pair_game]
-        with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
         if with_cf.any():
             item_cols = state.cf_cols[items[with_cf]]
             part = attribution.contributions(cf_rows[pair_user[with_cf]], cf_game[with_cf], item_cols)
@@ -133,32 +140,25 @@ def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
                       parts: tuple[list[_ItemItemAttribution], bool]) -> np.ndarray:
     """``_anchors_by_pairs`` in one compiled pass per member (the module docstring)."""
     items_parts, ensemble = parts
-    n_users, take = ids.shape
-    pair_user = np.repeat(np.arange(n_users), np.diff(liked.indptr))
-    pair_game = liked.indices.astype(np.int64)
+    n_users = ids.shape[0]
+    pair_user, pair_game, cf_game, with_cf = _pairs(state, liked, scores)
     cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
-    cf_game = state.cf_cols[pair_game]
-    with_cf = (cf_scale[pair_user] > 0) & (cf_game >= 0)
     attribution = state._attribution
     confidence = np.zeros(pair_game.size, dtype=np.float32)
     confidence[with_cf] = gather_flat(attribution.matrix, cf_rows[pair_user[with_cf]], cf_game[with_cf])
     part_scales = np.ones((SLOTS, n_users), dtype=np.float32)
     if ensemble and with_cf.any():
         users, inverse = np.unique(cf_rows[pair_user[with_cf]], return_inverse=True)
-        scaled = pair_user[with_cf]
-        for at, (name, share, _) in enumerate(attribution.parts):
-            spread = attribution.model.member_spread(name, users)  # kept since the ranking scored them
-            scale = np.where(spread > 0, share / attribution.total / np.where(spread > 0, spread, 1.0), 0.0)
-            part_scales[at, scaled] = scale[inverse].astype(np.float32)
+        for at, scale in enumerate(attribution.scales(users)):
+            part_scales[at, pair_user[with_cf]] = scale[inverse].astype(np.float32)
     empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
     slots = []
     for part in items_parts:
         if part.positions is not None:
             slots.append((part.weights, np.asarray(part.positions, dtype=np.int64), empty_i, empty_i, empty_f))
-        else:
+        else:  # the matrix's own index arrays (a copy per batch cost ~10 µs a member)
             weights = part.weights
-            slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, weights.indptr.astype(np.int64),
-                          weights.indices.astype(np.int64), weights.data))
+            slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, weights.indptr, weights.indices, weights.data))
     while len(slots) < SLOTS:
         slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
     dense = np.array([part.positions is not None for part in items_parts] + [False] * (SLOTS - len(items_parts)))

@@ -139,12 +139,19 @@ class _EnsembleAttribution(Attribution):
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
         out = np.zeros(item_cols.shape, dtype=np.float32)
         users, inverse = np.unique(user_rows, return_inverse=True)
-        for name, share, attribution in self.parts:
-            spread = self.model.member_spread(name, users)  # kept since the ranking scored them
-            scale = np.where(spread > 0, share / self.total / np.where(spread > 0, spread, 1.0), 0.0)
+        for (_, _, attribution), scale in zip(self.parts, self.scales(users), strict=True):
             part = np.maximum(attribution.contributions(user_rows, game_cols, item_cols), 0.0)
             out += part * scale[inverse][:, None].astype(np.float32)
         return out
+
+    def scales(self, users: np.ndarray) -> list[np.ndarray]:
+        """Per part, what its contributions are multiplied by for these user rows (float64):
+        its share of the total over the member's spread for the user, 0 where that is 0."""
+        scales = []
+        for name, share, _ in self.parts:
+            spread = self.model.member_spread(name, users)  # kept since the ranking scored them
+            scales.append(np.where(spread > 0, share / self.total / np.where(spread > 0, spread, 1.0), 0.0))
+        return scales
 
 
 def _canonical_csr(weights: Any) -> bool:
