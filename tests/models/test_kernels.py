@@ -1,7 +1,8 @@
-"""The compiled loops (``models.kernels``) give the numbers of the numpy code they replaced,
-bit for bit: top-n against a full partition, the reference scaling against its numpy
-form (kept here as the oracle), the pairwise sum and an ensemble member's statistics
-against numpy's own sums, the sparse look-ups against scipy's.
+"""The compiled loops (``models.kernels`` and their kind) give the numbers of the numpy code
+they replaced, bit for bit: top-n against a full partition, the reference scaling, the
+blend and MMR against their numpy forms (kept here as the oracles), an ensemble member's
+statistics against numpy's own sums, the sparse look-ups against scipy's. The products
+and sums are in ``test_products.py``.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from models.base import _top_n_exact, sparse_rows_dense, top_n
-from models.candidates import default_candidates
+from models.base import _top_n_exact, top_n
 from models.discovery.attribution import gather, gather_flat, segment_argmax
-from models.discovery.blend import blend_rows, placed_scores, reference_scale
+from models.discovery.blend import blend_rows, reference_scale
 from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
 from models.ensemble import row_statistics, zscore_rows
-from models.interactions import WEIGHTINGS, InteractionMatrix
 from models.member_statistics import add_zscores, row_statistics_of
-from models.pairwise import csr_row_dots, pairwise_sum
 
 FEW_VALUES = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0, np.inf, -np.inf, np.nan])
 """Few distinct values: ties everywhere, and every kind of non-finite score."""
@@ -178,43 +176,6 @@ def test_heaps_starting_from_a_sampled_floor_keep_their_entries(seed: int) -> No
         np.testing.assert_array_equal(got[1], want[1])
 
 
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 257, 1_000, 4_097, 25_000, 100_003])
-def test_the_pairwise_sum_is_numpys(n: int) -> None:
-    rng = np.random.default_rng(n)
-    values = rng.normal(size=n) * 10.0 ** rng.integers(-6, 6, size=n)
-    assert pairwise_sum(values, 0, n, 0.0) == np.sum(values)  # exactly: the same additions in the same order
-    rows = values.reshape(1, n) if n else values.reshape(1, 0)
-    assert pairwise_sum(values, 0, n, 0.0) == rows.sum(axis=1)[0]
-    single = values.astype(np.float32)  # numpy sums float32 in float32, in the same order
-    got = pairwise_sum(single, 0, n, np.float32(0.0))  # a float32, boxed as a Python float
-    assert got == float(np.float32(got)) and np.float32(got).tobytes() == np.sum(single).tobytes()
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_csr_row_dots_are_scipys_row_products_summed(seed: int) -> None:
-    """Random rows of every length (overlaps past 8 and 128 items, where numpy's pairwise
-    order starts to matter), products that underflow to 0 (scipy drops them before
-    summing), stored zeros, empty rows and a row paired with itself."""
-    rng = np.random.default_rng(seed)
-    n_rows, n_cols = 60, 2_000
-    lengths = rng.choice([0, 1, 3, 9, 40, 130, 300, 1_500], size=n_rows)
-    rows = np.repeat(np.arange(n_rows), lengths)
-    cols = np.concatenate([rng.choice(n_cols, size=k, replace=False) for k in lengths])
-    values = rng.random(rows.size).astype(np.float32) * np.float32(10.0) ** rng.integers(-25, 3, size=rows.size)
-    matrix = sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=(n_rows, n_cols))
-    matrix.sum_duplicates()
-    matrix.data[rng.random(matrix.nnz) < 0.01] = 0.0  # stored zeros
-    assert matrix.has_canonical_format and matrix.dtype == np.float32
-    a = rng.integers(0, n_rows, size=3_000)
-    b = np.where(rng.random(3_000) < 0.1, a, rng.integers(0, n_rows, size=3_000))
-    for order in (np.arange(a.size), np.argsort(b, kind="stable")):  # b changing at every pair, or in runs
-        a, b = a[order], b[order]
-        want = np.asarray(matrix[a].multiply(matrix[b]).sum(axis=1), dtype=np.float32).ravel()
-        got = csr_row_dots(matrix.indptr, matrix.indices, matrix.data, n_cols, a, b)
-        assert got.dtype == np.float32
-        assert got.tobytes() == want.tobytes()
-
-
 @pytest.mark.parametrize("n_cols", [1, 7, 8, 129, 2_000, 25_000])
 def test_member_statistics_equal_zscore_rows_at_every_width(n_cols: int) -> None:
     rng = np.random.default_rng(n_cols)
@@ -318,61 +279,6 @@ def test_the_compiled_blend_equals_its_numpy_form(n_cols: int) -> None:
         want = _numpy_blend(cf, candidates, warm, content, pop_term, 0.25, reference)
         for got_part, want_part in zip(got, want, strict=True):
             np.testing.assert_array_equal(got_part, want_part)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_sparse_products_equal_scipys_product(dtype: type) -> None:
-    """Content scores and the sparse item-to-item models' scores (``sparse_rows_dense``):
-    compiled for float32, with scipy's sums; scipy's own product for other types."""
-    rng = np.random.default_rng(11)
-    liked = sp.random(50, 700, density=0.03, format="csr", random_state=rng, dtype=dtype)
-    graph = sp.random(700, 700, density=0.1, format="csr", random_state=rng, dtype=dtype)
-    graph.data -= dtype(0.5)  # signs mixed: sums that cancel
-    liked.data[:3] = np.inf  # inf times a stored zero of the graph is NaN in both
-    graph.data[:5] = 0
-    got = sparse_rows_dense(liked, graph)
-    assert got.dtype == np.float32
-    np.testing.assert_array_equal(got, np.asarray((liked @ graph).toarray(), dtype=np.float32))
-
-
-@pytest.mark.parametrize("max_items", [90, 10_000])
-def test_ease_scores_equal_scipys_product(max_items: int, small_split) -> None:
-    """EASE's compiled scoring: scipy's product of the modelled columns, ``-inf`` elsewhere."""
-    train, _ = small_split
-    matrix = InteractionMatrix.from_frame(train, WEIGHTINGS["graded"]).matrix
-    model = default_candidates()["ease"].build({"max_items": max_items}, 0).fit(matrix)
-    rows = np.arange(0, matrix.shape[0], 2)
-    inner = np.asarray(model.matrix_[rows][:, model.items_] @ model.weights_, dtype=np.float32)
-    want = np.full((rows.size, model.n_items), -np.inf, dtype=np.float32)
-    want[:, model.items_] = inner
-    got = model.score(rows)
-    assert (max_items < model.n_items) == bool(np.isinf(got).any())
-    np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("name", ["ease", "cosine", "bm25", "rp3beta"])
-def test_scoring_a_few_columns_equals_the_whole_rows_columns(name: str, small_split) -> None:
-    train, _ = small_split
-    matrix = InteractionMatrix.from_frame(train, WEIGHTINGS["graded"]).matrix
-    params = {"max_items": 90} if name == "ease" else {}  # some games not modelled: -inf
-    model = default_candidates()[name].build(params, 0).fit(matrix)
-    rows = np.arange(0, matrix.shape[0], 3)
-    rng = np.random.default_rng(1)
-    for cols in (np.flatnonzero(rng.random(matrix.shape[1]) < 0.2), np.arange(matrix.shape[1]), np.array([5])):
-        np.testing.assert_array_equal(model.score_columns(rows, cols), model.score(rows)[:, cols])
-
-
-def test_placed_scores_equal_numpys_clip_and_copy() -> None:
-    rng = np.random.default_rng(12)
-    raw = rng.normal(size=(30, 40)).astype(np.float32)
-    raw[0, :5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
-    rows = np.sort(rng.choice(50, size=30, replace=False))
-    cols = np.sort(rng.choice(60, size=40, replace=False))
-    want = np.zeros((50, 60), dtype=np.float32)
-    clipped = np.maximum(raw, 0.0)
-    clipped[~np.isfinite(clipped)] = 0.0
-    want[np.ix_(rows, cols)] = clipped
-    np.testing.assert_array_equal(placed_scores(raw, rows, cols, 50, 60), want)
 
 
 def _numpy_segment_argmax(segment, values, label, n_segments):  # type: ignore[no-untyped-def]
