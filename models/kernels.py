@@ -281,14 +281,6 @@ def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
             if mask[col] and values[col] < lowest:
                 lowest = values[col]
         kth = lowest
-    return reference_of(best, kth)
-
-
-@compiled
-def reference_of(best, kth):  # type: ignore[no-untyped-def]
-    """``(offset, slope)`` from a row's best masked value and its reference (``kth``)
-    value: the best to 1, the reference to 0; a plain division by the best where the two
-    are equal; slope 0 where the best is not positive (or NaN)."""
     offset = np.float32(0.0)
     slope = np.float32(0.0)
     if np.isfinite(best) and best > 0:

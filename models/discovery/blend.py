@@ -124,27 +124,17 @@ def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, 
     """One member's blended row from both parts' scales: selects over contiguous rows (the
     clip as two of them), so the loop is vectorised; branching on each cell, as the parts
     fall either side of the clip at random, was mispredicted often."""
-    none = np.float32(-np.inf)
+    low, high, zero, none = np.float32(-1.0), np.float32(1.0), np.float32(0.0), np.float32(-np.inf)
     for col in range(out.size):
-        value = blend_value(cf[col], with_cf[col], content[col], pop_term[col], cf_offset, cf_slope, content_offset,
-                            content_slope, content_weight)
+        cf_part = (cf[col] - cf_offset) * cf_slope
+        cf_part = low if cf_part < low else cf_part
+        cf_part = high if cf_part > high else cf_part
+        cf_part = cf_part if with_cf[col] else zero
+        content_part = (content[col] - content_offset) * content_slope
+        content_part = low if content_part < low else content_part
+        content_part = high if content_part > high else content_part
+        value = (cf_part + content_weight * content_part) + pop_term[col]
         out[col] = value if candidates[col] else none
-
-
-@compiled
-def blend_value(cf, with_cf, content, pop, cf_offset, cf_slope, content_offset, content_slope,  # type: ignore[no-untyped-def]
-                content_weight):
-    """One cell of ``_blend_row``: each part on its scale, clipped to [-1, 1] (the CF part
-    0 where it does not count), then ``(cf' + w · content') + pop`` in float32."""
-    low, high, zero = np.float32(-1.0), np.float32(1.0), np.float32(0.0)
-    cf_part = (cf - cf_offset) * cf_slope
-    cf_part = low if cf_part < low else cf_part
-    cf_part = high if cf_part > high else cf_part
-    cf_part = cf_part if with_cf else zero
-    content_part = (content - content_offset) * content_slope
-    content_part = low if content_part < low else content_part
-    content_part = high if content_part > high else content_part
-    return (cf_part + content_weight * content_part) + pop
 
 
 def blend_rows(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content: np.ndarray, pop_term: np.ndarray,

@@ -157,10 +157,6 @@ class DiscoveryModel:
         self.narrowing = True
         """Whether a batch with few candidate columns is scored on those alone (``narrow``;
         False: the whole catalogue, the exhaustive path the tests compare against)."""
-        self.pooling = True
-        """Whether the one pass ranks a member over the columns that can hold their list,
-        where it proves the answer the whole catalogue's (``models.discovery.pooled``)."""
-        self._pop_order: np.ndarray | None = None  # catalogue columns by popularity, most first
 
     def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:
         """Sparse rows (catalogue columns) of these members from normalised collections."""

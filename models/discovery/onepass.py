@@ -31,8 +31,6 @@ from models.compiled import compiled
 from models.discovery.blend import blend_row
 from models.discovery.fused import cf_scratch, fused_cf_row, no_inputs
 from models.discovery.members import Members
-from models.discovery import pooled
-from models.discovery.pooled import pool_scratch, pooled_row
 from models.kernels import top_n_row
 
 
@@ -48,8 +46,6 @@ class Ranked:
     cf_rows: np.ndarray
     cf_scale: np.ndarray
     content_scale: np.ndarray
-    pooled: int = 0
-    """How many members were ranked over their pool (``models.discovery.pooled``)."""
 
     def evidence_of(self, ids: np.ndarray) -> np.ndarray:
         """``evidence`` of each game of ``ids``: the same games per row as ``self.ids``
@@ -109,41 +105,26 @@ def ranked_block(state: Any, members: Members, candidates: np.ndarray, depth: in
     cf_scale = np.zeros(n_users, dtype=np.float32)
     content_scale = np.zeros(n_users, dtype=np.float32)
     pop_term = np.ascontiguousarray((state.blend.popularity - state.blend.tail) * state.pop_norm, dtype=np.float32)
-    candidates = np.ascontiguousarray(candidates, dtype=bool)
-    pooling = bool(state.pooling and fused is not None and any(not part.dense for part in fused.parts))
-    n_items = fused.parts[0].model.n_items if fused is not None else 0
-    order = np.zeros(0, dtype=np.int64)  # catalogue columns by popularity term, best first
-    if pooling:
-        if state._pop_order is None:
-            state._pop_order = np.argsort(-state.pop_norm, kind="stable")
-        order = state._pop_order if state.blend.popularity >= state.blend.tail else state._pop_order[::-1].copy()
-    cat_of = np.full(n_items if pooling else 0, -1, dtype=np.int64)  # champion column → catalogue column
-    if pooling:
-        cat_of[src] = dst
-    flagged, n_pooled = _ranked_rows(
+    flagged = _ranked_rows(
         *inputs, where, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), given,
         liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
-        candidates, warm, pop_term, np.float32(state.blend.content),
+        np.ascontiguousarray(candidates, dtype=bool), warm, pop_term, np.float32(state.blend.content),
         int(state.blend.reference_rank), state.champion != "popularity",
         ids, values, evidence, cf_scale, content_scale, statistics,
-        pooling, np.asarray(state.cf_cols, dtype=np.int64), cat_of, candidates.sum(axis=1),
-        order, int(pooled.POOL_SHARE * n_games),
     )
     if fused is not None and rows.size:
         fused.keep(cf_rows, rows, statistics)
     if flagged:
         return None
-    return Ranked(ids, values, evidence, cf_rows, cf_scale, content_scale * state.blend.content, n_pooled)
+    return Ranked(ids, values, evidence, cf_rows, cf_scale, content_scale * state.blend.content)
 
 
 @compiled
 def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,  # type: ignore[no-untyped-def]
                  where, src, dst, given, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data,
                  candidates, warm, pop_term, content_weight, reference, cf_evidence,
-                 ids, values, evidence, cf_scales, content_scales, statistics,
-                 pooling, cf_cols, cat_of, n_candidates, pop_order, widest):
-    """``ranked_block``'s loop; returns whether a member's blended row held NaN or ``+inf``,
-    and how many members were ranked over their pool (``pooling``: ``pooled_row`` first).
+                 ids, values, evidence, cf_scales, content_scales, statistics):
+    """``ranked_block``'s loop; returns whether a member's blended row held NaN or ``+inf``.
 
     Per member ``i``: the champion's clipped and placed row (``fused_cf_row`` of part row
     ``where[i]``, zeros for -1; or ``given[i]``), the content row (``sparse_product_row``
@@ -166,18 +147,7 @@ def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr
     heap_values = np.empty(take, dtype=np.float32)
     heap_cols = np.empty(take, dtype=np.int64)
     flagged = False
-    pooled = 0
-    pool = pool_scratch(n_games if pooling else 0)
     for i in range(n_rows):
-        if pooling:  # over the member's pool, where that is provably the same list
-            done, cf_scales[i], content_scales[i] = pooled_row(
-                i, where[i], parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, cf_cols,
-                cat_of, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data, candidates[i], n_candidates,
-                pop_term, pop_order, content_weight, k, take, cf_evidence, scratch, pool, widest, heap, heap_values,
-                heap_cols, statistics, ids, values, evidence)
-            if done:
-                pooled += 1
-                continue
         if not computing:
             row_cf = given[i]
         elif where[i] >= 0:
@@ -199,4 +169,4 @@ def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr
                 if cf_evidence:
                     personal = personal | (with_cf[game] & (row_cf[game] > 0))
                 evidence[i, slot] = personal
-    return flagged, pooled
+    return flagged
