@@ -248,6 +248,23 @@ def _met(name: str, value: float | None, limit: float) -> bool:
     return value >= limit if name.endswith("_per_s") else value <= limit
 
 
+def _one_stage(parser: argparse.ArgumentParser, stage: str, work: Path | None) -> int:
+    """``--stage``: the benchmark runs each stage so, and a stage may be run again by hand on
+    an earlier run's ``--work-dir`` (its warehouse and Dagster home), as when profiling
+    discovery alone. Anything else is a one-line error, not a traceback."""
+    stages = ["load", "yardstick", *STAGES]
+    if stage not in stages:
+        parser.error(f"--stage: unknown stage {stage!r} (one of {', '.join(stages)})")
+    if stage == "load":
+        if "BODOGE_SCALE_ARGS" not in os.environ or work is None:
+            parser.error("--stage load is the benchmark's own first step: run it without --stage")
+    elif work is None or not (work / "warehouse.duckdb").is_file():
+        parser.error(f"--stage {stage} runs again on an earlier run: give its --work-dir (holding warehouse.duckdb)")
+    assert work is not None
+    os.environ.update(_env(work))  # what the benchmark gives each stage
+    return run_stage(stage, work, work / f"stage-{stage}.json")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=25_000)
@@ -257,10 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print only the JSON line on stdout")
     parser.add_argument("--reuse-night", action="store_true",
                         help="then run the night again on the same data (it reuses the first night's tuning)")
-    parser.add_argument("--stage", help=argparse.SUPPRESS)
+    parser.add_argument("--stage", help=argparse.SUPPRESS)  # one stage, again, on an earlier run's --work-dir
     args = parser.parse_args(argv)
     if args.stage:
-        return run_stage(args.stage, args.work_dir, args.work_dir / f"stage-{args.stage}.json")
+        return _one_stage(parser, args.stage, args.work_dir)
     if args.games < 1 or args.members < 1:
         parser.error("--games and --members must be at least 1")
     with tempfile.TemporaryDirectory(prefix="bodoge-scale-") as tmp:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,22 @@ def test_bad_night_sizes_are_a_one_line_error(value: str, message: str) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     error = proc.stderr.strip().splitlines()[-1]  # argparse's usage first, then one line
     assert error.startswith("__main__.py: error: --night-sizes: ") and message in error
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--stage", "nope"], "--stage: unknown stage 'nope' (one of load, yardstick, build, evaluation"),
+     (["--stage", "discovery"], "--stage discovery runs again on an earlier run: give its --work-dir"),
+     (["--stage", "export", "--work-dir", "/nonexistent/bodoge"], "--stage export runs again on an earlier run"),
+     (["--stage", "load", "--work-dir", "/tmp"], "--stage load is the benchmark's own first step")],
+)
+def test_a_stage_by_hand_without_its_run_is_a_one_line_error(args: list[str], message: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BODOGE_SCALE_ARGS"}
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    error = proc.stderr.strip().splitlines()[-1]
+    assert error.startswith("scale.py: error: ") and message in error, error
 
 
 def test_night_sizes_are_read_smallest_first() -> None:
