@@ -96,10 +96,11 @@ def _anchors_by_pairs(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
     attribution = state._attribution
     if attribution is not None:
         if with_cf.any():
+            scored = pair_user[with_cf]
             item_cols = state.cf_cols[items[with_cf]]
-            part = attribution.contributions(cf_rows[pair_user[with_cf]], cf_game[with_cf], item_cols)
+            part = attribution.contributions(cf_rows[scored], cf_game[with_cf], item_cols)
             part[item_cols < 0] = 0.0
-            contribution[with_cf] += part * cf_scale[pair_user[with_cf]][:, None]
+            contribution[with_cf] += part * cf_scale[scored][:, None]
     slot = pair_user[:, None] * take + np.arange(take)[None, :]
     best = segment_argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
     return best.reshape(n_users, take)
@@ -144,13 +145,14 @@ def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
     pair_user, pair_game, cf_game, with_cf = _pairs(state, liked, scores)
     cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
     attribution = state._attribution
+    scored = pair_user[with_cf]  # the members of the pairs the champion attributes
     confidence = np.zeros(pair_game.size, dtype=np.float32)
-    confidence[with_cf] = gather_flat(attribution.matrix, cf_rows[pair_user[with_cf]], cf_game[with_cf])
+    confidence[with_cf] = gather_flat(attribution.matrix, cf_rows[scored], cf_game[with_cf])
     part_scales = np.ones((SLOTS, n_users), dtype=np.float32)
-    if ensemble and with_cf.any():
-        users, inverse = np.unique(cf_rows[pair_user[with_cf]], return_inverse=True)
+    if ensemble and scored.size:
+        users, inverse = np.unique(cf_rows[scored], return_inverse=True)
         for at, scale in enumerate(attribution.scales(users)):
-            part_scales[at, pair_user[with_cf]] = scale[inverse].astype(np.float32)
+            part_scales[at, scored] = scale[inverse].astype(np.float32)
     empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
     slots = []
     for part in items_parts:
