@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from models.column_scores import sparse_product_rows
-from models.kernels import top_n_rows
+from models.fast.kernels import top_n_rows
 
 T = TypeVar("T")
 
@@ -226,7 +226,7 @@ def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     Ties are broken towards the lower column index, so rankings are reproducible.
 
-    Why a compiled loop (``models.kernels.top_n_rows``): a full ``argpartition`` costs tens
+    Why a compiled loop (``models.fast.kernels.top_n_rows``): a full ``argpartition`` costs tens
     of nanoseconds a cell, and the night ranks 25,000 games for 100,000 members (and every
     game against every game). A bounded heap per row costs one comparison a cell once it
     is full. A row holding NaN or ``+inf`` is ranked by the full partition

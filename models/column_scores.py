@@ -17,65 +17,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from models.compiled import compiled, new_rows
-
-
-@compiled
-def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-untyped-def]
-    """``(rows @ weights)[:, cols]`` for CSR ``rows`` and a dense float32 ``weights``."""
-    n_rows = indptr.size - 1
-    out = np.zeros((n_rows, cols.size), dtype=np.float32)
-    for row in range(n_rows):
-        for at in range(indptr[row], indptr[row + 1]):
-            game = indices[at]
-            weight = data[at]
-            for j in range(cols.size):
-                out[row, j] += weight * weights[game, cols[j]]
-    return out
-
-
-@compiled
-def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, width):  # type: ignore[no-untyped-def]
-    """``(rows @ W)[:, cols]`` for CSR ``rows`` and CSR float32 ``W``; ``slot[c]`` is the
-    position of column ``c`` among ``cols`` (-1: not asked for)."""
-    n_rows = indptr.size - 1
-    out = np.zeros((n_rows, width), dtype=np.float32)
-    for row in range(n_rows):
-        for at in range(indptr[row], indptr[row + 1]):
-            game = indices[at]
-            weight = data[at]
-            for nb in range(w_indptr[game], w_indptr[game + 1]):
-                position = slot[w_indices[nb]]
-                if position >= 0:
-                    out[row, position] += weight * w_data[nb]
-    return out
-
-
-@compiled
-def dense_product_row(row, indptr, indices, data, weights, items, inner, target):  # type: ignore[no-untyped-def]
-    """Member ``row``'s ``x_u W`` into ``target``, ``-inf`` outside ``items`` (``inner``:
-    zeros of ``W``'s width, left zero): summed as scipy's ``csr_matvecs`` does."""
-    width = weights.shape[1]
-    for at in range(indptr[row], indptr[row + 1]):
-        game_weights = weights[indices[at]]
-        weight = data[at]
-        for j in range(width):
-            inner[j] += weight * game_weights[j]
-    none = np.float32(-np.inf)
-    for col in range(target.size):
-        target[col] = none
-    for j in range(width):
-        target[items[j]] = inner[j]
-        inner[j] = 0.0
-
-
-@compiled
-def _dense_product_rows(indptr, indices, data, weights, items, out):  # type: ignore[no-untyped-def]
-    """``dense_product_rows``' loop, into ``out``."""
-    inner = np.zeros(weights.shape[1], dtype=np.float32)
-    for row in range(indptr.size - 1):
-        dense_product_row(row, indptr, indices, data, weights, items, inner, out[row])
-    return out
+from models.fast.compiled import new_rows
+from models.fast.products import dense_columns, dense_product_rows_into, sparse_columns, sparse_product_rows_into
 
 
 def dense_product_rows(rows: sp.csr_matrix, weights: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
@@ -87,31 +30,7 @@ def dense_product_rows(rows: sp.csr_matrix, weights: np.ndarray, items: np.ndarr
 
     The output is numpy's (``new_rows``), not allocated in the compiled loop."""
     out = new_rows((rows.shape[0], n_items), np.float32)
-    return _dense_product_rows(rows.indptr, rows.indices, rows.data, weights, np.asarray(items, dtype=np.int64), out)
-
-
-@compiled
-def sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, target):  # type: ignore[no-untyped-def]
-    """Member ``row``'s ``x_u W`` for a CSR ``W`` into ``target``: summed in ``sums`` (zeros
-    of the row's length, left zero), a scratch row that stays in cache (scattered adds
-    straight into a batch-sized output missed it), then copied whole."""
-    for at in range(indptr[row], indptr[row + 1]):
-        game = indices[at]
-        weight = data[at]
-        for nb in range(w_indptr[game], w_indptr[game + 1]):
-            sums[w_indices[nb]] += weight * w_data[nb]
-    for col in range(target.size):
-        target[col] = sums[col]
-        sums[col] = 0.0
-
-
-@compiled
-def _sparse_product_rows(indptr, indices, data, w_indptr, w_indices, w_data, out):  # type: ignore[no-untyped-def]
-    """``sparse_product_rows``' loop, into ``out``."""
-    sums = np.zeros(out.shape[1], dtype=np.float32)
-    for row in range(indptr.size - 1):
-        sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, out[row])
-    return out
+    return dense_product_rows_into(rows.indptr, rows.indices, rows.data, weights, np.asarray(items, dtype=np.int64), out)
 
 
 def sparse_product_rows(rows: sp.csr_matrix, weights: sp.csr_matrix) -> np.ndarray | None:
@@ -124,7 +43,7 @@ def sparse_product_rows(rows: sp.csr_matrix, weights: sp.csr_matrix) -> np.ndarr
     if rows.dtype != np.float32 or weights.dtype != np.float32:
         return None
     out = new_rows((rows.shape[0], weights.shape[1]), np.float32)
-    return _sparse_product_rows(rows.indptr, rows.indices, rows.data, weights.indptr, weights.indices, weights.data,
+    return sparse_product_rows_into(rows.indptr, rows.indices, rows.data, weights.indptr, weights.indices, weights.data,
                                 out)
 
 

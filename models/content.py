@@ -52,7 +52,7 @@ from sklearn.preprocessing import normalize
 
 from models.base import map_blocks, top_n
 from models.interactions import IdIndex
-from models.pairwise import csr_row_dots
+from models.fast.pairwise import csr_row_dots
 from models.specs import specs_block
 from models.similarity import GramRows, reduce_text
 
@@ -257,7 +257,7 @@ class ContentModel:
     def pair_similarity(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Cosine of each pair ``(a[k], b[k])``, exactly, without any n×n work.
 
-        Compiled (``models.pairwise.csr_row_dots``, the same float32 sums as scipy's
+        Compiled (``models.fast.pairwise.csr_row_dots``, the same float32 sums as scipy's
         row products of the same rows): the reasons ask for up to millions of pairs a
         night (a listed game the champion cannot attribute is anchored on the member's
         nearest liked game), and scipy's copies of both rows per pair were three

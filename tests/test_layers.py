@@ -169,3 +169,31 @@ def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
                 readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not readers, f"settings read from the environment outside resources.py: {readers}"
+
+
+def test_the_kernel_library_imports_nothing_above_it() -> None:
+    """`models/fast/` holds every compiled loop and leans on numpy, numba and itself only,
+    as implicit's `cpu/` and LensKit's `_accel`: callers above hand it plain arrays."""
+    graph = module_imports()
+    kernels = [name for name in graph if name.startswith("models.fast")]
+    assert "models.fast.kernels" in kernels
+    above = {f"{name} → {target} (line {', '.join(sorted(lines))})"
+             for name in kernels for target, lines in graph[name].items() if not target.startswith("models.fast")}
+    assert not above, f"the kernel library imports above it: {sorted(above)}"
+
+
+def test_every_compiled_loop_lives_in_the_kernel_library() -> None:
+    """A loop compiled elsewhere would escape the cache's stamp (`models/fast/` alone)."""
+    outside = []
+    for folder in MODULE_ROOTS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.is_relative_to(ROOT / "models" / "fast"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef) and any(
+                    (isinstance(d, ast.Name) and d.id in ("compiled", "njit", "jit"))
+                    or (isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id in ("njit", "jit"))
+                    for d in node.decorator_list
+                ):
+                    outside.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not outside, f"compiled loops outside models/fast/: {outside}"

@@ -9,7 +9,7 @@ the member's nearest liked game by content. Only the member's site games may be 
 Two ways to the same anchors:
 
 * for item-to-item champions and ensembles of them (the night's usual champion), one
-  compiled pass per member (``_anchor_rows``): each liked game's neighbour-graph row and
+  compiled pass per member (``anchor_rows``): each liked game's neighbour-graph row and
   weight row are read once for all of the member's listed games, and the best is kept
   as it goes;
 * for the others (ALS, whose attribution solves a system per member), the vectorised
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from models.compiled import compiled
+from models.fast.anchors import anchor_rows
 from models.discovery.attribution import (
     _EnsembleAttribution, _ItemItemAttribution, gather, gather_flat, segment_argmax,
 )
@@ -166,118 +166,10 @@ def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
     dense = np.array([part.positions is not None for part in items_parts] + [False] * (SLOTS - len(items_parts)))
     graph = state.graph
     n_items = max([part.weights.shape[1] for part in items_parts] + [1])
-    return _anchor_rows(
+    return anchor_rows(
         np.ascontiguousarray(ids, dtype=np.int64), liked.indptr.astype(np.int64), pair_game,
         np.ascontiguousarray(liked.data, dtype=np.float32), np.ascontiguousarray(content_scale, dtype=np.float32),
         np.ascontiguousarray(cf_scale, dtype=np.float32), graph.indptr, graph.indices, graph.data, state.n_games,
         np.asarray(state.cf_cols, dtype=np.int64), cf_game, with_cf, confidence, tuple(slots), len(items_parts),
         dense, ensemble, part_scales, n_items, bool(liked.has_sorted_indices),
     )
-
-
-@compiled
-def _anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_scale,  # type: ignore[no-untyped-def]
-                 g_indptr, g_indices, g_data, n_games, cf_cols, cf_game, with_cf, confidence,
-                 slots, n_parts, dense, ensemble, part_scales, n_items, ascending):
-    """Per member, per liked game ``p``, per listed slot ``t``: the content part
-    ``graph[g, item] · (w · content_scale)`` (the liked game's neighbours looked up among
-    the listed games, through ``slot_of``: a scattered copy of its graph row read at
-    every listed game cost more than the rest of the pass) plus, where the champion attributes, the CF
-    part ``Σ max(W[g, item] · c, 0) · scale`` (an ensemble; one model: ``W[g, item] · c``)
-    times ``cf_scale``; the slot keeps the game with the largest positive contribution
-    (ties: the lowest game), -1 if none. ``ascending``: each member's liked games come in
-    ascending order (then the first largest is the lowest game on a tie). Compared in
-    float32: ``segment_argmax``'s float64 of the float32 values orders them the same."""
-    n_users, take = ids.shape
-    best = np.full((n_users, take), -1, dtype=np.int64)
-    top = np.empty(take, dtype=np.float32)  # the best positive contribution so far (0: none)
-    items = np.empty(take, dtype=np.int64)
-    item_cols = np.empty(take, dtype=np.int64)
-    contribution = np.empty(take, dtype=np.float32)
-    total = np.empty(take, dtype=np.float32)
-    products = np.empty(take, dtype=np.float32)
-    slot_of = np.full(n_games, -1, dtype=np.int64)  # a listed game's slot, -1 elsewhere
-    weight_row = np.zeros(n_items, dtype=np.float32)
-    zero = np.float32(0.0)
-    for user in range(n_users):
-        for t in range(take):
-            top[t] = 0.0
-            items[t] = max(ids[user, t], 0)
-            item_cols[t] = cf_cols[items[t]]
-            if ids[user, t] >= 0:
-                slot_of[ids[user, t]] = t
-        for p in range(liked_indptr[user], liked_indptr[user + 1]):
-            game = pair_game[p]
-            coefficient = pair_weight[p] * content_scale[user]
-            # The liked game's neighbours that are listed: the graph's value there, 0
-            # elsewhere, as the graph row read at every listed game. (Padding slots, -1,
-            # are never named, whatever they hold.)
-            for t in range(take):
-                contribution[t] = zero * coefficient
-            for at in range(g_indptr[game], g_indptr[game + 1]):
-                t = slot_of[g_indices[at]]
-                if t >= 0:
-                    contribution[t] = np.float32(g_data[at]) * coefficient
-            if with_cf[p]:
-                for t in range(take):
-                    total[t] = 0.0
-                for q in range(n_parts):
-                    if q == 0:
-                        _part_values(slots[0], dense[0], cf_game[p], item_cols, confidence[p], weight_row, products,
-                                     total, ensemble, part_scales[0, user])
-                    elif q == 1:
-                        _part_values(slots[1], dense[1], cf_game[p], item_cols, confidence[p], weight_row, products,
-                                     total, ensemble, part_scales[1, user])
-                    else:
-                        _part_values(slots[2], dense[2], cf_game[p], item_cols, confidence[p], weight_row, products,
-                                     total, ensemble, part_scales[2, user])
-                for t in range(take):
-                    part = total[t] if item_cols[t] >= 0 else zero
-                    contribution[t] += part * cf_scale[user]
-            if ascending:  # a later game never wins a tie: keep the first largest (selects, vectorised)
-                row_best = best[user]
-                for t in range(take):
-                    value = contribution[t]
-                    better = value > top[t]
-                    top[t] = value if better else top[t]
-                    row_best[t] = game if better else row_best[t]
-            else:
-                for t in range(take):
-                    value = contribution[t]
-                    if value > 0 and (value > top[t] or (value == top[t] and game < best[user, t])):
-                        top[t] = value
-                        best[user, t] = game
-        for t in range(take):
-            if ids[user, t] >= 0:
-                slot_of[ids[user, t]] = -1
-    return best
-
-
-@compiled
-def _part_values(slot, is_dense, game_col, item_cols, confidence, weight_row, products, total, ensemble, scale):  # type: ignore[no-untyped-def]
-    """One attribution part's ``W[game, item] · confidence`` for each listed game, added to
-    ``total`` clipped and scaled (an ensemble) or put there (one model); ``products``:
-    scratch of the listed games' count. ``W`` is EASE's dense weights over its modelled games
-    (``positions``; 0 where either game is not modelled) or a canonical CSR matrix."""
-    weights, positions, w_indptr, w_indices, w_data = slot
-    take = item_cols.size
-    if is_dense:
-        row = positions[game_col]
-        for t in range(take):
-            col = positions[max(item_cols[t], 0)]
-            value = weights[row, col] if (row >= 0) & (col >= 0) else np.float32(0.0)
-            products[t] = value * confidence
-    else:
-        for at in range(w_indptr[game_col], w_indptr[game_col + 1]):
-            weight_row[w_indices[at]] = w_data[at]
-        for t in range(take):
-            products[t] = weight_row[max(item_cols[t], 0)] * confidence
-        for at in range(w_indptr[game_col], w_indptr[game_col + 1]):
-            weight_row[w_indices[at]] = 0.0
-    for t in range(take):
-        value = products[t]
-        if ensemble:
-            clipped = value if (value >= 0) | (value != value) else np.float32(0.0)  # numpy's maximum keeps NaN
-            total[t] += clipped * scale
-        else:
-            total[t] = value

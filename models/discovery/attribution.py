@@ -17,7 +17,7 @@ from models.base import Recommender
 from models.ensemble import Ensemble
 from models.ease import EASE
 from models.factorization import ALS
-from models.kernels import csr_gather_rows, csr_lookup, segment_argmax_loop
+from models.fast.kernels import csr_gather_rows, csr_lookup, segment_argmax_loop
 from models.knn import ItemKNNBM25, ItemKNNCosine
 from models.rp3beta import RP3beta
 
@@ -184,6 +184,6 @@ def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 def segment_argmax(segment: np.ndarray, values: np.ndarray, label: np.ndarray, n_segments: int) -> np.ndarray:
     """Per segment, the ``label`` of the largest positive value (ties: lowest label), -1 if none
-    (``models.kernels.segment_argmax_loop``)."""
+    (``models.fast.kernels.segment_argmax_loop``)."""
     return segment_argmax_loop(np.asarray(segment, dtype=np.int64), np.asarray(values), np.asarray(label, dtype=np.int64),
                                int(n_segments))

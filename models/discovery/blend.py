@@ -38,10 +38,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import polars as pl
-import scipy.sparse as sp
 
-from models.compiled import compiled, new_rows
-from models.kernels import reference_scale_rows, scale_row
+from models.fast.blend import blend_rows_into, placed_rows_into
+from models.fast.compiled import new_rows
+from models.fast.kernels import reference_scale_rows
 
 
 @dataclass(frozen=True)
@@ -102,41 +102,6 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
     return reference_scale_rows(values, np.ascontiguousarray(mask, dtype=bool), int(reference))
 
 
-@compiled
-def _any_positive(values):  # type: ignore[no-untyped-def]
-    """Whether a row holds a positive value (``values.max(initial=0) > 0``): an integer
-    count, so the loop is vectorised (a float maximum is not)."""
-    count = 0
-    for col in range(values.size):
-        count += values[col] > 0
-    return count > 0
-
-
-@compiled
-def _both(a, b, out):  # type: ignore[no-untyped-def]
-    for col in range(out.size):
-        out[col] = a[col] & b[col]
-
-
-@compiled
-def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, content_offset,
-               content_slope, content_weight, out):  # type: ignore[no-untyped-def]
-    """One member's blended row from both parts' scales: selects over contiguous rows (the
-    clip as two of them), so the loop is vectorised; branching on each cell, as the parts
-    fall either side of the clip at random, was mispredicted often."""
-    low, high, zero, none = np.float32(-1.0), np.float32(1.0), np.float32(0.0), np.float32(-np.inf)
-    for col in range(out.size):
-        cf_part = (cf[col] - cf_offset) * cf_slope
-        cf_part = low if cf_part < low else cf_part
-        cf_part = high if cf_part > high else cf_part
-        cf_part = cf_part if with_cf[col] else zero
-        content_part = (content[col] - content_offset) * content_slope
-        content_part = low if content_part < low else content_part
-        content_part = high if content_part > high else content_part
-        value = (cf_part + content_weight * content_part) + pop_term[col]
-        out[col] = value if candidates[col] else none
-
-
 def blend_rows(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content: np.ndarray, pop_term: np.ndarray,
                content_weight: np.float32, reference: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The blended score of each member over each column, one row at a time (the module
@@ -150,74 +115,11 @@ def blend_rows(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content
     (``tests/models/test_kernels.py`` keeps those passes as the oracle)."""
     blended = new_rows(cf.shape, np.float32)
     with_cf = new_rows(cf.shape, np.bool_, zero=True)
-    return _blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf)
-
-
-@compiled
-def _blend_rows(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf):  # type: ignore[no-untyped-def]
-    """``blend_rows``' loop, into ``blended`` and ``with_cf`` (False everywhere on entry)."""
-    n_rows, n_cols = cf.shape
-    cf_slopes = np.zeros(n_rows, dtype=np.float32)
-    content_slopes = np.zeros(n_rows, dtype=np.float32)
-    if n_cols == 0:
-        return blended, with_cf, cf_slopes, content_slopes
-    k = min(reference, n_cols)
-    heap = np.empty(k, dtype=np.float32)
-    masked = np.empty(n_cols, dtype=np.float32)
-    for row in range(n_rows):
-        cf_slopes[row], content_slopes[row] = blend_row(cf[row], candidates[row], warm, content[row], pop_term,
-                                                        content_weight, k, heap, masked, with_cf[row], blended[row])
-    return blended, with_cf, cf_slopes, content_slopes
-
-
-@compiled
-def blend_row(cf, candidates, warm, content, pop_term, content_weight, k, heap, masked, with_cf, out):  # type: ignore[no-untyped-def]
-    """One member's row of ``blend_rows`` into ``out``, and where its CF part counts into
-    ``with_cf``; returns the CF and content slopes (``heap``: scratch of ``k``, the
-    reference rank over the row; ``masked``: scratch of the row's length)."""
-    if _any_positive(cf):  # the member's CF scores say something
-        _both(candidates, warm, with_cf)
-    else:
-        for col in range(with_cf.size):
-            with_cf[col] = False
-    cf_offset, cf_slope = scale_row(cf, with_cf, k, heap, masked)
-    content_offset, content_slope = scale_row(content, candidates, k, heap, masked)
-    _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, content_offset, content_slope,
-               content_weight, out)
-    return cf_slope, content_slope
-
-
-@compiled
-def _clipped_row(raw, out):  # type: ignore[no-untyped-def]
-    """``out = max(raw, 0)`` with NaN and ``+inf`` as 0, contiguous (selects: vectorised)."""
-    zero, inf = np.float32(0.0), np.float32(np.inf)
-    for j in range(raw.size):
-        value = raw[j]
-        out[j] = value if (value >= zero) & (value != inf) else zero
+    return blend_rows_into(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf)
 
 
 def placed_scores(raw: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_rows: int, width: int) -> np.ndarray:
     """``out[rows[i], cols[j]] = max(raw[i, j], 0)`` in a zero ``(n_rows, width)`` block,
     non-finite scores 0: the champion's scores of the members it can speak for, clipped,
     on the catalogue's columns (numpy's ``maximum``, then NaN and ``+inf`` to 0)."""
-    return _placed_rows(raw, rows, cols, new_rows((n_rows, width), np.float32, zero=True))
-
-
-@compiled
-def _placed_rows(raw, rows, cols, out):  # type: ignore[no-untyped-def]
-    """``placed_scores``' loop, into the zero ``out``."""
-    clipped = np.empty(cols.size, dtype=np.float32)
-    for i in range(rows.size):
-        placed_row(raw[i], cols, clipped, out[rows[i]])
-    return out
-
-
-@compiled
-def placed_row(raw, cols, clipped, target):  # type: ignore[no-untyped-def]
-    """One member's ``target[cols[j]] = max(raw[j], 0)`` (non-finite 0; ``clipped``: scratch
-    of ``raw``'s length). Clipped in a contiguous pass first, then copied to the
-    catalogue's columns: a select inside the scattered copy was compiled into branches
-    on the sign bit."""
-    _clipped_row(raw, clipped)
-    for j in range(cols.size):
-        target[cols[j]] = clipped[j]
+    return placed_rows_into(raw, rows, cols, new_rows((n_rows, width), np.float32, zero=True))

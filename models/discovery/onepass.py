@@ -13,7 +13,7 @@ scales (the reasons and the counts read them).
 The same numbers, bit for bit: every step is the row loop the separate path runs
 (``models.discovery.fused`` for an item-to-item champion, or the champion's own scores
 made the separate way; ``models.column_scores``' content product;
-``models.discovery.blend``'s scales and blend; ``models.kernels``' top-n), on the same
+``models.discovery.blend``'s scales and blend; ``models.fast.kernels``' top-n), on the same
 values in the same order. ``tests/models/test_discovery_fused.py`` compares the ranked
 rows with the separate steps' for every kind of champion.
 """
@@ -26,12 +26,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from models.column_scores import sparse_product_row
-from models.compiled import compiled
-from models.discovery.blend import blend_row
-from models.discovery.fused import cf_scratch, fused_cf_row, no_inputs
 from models.discovery.members import Members
-from models.kernels import top_n_row
+from models.fast.fused import no_inputs
+from models.fast.onepass import followed, ranked_rows
 
 
 @dataclass
@@ -52,26 +49,7 @@ class Ranked:
         (or their first columns), in another order (MMR's: a few slots moved)."""
         if ids.size == 0:
             return np.zeros(ids.shape, dtype=bool)
-        return _followed(self.ids, self.evidence, np.ascontiguousarray(ids, dtype=np.int64))
-
-
-@compiled
-def _followed(before, values, after):  # type: ignore[no-untyped-def]
-    """``values`` (aligned with ``before``) of each id of ``after``, row by row: the same
-    slot where the id has not moved, else the first slot of ``before`` holding it."""
-    n_rows, width = after.shape
-    out = np.zeros(after.shape, dtype=values.dtype)
-    for row in range(n_rows):
-        for slot in range(width):
-            game = after[row, slot]
-            if before[row, slot] == game:
-                out[row, slot] = values[row, slot]
-                continue
-            for other in range(before.shape[1]):
-                if before[row, other] == game:
-                    out[row, slot] = values[row, other]
-                    break
-    return out
+        return followed(self.ids, self.evidence, np.ascontiguousarray(ids, dtype=np.int64))
 
 
 def ranked_block(state: Any, members: Members, candidates: np.ndarray, depth: int) -> Ranked | None:
@@ -105,7 +83,7 @@ def ranked_block(state: Any, members: Members, candidates: np.ndarray, depth: in
     cf_scale = np.zeros(n_users, dtype=np.float32)
     content_scale = np.zeros(n_users, dtype=np.float32)
     pop_term = np.ascontiguousarray((state.blend.popularity - state.blend.tail) * state.pop_norm, dtype=np.float32)
-    flagged = _ranked_rows(
+    flagged = ranked_rows(
         *inputs, where, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), given,
         liked.indptr, liked.indices, liked.data, graph.indptr, graph.indices, graph.data,
         np.ascontiguousarray(candidates, dtype=bool), warm, pop_term, np.float32(state.blend.content),
@@ -117,56 +95,3 @@ def ranked_block(state: Any, members: Members, candidates: np.ndarray, depth: in
     if flagged:
         return None
     return Ranked(ids, values, evidence, cf_rows, cf_scale, content_scale * state.blend.content)
-
-
-@compiled
-def _ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,  # type: ignore[no-untyped-def]
-                 where, src, dst, given, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data,
-                 candidates, warm, pop_term, content_weight, reference, cf_evidence,
-                 ids, values, evidence, cf_scales, content_scales, statistics):
-    """``ranked_block``'s loop; returns whether a member's blended row held NaN or ``+inf``.
-
-    Per member ``i``: the champion's clipped and placed row (``fused_cf_row`` of part row
-    ``where[i]``, zeros for -1; or ``given[i]``), the content row (``sparse_product_row``
-    of the liked games over the neighbour graph), both scales and the blend
-    (``blend_row``), the top-n (``top_n_row``) and the evidence at it."""
-    n_rows, n_games = candidates.shape
-    depth = ids.shape[1]
-    take = min(depth, n_games)
-    computing = given.shape[0] == 0
-    scratch = cf_scratch(parts, n_items, src.size)
-    cf = np.zeros(n_games, dtype=np.float32)
-    zeros = np.zeros(n_games, dtype=np.float32)
-    content = np.empty(n_games, dtype=np.float32)
-    sums = np.zeros(n_games, dtype=np.float32)
-    with_cf = np.zeros(n_games, dtype=np.bool_)
-    blended = np.empty(n_games, dtype=np.float32)
-    k = min(reference, n_games)
-    heap = np.empty(k, dtype=np.float32)
-    masked = np.empty(n_games, dtype=np.float32)
-    heap_values = np.empty(take, dtype=np.float32)
-    heap_cols = np.empty(take, dtype=np.int64)
-    flagged = False
-    for i in range(n_rows):
-        if not computing:
-            row_cf = given[i]
-        elif where[i] >= 0:
-            fused_cf_row(where[i], parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices,
-                         src, dst, scratch, statistics, cf)
-            row_cf = cf
-        else:
-            row_cf = zeros
-        sparse_product_row(i, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data, sums, content)
-        cf_scales[i], content_scales[i] = blend_row(row_cf, candidates[i], warm, content, pop_term, content_weight,
-                                                    k, heap, masked, with_cf, blended)
-        if top_n_row(blended, take, heap_values, heap_cols, ids[i], values[i]):
-            flagged = True
-            continue
-        for slot in range(take):
-            game = ids[i, slot]
-            if game >= 0:
-                personal = content[game] > 0
-                if cf_evidence:
-                    personal = personal | (with_cf[game] & (row_cf[game] > 0))
-                evidence[i, slot] = personal
-    return flagged

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = (
     "import numpy as np\n"
-    "from models.kernels import top_n_rows\n"
+    "from models.fast.kernels import top_n_rows\n"
     "ids, values, flagged = top_n_rows(np.array([[0.5, 2.0, 1.0]], dtype=np.float32), 2)\n"
     "print(ids.tolist(), values.tolist(), flagged.tolist())\n"
 )
@@ -31,11 +31,11 @@ def _run(tree: Path, cache_home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _tree(root: Path) -> Path:
-    package = root / "models"
+    package = root / "models" / "fast"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    for name in ("compiled.py", "kernels.py"):
-        shutil.copy(ROOT / "models" / name, package / name)
+    (root / "models" / "__init__.py").write_text("", encoding="utf-8")
+    for name in ("__init__.py", "compiled.py", "kernels.py"):
+        shutil.copy(ROOT / "models" / "fast" / name, package / name)
     return root
 
 
@@ -44,12 +44,12 @@ def test_the_loops_are_cached_where_a_cache_can_be_written(tmp_path: Path) -> No
     result = _run(tree, tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[[1, 2]] [[2.0, 1.0]] [False]"
-    assert list((tree / "models" / "__pycache__").glob("kernels.top_n_rows-*.nbi"))  # the cache index
+    assert list((tree / "models" / "fast" / "__pycache__").glob("kernels.top_n_rows-*.nbi"))  # the cache index
 
 
 def test_the_loops_run_where_no_cache_can_be_written(tmp_path: Path) -> None:
     tree = _tree(tmp_path / "tree")
-    (tree / "models" / "__pycache__").write_text("not a directory", encoding="utf-8")  # no cache beside the source
+    (tree / "models" / "fast" / "__pycache__").write_text("not a directory", encoding="utf-8")  # no cache beside the source
     nowhere = tmp_path / "nowhere"
     nowhere.write_text("a file, not a directory", encoding="utf-8")  # nor in the user's cache directory
     result = _run(tree, nowhere)
@@ -58,9 +58,9 @@ def test_the_loops_run_where_no_cache_can_be_written(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-CALLEE = "from models.compiled import compiled\n\n\n@compiled\ndef step(x):\n    return x + {step}\n"
+CALLEE = "from models.fast.compiled import compiled\n\n\n@compiled\ndef step(x):\n    return x + {step}\n"
 CALLER = (
-    "from models.compiled import compiled\nfrom models.callee import step\n\n\n"
+    "from models.fast.compiled import compiled\nfrom models.fast.callee import step\n\n\n"
     "@compiled\ndef twice(x):\n    return step(step(x))\n"
 )
 
@@ -68,13 +68,10 @@ CALLER = (
 def test_a_changed_callee_in_another_module_is_compiled_afresh(tmp_path: Path) -> None:
     """numba keys a loop's cache on its own file only: after an upgrade that changed only
     the module a cached loop calls into, the loop must not run the old callee."""
-    tree = tmp_path / "tree"
-    package = tree / "models"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    shutil.copy(ROOT / "models" / "compiled.py", package / "compiled.py")
+    tree = _tree(tmp_path / "tree")
+    package = tree / "models" / "fast"
     (package / "caller.py").write_text(CALLER, encoding="utf-8")
-    program = "from models.caller import twice\nprint(twice(1))\n"
+    program = "from models.fast.caller import twice\nprint(twice(1))\n"
 
     def run() -> str:
         env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
@@ -90,3 +87,20 @@ def test_a_changed_callee_in_another_module_is_compiled_afresh(tmp_path: Path) -
     assert list((package / "__pycache__").glob("caller.twice-*.nbi"))  # the caller's code is cached
     (package / "callee.py").write_text(CALLEE.format(step=10), encoding="utf-8")  # the upgrade
     assert run() == "21"
+
+
+def test_an_edit_outside_the_kernel_library_keeps_the_cache(tmp_path: Path) -> None:
+    """The cache is stamped with ``models/fast/`` alone: a docstring edit elsewhere in
+    ``models/`` must not recompile every loop in every process."""
+    tree = _tree(tmp_path / "tree")
+    home = tmp_path / "home"
+    assert _run(tree, home).returncode == 0
+    cached = sorted((tree / "models" / "fast" / "__pycache__").glob("kernels.*.nb[ci]"))
+    assert cached
+    before = {path: path.stat().st_mtime_ns for path in cached}
+    (tree / "models" / "elsewhere.py").write_text('"""An edit outside the kernels."""\n', encoding="utf-8")
+    assert _run(tree, home).returncode == 0
+    assert {path: path.stat().st_mtime_ns for path in cached} == before
+    (tree / "models" / "fast" / "note.py").write_text('"""An edit inside them."""\n', encoding="utf-8")
+    assert _run(tree, home).returncode == 0
+    assert {path: path.stat().st_mtime_ns for path in cached} != before  # compiled afresh, written again

@@ -11,11 +11,11 @@ Same numbers as the numpy code they replace, bit for bit: every value goes throu
 same IEEE operations in the same order (float32 stays float32; numba does not reorder
 or fuse floating-point operations without ``fastmath``, which is never used here). An
 ensemble member's statistics, whose float64 row sums replay numpy's own pairwise
-summation (``models.pairwise``), are compiled in ``models.member_statistics``. The tests
+summation (``models.fast.pairwise``), are compiled in ``models.fast.statistics``. The tests
 (``tests/models/test_kernels.py``) compare each kernel with its numpy reference on
 random and adversarial input (ties, infinities, NaN, empty rows).
 
-Compiled by ``models.compiled.compiled`` (the GIL released, the machine code cached on
+Compiled by ``models.fast.compiled.compiled`` (the GIL released, the machine code cached on
 disk where it can be).
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.compiled import compiled
+from models.fast.compiled import compiled
 
 # ----------------------------------------------------------------- top n
 

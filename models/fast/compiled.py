@@ -1,22 +1,22 @@
-"""How the compiled loops (``models.kernels`` and their kind) are compiled.
+"""How the kernel library's loops are compiled (``compiled``) and given their outputs (``new_rows``).
 
 ``compiled`` is numba's ``njit(nogil=True)``: the GIL is released so the ranking's threads
 run the loops side by side, and the machine code is cached on disk so a process pays
 the compilation (a second or two a loop) only the first time: beside the source
-(``models/__pycache__``), or in ``NUMBA_CACHE_DIR``, or in the user's cache directory.
+(``models/fast/__pycache__``), or in ``NUMBA_CACHE_DIR``, or in the user's cache directory.
 
 Why a wrapper: numba refuses ``cache=True`` outright (a ``RuntimeError`` at import) when
 none of those can be written, as in a read-only checkout run by a service user without
 a home. Then the loops are compiled in each process instead: slower to start, the same
 numbers (``tests/models/test_compiled_cache.py``).
 
-Why the cache is stamped with the whole package: numba keys a loop's cached machine code
-on its own source file only, while a loop compiles in the loops it calls from other
-modules (``models.pairwise``' sums in ``models.member_statistics``' statistics, for
-one). After an upgrade that changed only a callee, a caller's cache would still hold
-the old callee, silently. Each cached loop's stamp also carries a digest of every
-source file of the package (``PACKAGE_STAMP``), so any change there compiles them all
-afresh once.
+Why the cache is stamped with this package: numba keys a loop's cached machine code on
+its own source file only, while a loop compiles in the loops it calls from other
+modules (``models.fast.pairwise``' sums in ``models.fast.statistics``, for one). After an
+upgrade that changed only a callee, a caller's cache would still hold the old callee,
+silently. Each cached loop's stamp also carries a digest of every source file of
+``models/fast/`` (``PACKAGE_STAMP``): every loop lives here and calls only loops here,
+so an edit anywhere else in the project recompiles nothing.
 """
 
 from __future__ import annotations

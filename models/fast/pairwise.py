@@ -4,7 +4,7 @@ Why: a float sum depends on its order, and numpy's is pairwise (blocks of 128 su
 eight lanes, halved above that). A compiled loop that replaced a numpy or scipy sum with
 a plain running total would give other last bits, and ties between games would then
 break another way. ``pairwise_sum`` is that order; ``csr_row_dots`` is scipy's sparse
-row products summed the way scipy sums them. Compiled by ``models.compiled.compiled``;
+row products summed the way scipy sums them. Compiled by ``models.fast.compiled.compiled``;
 ``tests/models/test_kernels.py`` compares each with numpy and scipy.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import uint64
 
-from models.compiled import compiled
+from models.fast.compiled import compiled
 
 @compiled
 def _block_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
