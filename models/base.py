@@ -111,6 +111,52 @@ def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int |
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+@dataclass(frozen=True)
+class ItemWeights:
+    """How an item-to-item model scores a member: ``x_u W``, over the confidences it was fitted on.
+
+    ``W`` is dense over the modelled games ``items`` (its rows and columns; EASE, EDLAE,
+    GF-CF: ``-inf`` for the other games) or a CSR matrix over every game (kNN, RP3beta).
+    ``explains``: the model's own explanation of a score is ``x_uj · W_ji`` (discovery's
+    reasons then attribute through ``W``)."""
+
+    matrix: sp.csr_matrix
+    weights: np.ndarray | sp.csr_matrix
+    items: np.ndarray | None
+    explains: bool
+
+    @property
+    def dense(self) -> bool:
+        return isinstance(self.weights, np.ndarray)
+
+    def positions(self) -> np.ndarray | None:
+        """A dense ``W``'s position of each game among ``items`` (-1: not modelled); None for a sparse one."""
+        if self.items is None:
+            return None
+        position = np.full(self.matrix.shape[1], -1, dtype=np.int64)
+        position[self.items] = np.arange(self.items.size)
+        return position
+
+
+@dataclass(frozen=True)
+class LatentFactors:
+    """A factor model's item factors and how its explanation weighs them (implicit's ALS:
+    ``A_u = YᵀY + λI + Yᵀ(C_u − I)Y`` with ``C_u = α·x_u``)."""
+
+    item_factors: np.ndarray
+    regularization: float
+    alpha: float
+
+
+@dataclass(frozen=True)
+class Part:
+    """One member of a composite model: its name, its share of the total and the model."""
+
+    name: str
+    share: float
+    model: Recommender
+
+
 class Recommender(ABC):
     """Common interface: ``fit`` once, then ``recommend``/``similar_items``/``explain``.
 
@@ -143,6 +189,20 @@ class Recommender(ABC):
 
         A game the model cannot score gets ``-inf`` and is never recommended.
         """
+
+    def item_weights(self) -> ItemWeights | None:
+        """How this model scores item to item (``x_u W``), or None: it does not (ALS,
+        popularity, an ensemble). Discovery's compiled engine and reasons read this, never
+        the model's type or attributes."""
+        return None
+
+    def latent_factors(self) -> LatentFactors | None:
+        """A factor model's item factors as its explanation uses them, or None."""
+        return None
+
+    def parts(self) -> list[Part] | None:
+        """A composite model's members with their shares (an ensemble), or None."""
+        return None
 
     def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``score(user_rows)[:, cols]``: the same numbers, for a caller that needs a few
@@ -230,21 +290,21 @@ def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     of nanoseconds a cell, and the night ranks 25,000 games for 100,000 members (and every
     game against every game). A bounded heap per row costs one comparison a cell once it
     is full. A row holding NaN or ``+inf`` is ranked by the full partition
-    (``_top_n_exact``), which defines the order for them; on every other row both give
+    (``top_n_exact``), which defines the order for them; on every other row both give
     the same ids and values (``tests/models/test_kernels.py``).
     """
     scores = np.asarray(scores)
     n_rows, n_items = scores.shape
     if min(n, n_items) == 0 or n_rows == 0 or scores.dtype not in (np.float32, np.float64):
-        return _top_n_exact(scores, n)
+        return top_n_exact(scores, n)
     ids, values, flagged = top_n_rows(np.ascontiguousarray(scores), n)
     if flagged.any():
         rows = np.flatnonzero(flagged)
-        ids[rows], values[rows] = _top_n_exact(scores[rows], n)
+        ids[rows], values[rows] = top_n_exact(scores[rows], n)
     return ids, values
 
 
-def _top_n_exact(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def top_n_exact(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``top_n`` by a full partition of every row."""
     n_rows, n_items = scores.shape
     ids = np.full((n_rows, n), -1, dtype=np.int64)

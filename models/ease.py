@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from typing import Self
+from typing import ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
-from models.base import Recommender, hyperparameters, single_threaded_blas
+from models.base import ItemWeights, Recommender, hyperparameters, single_threaded_blas
 from models.column_scores import dense_product_rows, product_columns
 from models.knn import _contributions
 
@@ -135,11 +135,18 @@ class DenseItemModel(Recommender):
         pairs = _contributions(sub, self.weights_, 0, int(position[item_idx]), n)
         return [(int(self.items_[j]), value) for j, value in pairs]
 
+    explains_by_weights: ClassVar[bool] = False
+    """Whether discovery's reasons attribute a score through ``W`` (``ItemWeights.explains``)."""
+
+    def item_weights(self) -> ItemWeights:
+        """``x_u W`` over the modelled games ``items_``."""
+        return ItemWeights(self.matrix_, self.weights_, self.items_, self.explains_by_weights)
+
     def _positions(self) -> np.ndarray:
         """Column index → position among the modelled games (-1 when not modelled)."""
-        position = np.full(self.n_items, -1, dtype=np.int64)
-        position[self.items_] = np.arange(self.items_.size)
-        return position
+        positions = self.item_weights().positions()
+        assert positions is not None  # a dense W
+        return positions
 
 
 @hyperparameters
@@ -153,6 +160,7 @@ class EASE(DenseItemModel):
     """
 
     name = "ease"
+    explains_by_weights = True
 
     l2: float = 300.0
     dropout: float = 0.0

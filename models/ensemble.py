@@ -31,8 +31,14 @@ from typing import Any, Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender, hyperparameters, top_n, topk_frame
-from models.member_statistics import RowStatistics, StatisticsCache, add_zscores, row_statistics_of
+from models.base import Part, Recommender, hyperparameters, top_n, topk_frame
+from models.fast.fused import PARTS
+from models.member_statistics import (
+    RowStatistics,
+    StatisticsCache,
+    add_zscores,
+    row_statistics_of,
+)
 from models.metrics import ndcg_at_k
 
 log = logging.getLogger("bodoge.models")
@@ -45,8 +51,8 @@ fit whole."""
 MAX_ROUNDS = 20
 """Additions at most in the greedy search (it stops earlier when nothing improves)."""
 
-POOL = 3
-"""Only the best this many single members (by their own NDCG@k on the held-out rows) may
+POOL = PARTS
+"""Only the best this many (three: the compiled passes' slots, ``models.fast.fused.PARTS``) single members (by their own NDCG@k on the held-out rows) may
 join. Pruning the library to its best models is Caruana et al.'s own advice (2006, "Getting
 the most out of ensemble selection"): with every candidate eligible the search keeps
 finding a weak member that helps a few hundred held-out users by chance. On MovieLens-100k
@@ -137,6 +143,10 @@ class Ensemble(Recommender):
         notes = [f"{name}: {model.fit_notes}" for name, model in self.models_.items() if model.fit_notes]
         self.fit_notes = "; ".join(notes) or None
         return self
+
+    def parts(self) -> list[Part]:
+        """The fitted members with their shares, in the ensemble's order."""
+        return [Part(name, float(self.shares[name]), member) for name, member in self.models_.items()]
 
     def _weighted(self) -> list[str]:
         return [name for name, weight in self.shares.items() if weight > 0]

@@ -15,7 +15,7 @@ from sklearn.preprocessing import normalize
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
-from models.base import Recommender, hyperparameters, single_threaded_blas
+from models.base import LatentFactors, Recommender, hyperparameters, single_threaded_blas
 
 
 @hyperparameters
@@ -90,6 +90,10 @@ class ALS(_Factorization, implicit=AlternatingLeastSquares, threads=0):
         """Fit, keeping implicit's model too: ``explain`` asks it."""
         self.model_ = self._fit_factors(matrix)
         return self
+
+    def latent_factors(self) -> LatentFactors:
+        """The item factors, the penalty and the confidence scale of implicit's explanation."""
+        return LatentFactors(self.item_factors_, float(self.regularization), float(self.alpha))
 
     def explain(self, user_row: int, item_idx: int, n: int = 3) -> list[tuple[int, float]]:
         """implicit's ALS explanation: each of the user's games' share of the score."""

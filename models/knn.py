@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from implicit.nearest_neighbours import ItemItemRecommender, bm25_weight, normalize
 
-from models.base import Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
+from models.base import ItemWeights, Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
 from models.column_scores import product_columns
 
 
@@ -57,6 +57,10 @@ class _ItemKNN(Recommender):
         """``score(user_rows)[:, cols]``, summing only those columns (``models.column_scores``)."""
         scores = product_columns(self.matrix_[user_rows], self.similarity_, cols)
         return super().score_columns(user_rows, cols) if scores is None else scores
+
+    def item_weights(self) -> ItemWeights:
+        """``x_u S`` with the K-nearest-neighbour similarity ``S`` (CSR)."""
+        return ItemWeights(self.matrix_, self.similarity_, None, True)
 
     def item_similarity(self, item_idx: np.ndarray) -> np.ndarray:
         """The game's neighbour row (zeros beyond its K neighbours)."""

@@ -16,7 +16,7 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender, hyperparameters, map_blocks, sparse_rows_dense, top_n
+from models.base import ItemWeights, Recommender, hyperparameters, map_blocks, sparse_rows_dense, top_n
 from models.column_scores import product_columns
 from models.ease import modelled_items
 from models.knn import _contributions
@@ -56,6 +56,10 @@ class RP3beta(Recommender):
             return self
         self.weights_ = self._walks(self.matrix_)
         return self
+
+    def item_weights(self) -> ItemWeights:
+        """``x_u W`` with the walk matrix ``W`` (CSR)."""
+        return ItemWeights(self.matrix_, self.weights_, None, True)
 
     def _walks(self, matrix: sp.csr_matrix) -> sp.csr_matrix:
         """``W`` of this users×games matrix, its ``top_k`` entries per row."""

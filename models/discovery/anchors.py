@@ -25,37 +25,58 @@ compares both ways for each kind of champion.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
-from models.fast.anchors import anchor_rows
+from models.discovery import reference
 from models.discovery.attribution import (
-    _EnsembleAttribution, _ItemItemAttribution, gather, gather_flat, segment_argmax,
+    Attribution, EnsembleAttribution, ItemItemAttribution, gather, segment_argmax,
 )
 from models.discovery.members import Members
 from models.discovery.reasons import KIND_PERSONAL
+from models.fast.anchors import anchor_rows
+from models.fast.fused import PARTS
 
-SLOTS = 3
-"""Attribution parts the compiled pass takes (an ensemble's item-to-item members)."""
+
+@dataclass(frozen=True)
+class AnchorInputs:
+    """What the anchors read of the night's ``DiscoveryModel`` (``DiscoveryModel.anchor_inputs``)."""
+
+    graph: sp.csr_matrix
+    n_games: int
+    cf_cols: np.ndarray
+    attribution: Attribution | None
+    pair_similarity: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """Content similarity of game pairs (``ContentModel.pair_similarity``)."""
+    compiled: bool
+    """The compiled engine: one pass per member where the champion allows it; else the pairs' pass."""
 
 
-def anchors(state: Any, members: Members, scores: Any, ids: np.ndarray, kinds: np.ndarray,
-            *, compiled_pass: bool = True) -> np.ndarray:
+class MemberScales(Protocol):
+    """What the anchors read of a batch's scores (``Scores`` or ``Ranked``)."""
+
+    cf_rows: np.ndarray
+    cf_scale: np.ndarray
+    content_scale: np.ndarray
+
+
+def anchors(state: AnchorInputs, members: Members, scores: MemberScales, ids: np.ndarray,
+            kinds: np.ndarray) -> np.ndarray:
     """The liked game (catalogue index) contributing most to each listed game, -1 for none.
 
-    ``state`` is the night's ``DiscoveryModel`` (not imported: it imports this module).
     ``ids`` is ``(members, take)`` catalogue indices (-1 padding); only rows whose
-    ``kinds`` is personal get an anchor. ``scores`` holds the members' ``cf_rows``,
-    ``cf_scale`` and ``content_scale`` (``Scores`` or ``Ranked``). ``compiled_pass``
-    False: the pairs' pass whatever the champion (the tests' reference)."""
+    ``kinds`` is personal get an anchor. The reference engine (``state.compiled`` False)
+    takes the pairs' pass whatever the champion."""
     found = np.full(ids.shape, -1, dtype=np.int64)
     liked = members.nameable
     personal = kinds == KIND_PERSONAL
     if liked.nnz == 0 or not personal.any():
         return found
-    parts = _parts(state) if compiled_pass else None
+    parts = _parts(state) if state.compiled else None
     best = (_anchors_compiled(state, liked, scores, ids, parts) if parts is not None
             else _anchors_by_pairs(state, liked, scores, ids))
     found[personal] = best[personal]
@@ -71,12 +92,13 @@ def anchors(state: Any, members: Members, scores: Any, ids: np.ndarray, kinds: n
         starts = np.repeat(liked.indptr[rows], sizes)
         offsets = np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         games = liked.indices[starts + offsets].astype(np.int64)
-        sims = state.content.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
-        found[rows, cols] = segment_argmax(seg, sims, games, rows.size)
+        sims = state.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
+        argmax = segment_argmax if state.compiled else reference.segment_argmax
+        found[rows, cols] = argmax(seg, sims, games, rows.size)
     return found
 
 
-def _pairs(state: Any, liked: sp.csr_matrix, scores: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(state: AnchorInputs, liked: sp.csr_matrix, scores: MemberScales) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each (member, liked game) pair: the member's position, the game, the game's champion
     column (-1: cold) and whether the champion's part counts for the pair."""
     pair_user = np.repeat(np.arange(liked.shape[0]), np.diff(liked.indptr))
@@ -86,14 +108,15 @@ def _pairs(state: Any, liked: sp.csr_matrix, scores: Any) -> tuple[np.ndarray, n
     return pair_user, pair_game, cf_game, with_cf
 
 
-def _anchors_by_pairs(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.ndarray) -> np.ndarray:
+def _anchors_by_pairs(state: AnchorInputs, liked: sp.csr_matrix, scores: MemberScales, ids: np.ndarray) -> np.ndarray:
     """Every slot's best liked game from the ``(pairs × listed games)`` contributions."""
     n_users, take = ids.shape
     pair_user, pair_game, cf_game, with_cf = _pairs(state, liked, scores)
     cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
     items = np.maximum(ids[pair_user], 0)  # (pairs, take)
-    contribution = gather(state.graph, pair_game, items) * (liked.data * content_scale[pair_user])[:, None]
-    attribution = state._attribution
+    look_up = gather if state.compiled else reference.gather
+    contribution = look_up(state.graph, pair_game, items) * (liked.data * content_scale[pair_user])[:, None]
+    attribution = state.attribution
     if attribution is not None:
         if with_cf.any():
             scored = pair_user[with_cf]
@@ -102,21 +125,22 @@ def _anchors_by_pairs(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
             part[item_cols < 0] = 0.0
             contribution[with_cf] += part * cf_scale[scored][:, None]
     slot = pair_user[:, None] * take + np.arange(take)[None, :]
-    best = segment_argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
+    argmax = segment_argmax if state.compiled else reference.segment_argmax
+    best = argmax(slot.ravel(), contribution.ravel(), np.repeat(pair_game, take), n_users * take)
     return best.reshape(n_users, take)
 
 
-def _parts(state: Any) -> tuple[list[_ItemItemAttribution], bool] | None:
+def _parts(state: AnchorInputs) -> tuple[list[ItemItemAttribution], bool] | None:
     """The item-to-item attributions the compiled pass reads and whether they are an
     ensemble's (clipped at 0 and scaled per member); None: the pairs' pass."""
-    attribution = state._attribution
+    attribution = state.attribution
     graph = state.graph
     if not (sp.issparse(graph) and graph.format == "csr" and graph.has_canonical_format
             and graph.dtype == np.float32 and attribution is not None):
         return None
-    if isinstance(attribution, _ItemItemAttribution):
+    if isinstance(attribution, ItemItemAttribution):
         parts, ensemble = [attribution], False
-    elif isinstance(attribution, _EnsembleAttribution) and 0 < len(attribution.parts) <= SLOTS:
+    elif isinstance(attribution, EnsembleAttribution) and 0 < len(attribution.parts) <= PARTS:
         parts, ensemble = [part for _, _, part in attribution.parts], True
     else:
         return None
@@ -124,7 +148,7 @@ def _parts(state: Any) -> tuple[list[_ItemItemAttribution], bool] | None:
     if not (matrix.format == "csr" and matrix.has_canonical_format and matrix.dtype == np.float32):
         return None
     for part in parts:
-        if not isinstance(part, _ItemItemAttribution):
+        if not isinstance(part, ItemItemAttribution):
             return None
         weights = part.weights
         dense = isinstance(weights, np.ndarray)
@@ -137,18 +161,19 @@ def _parts(state: Any) -> tuple[list[_ItemItemAttribution], bool] | None:
     return parts, ensemble
 
 
-def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.ndarray,
-                      parts: tuple[list[_ItemItemAttribution], bool]) -> np.ndarray:
+def _anchors_compiled(state: AnchorInputs, liked: sp.csr_matrix, scores: MemberScales, ids: np.ndarray,
+                      parts: tuple[list[ItemItemAttribution], bool]) -> np.ndarray:
     """``_anchors_by_pairs`` in one compiled pass per member (the module docstring)."""
     items_parts, ensemble = parts
     n_users = ids.shape[0]
     pair_user, pair_game, cf_game, with_cf = _pairs(state, liked, scores)
     cf_rows, cf_scale, content_scale = scores.cf_rows, scores.cf_scale, scores.content_scale
-    attribution = state._attribution
+    attribution = state.attribution
+    assert isinstance(attribution, (ItemItemAttribution, EnsembleAttribution))  # as _parts found it
     scored = pair_user[with_cf]  # the members of the pairs the champion attributes
     confidence = np.zeros(pair_game.size, dtype=np.float32)
-    confidence[with_cf] = gather_flat(attribution.matrix, cf_rows[scored], cf_game[with_cf])
-    part_scales = np.ones((SLOTS, n_users), dtype=np.float32)
+    confidence[with_cf] = attribution.gather_flat(attribution.matrix, cf_rows[scored], cf_game[with_cf])
+    part_scales = np.ones((PARTS, n_users), dtype=np.float32)
     if ensemble and scored.size:
         users, inverse = np.unique(cf_rows[scored], return_inverse=True)
         for at, scale in enumerate(attribution.scales(users)):
@@ -161,9 +186,9 @@ def _anchors_compiled(state: Any, liked: sp.csr_matrix, scores: Any, ids: np.nda
         else:  # the matrix's own index arrays (a copy per batch cost ~10 µs a member)
             weights = part.weights
             slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, weights.indptr, weights.indices, weights.data))
-    while len(slots) < SLOTS:
+    while len(slots) < PARTS:
         slots.append((np.zeros((0, 0), dtype=np.float32), empty_i, empty_i, empty_i, empty_f))
-    dense = np.array([part.positions is not None for part in items_parts] + [False] * (SLOTS - len(items_parts)))
+    dense = np.array([part.positions is not None for part in items_parts] + [False] * (PARTS - len(items_parts)))
     graph = state.graph
     n_items = max([part.weights.shape[1] for part in items_parts] + [1])
     return anchor_rows(

@@ -13,13 +13,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender
-from models.ensemble import Ensemble
-from models.ease import EASE
-from models.factorization import ALS
+from models.base import LatentFactors, Recommender
+from models.discovery import reference
 from models.fast.kernels import csr_gather_rows, csr_lookup, segment_argmax_loop
-from models.knn import ItemKNNBM25, ItemKNNCosine
-from models.rp3beta import RP3beta
 
 
 class Attribution:
@@ -30,24 +26,35 @@ class Attribution:
     numbers behind the champion's ``explain``, for a whole batch at once.
     """
 
-    def __init__(self, model: Recommender, matrix: sp.csr_matrix) -> None:
+    def __init__(self, model: Recommender, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
         self.model = model
         self.matrix = matrix
+        self.compiled = compiled
+        """Whether look-ups go through the compiled binary searches (else scipy's, the reference)."""
 
     @staticmethod
-    def for_model(model: Recommender, matrix: sp.csr_matrix) -> Attribution | None:
-        if isinstance(model, (ItemKNNCosine, ItemKNNBM25)):
-            return _ItemItemAttribution(model, matrix, model.similarity_, None)
-        if isinstance(model, RP3beta):
-            return _ItemItemAttribution(model, matrix, model.weights_, None)
-        if isinstance(model, EASE):
-            return _ItemItemAttribution(model, matrix, model.weights_, model._positions())
-        if isinstance(model, ALS):
-            return _ALSAttribution(model, matrix)
-        if isinstance(model, Ensemble):
-            ensemble = _EnsembleAttribution(model, matrix)
+    def for_model(model: Recommender, matrix: sp.csr_matrix, *, compiled: bool = True) -> Attribution | None:
+        """The model's own attribution, as the model states it (``Recommender.parts``,
+        ``item_weights``, ``latent_factors``); None where its ``explain`` says nothing
+        (popularity, BPR)."""
+        if model.parts() is not None:
+            ensemble = EnsembleAttribution(model, matrix, compiled=compiled)
             return ensemble if ensemble.parts else None
-        return None  # popularity, BPR: explain() says nothing
+        weights = model.item_weights()
+        if weights is not None and weights.explains:
+            return ItemItemAttribution(model, matrix, weights.weights, weights.positions(), compiled=compiled)
+        factors = model.latent_factors()
+        if factors is not None:
+            return ALSAttribution(model, matrix, factors, compiled=compiled)
+        return None
+
+    def gather_flat(self, weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``weights[rows[k], cols[k]]`` as float32 (compiled, or the reference's scipy look-up)."""
+        return gather_flat(weights, rows, cols) if self.compiled else reference.gather_flat(weights, rows, cols)
+
+    def gather(self, weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``weights[rows[p], cols[p, k]]`` as a ``cols``-shaped float32 array."""
+        return gather(weights, rows, cols) if self.compiled else reference.gather(weights, rows, cols)
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
         """``(pairs, items)`` float32: what game ``game_cols[p]`` of member ``user_rows[p]``
@@ -56,43 +63,45 @@ class Attribution:
         raise NotImplementedError
 
 
-class _ItemItemAttribution(Attribution):
+class ItemItemAttribution(Attribution):
     """``x_uj · W[j, i]`` (kNN, RP3beta, EASE over its modelled games)."""
 
     def __init__(
-        self, model: Recommender, matrix: sp.csr_matrix, weights: Any, positions: np.ndarray | None
+        self, model: Recommender, matrix: sp.csr_matrix, weights: Any, positions: np.ndarray | None, *,
+        compiled: bool = True,
     ) -> None:
-        super().__init__(model, matrix)
+        super().__init__(model, matrix, compiled=compiled)
         self.weights = weights
         self.positions = positions
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
-        confidence = gather_flat(self.matrix, user_rows, game_cols)
+        confidence = self.gather_flat(self.matrix, user_rows, game_cols)
         rows = np.broadcast_to(game_cols[:, None], item_cols.shape)
         cols = np.maximum(item_cols, 0)
         if self.positions is not None:
             rows, cols = self.positions[rows], self.positions[cols]
             modelled = (rows >= 0) & (cols >= 0)
             values = np.zeros(item_cols.shape, dtype=np.float32)
-            values[modelled] = gather_flat(self.weights, rows[modelled], cols[modelled])
+            values[modelled] = self.gather_flat(self.weights, rows[modelled], cols[modelled])
         else:
-            values = gather(self.weights, game_cols, cols)
+            values = self.gather(self.weights, game_cols, cols)
         return values * confidence[:, None]
 
 
-class _ALSAttribution(Attribution):
+class ALSAttribution(Attribution):
     """implicit's ALS explanation (Hu, Koren & Volinsky 2008, §5), one solve per member.
 
     ``A_u = YᵀY + λI + Yᵀ(C_u − I)Y`` with ``C_u = α·x_u``; game ``j`` contributes
     ``c_uj · (A_u⁻¹ y_i)·y_j`` to game ``i``.
     """
 
-    def __init__(self, model: ALS, matrix: sp.csr_matrix) -> None:
-        super().__init__(model, matrix)
-        self.factors = np.asarray(model.item_factors_, dtype=np.float64)
+    def __init__(self, model: Recommender, matrix: sp.csr_matrix, factors: LatentFactors, *,
+                 compiled: bool = True) -> None:
+        super().__init__(model, matrix, compiled=compiled)
+        self.factors = np.asarray(factors.item_factors, dtype=np.float64)
         k = self.factors.shape[1]
-        self.base = self.factors.T @ self.factors + model.regularization * np.eye(k)
-        self.alpha = float(model.alpha)
+        self.base = self.factors.T @ self.factors + factors.regularization * np.eye(k)
+        self.alpha = float(factors.alpha)
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:
         out = np.zeros(item_cols.shape, dtype=np.float32)
@@ -121,19 +130,20 @@ class _ALSAttribution(Attribution):
         return out
 
 
-class _EnsembleAttribution(Attribution):
+class EnsembleAttribution(Attribution):
     """The members' positive contributions, each over the member's spread for the user and
     weighted by its share (``Ensemble.explain``): a z-score is affine in the member's score.
     The spreads come from the statistics the ensemble kept when it scored the batch
     (``Ensemble.keep_statistics``), not from scoring every member again."""
 
-    def __init__(self, model: Ensemble, matrix: sp.csr_matrix) -> None:
-        super().__init__(model, matrix)
-        self.total = float(sum(model.shares[name] for name in model.models_))
+    def __init__(self, model: Recommender, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
+        super().__init__(model, matrix, compiled=compiled)
+        parts = model.parts() or []
+        self.total = float(sum(part.share for part in parts))
         self.parts = [
-            (name, float(model.shares[name]), attribution)
-            for name, member in model.models_.items()
-            if (attribution := Attribution.for_model(member, matrix)) is not None
+            (part.name, part.share, attribution)
+            for part in parts
+            if (attribution := Attribution.for_model(part.model, matrix, compiled=compiled)) is not None
         ]
 
     def contributions(self, user_rows: np.ndarray, game_cols: np.ndarray, item_cols: np.ndarray) -> np.ndarray:

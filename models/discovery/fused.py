@@ -22,14 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import Recommender
+from models.base import ItemWeights, Recommender
 from models.fast.compiled import new_rows
 from models.fast.fused import PARTS, empty_slot, fused_rows_into
-from models.ease import DenseItemModel
-from models.ensemble import Ensemble
-from models.knn import _ItemKNN
 from models.member_statistics import RowStatistics
-from models.rp3beta import RP3beta
 
 
 @dataclass(frozen=True)
@@ -40,24 +36,28 @@ class _Part:
     name: str
     model: Recommender
     weight: float
-    weights: np.ndarray | sp.csr_matrix
-    """``W``: EASE's dense weights, or the kNN similarity / RP3beta's weights (CSR)."""
+    item: ItemWeights
+    """The model's ``x_u W`` (``Recommender.item_weights``)."""
+
+    @property
+    def weights(self) -> np.ndarray | sp.csr_matrix:
+        return self.item.weights
 
     @property
     def dense(self) -> bool:
-        return isinstance(self.weights, np.ndarray)
+        return self.item.dense
 
 
 def _part(name: str, model: Recommender, weight: float) -> _Part | None:
-    if isinstance(model, DenseItemModel):
-        weights = model.weights_
-        if weights.dtype == np.float32 and weights.flags.c_contiguous and model.matrix_.dtype == np.float32:
-            return _Part(name, model, weight, weights)
+    """The model as a slot of the pass, if it scores item to item with float32 weights the
+    loops read as they are (dense C-ordered, or CSR); None: the separate steps."""
+    item = model.item_weights()
+    if item is None or item.matrix.dtype != np.float32 or item.weights.dtype != np.float32:
         return None
-    matrix = model.similarity_ if isinstance(model, _ItemKNN) else model.weights_ if isinstance(model, RP3beta) else None
-    if matrix is not None and sp.issparse(matrix) and matrix.format == "csr" and matrix.dtype == np.float32 \
-            and model.matrix_.dtype == np.float32:
-        return _Part(name, model, weight, matrix)
+    if item.dense and item.weights.flags.c_contiguous:
+        return _Part(name, model, weight, item)
+    if not item.dense and sp.issparse(item.weights) and item.weights.format == "csr":
+        return _Part(name, model, weight, item)
     return None
 
 
@@ -65,7 +65,7 @@ class FusedCF:
     """The fused champion's part for a champion made of item-to-item models (``for_model``;
     None for the others, which keep the separate path)."""
 
-    def __init__(self, parts: list[_Part], ensemble: Ensemble | None) -> None:
+    def __init__(self, parts: list[_Part], ensemble: Recommender | None) -> None:
         self.parts = parts
         self.ensemble = ensemble
 
@@ -73,10 +73,11 @@ class FusedCF:
     def for_model(model: Recommender | None) -> FusedCF | None:
         if model is None:
             return None
-        if isinstance(model, Ensemble):
-            parts = [_part(name, member, float(model.shares[name])) for name, member in model.models_.items()]
-            fits = 0 < len(parts) <= PARTS and all(part is not None for part in parts)
-            return FusedCF(parts, model) if fits else None  # type: ignore[arg-type]
+        members = model.parts()
+        if members is not None:
+            parts = [_part(member.name, member.model, member.share) for member in members]
+            made = [part for part in parts if part is not None]
+            return FusedCF(made, model) if 0 < len(made) == len(parts) <= PARTS else None
         part = _part("champion", model, 1.0)
         return FusedCF([part], None) if part is not None else None
 
@@ -94,14 +95,14 @@ class FusedCF:
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         arrays = []
         for part in self.parts:
-            model = part.model
+            item = part.item
             weights = part.weights
-            if part.dense:
-                sub = model.matrix_[scored][:, model.items_].tocsr()
-                arrays.append((sub.indptr, sub.indices, sub.data, weights, np.asarray(model.items_, dtype=np.int64),
+            if item.items is not None:
+                sub = item.matrix[scored][:, item.items].tocsr()
+                arrays.append((sub.indptr, sub.indices, sub.data, weights, np.asarray(item.items, dtype=np.int64),
                                empty_i, empty_i, empty_f))
             else:
-                sub = model.matrix_[scored].tocsr()
+                sub = item.matrix[scored].tocsr()
                 arrays.append((sub.indptr, sub.indices, sub.data, np.zeros((0, 0), dtype=np.float32), empty_i,
                                weights.indptr, weights.indices, weights.data))
         while len(arrays) < PARTS:  # the loop's slots; the missing ones are empty
@@ -116,7 +117,7 @@ class FusedCF:
         dense = np.array([part.dense for part in self.parts] + [False] * (PARTS - n_parts))
         return (tuple(arrays), n_parts, dense, weights,
                 np.float32(sum(part.weight for part in self.parts)),  # as the ensemble sums its shares
-                self.ensemble is not None, own_indptr, own_indices, self.parts[0].model.n_items)
+                self.ensemble is not None, own_indptr, own_indices, self.parts[0].item.matrix.shape[1])
 
     def keep(self, cf_rows: np.ndarray, rows: np.ndarray, statistics: np.ndarray) -> None:
         """Keep an ensemble's statistics of the pass (``(parts, 3, len(rows))``) as its own

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas, top_n
+from models.base import single_threaded_blas
 from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel, Scores
 from models.discovery.reasons import KIND_PERSONAL, KIND_POPULAR, group_reason
@@ -136,7 +136,7 @@ def game_night(state: DiscoveryModel, table: Table, *, n: int, how: str = DEFAUL
     best = best_at_size(state, table)
     if best.any():  # no BGG facts: nothing added, today's ranking exactly
         combined = combined + np.float32(BEST_BOOST) * best
-    ids, values = top_n(combined[None, :], n)
+    ids, values = state.top_n(combined[None, :], n)
     picked = ids[0][ids[0] >= 0]
     if picked.size == 0:
         return pl.DataFrame(schema=GROUP_SCHEMA)

@@ -13,6 +13,7 @@ scores into ranked rows with reasons. Each mode is a choice of candidate games:
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,18 +23,25 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from models.base import SCORE_BUDGET, Recommender, sparse_rows_dense, top_n
+from models.base import SCORE_BUDGET, Recommender, sparse_rows_dense
+from models.base import top_n as compiled_top_n
 from models.content import ContentModel
-from models.discovery.anchors import anchors
+from models.discovery import reference
+from models.discovery.anchors import AnchorInputs, anchors
 from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend, blend_rows, placed_scores
 from models.discovery.fused import FusedCF
 from models.discovery.members import Members, member_rows
-from models.discovery.onepass import Ranked, ranked_block
+from models.discovery.onepass import BlockInputs, Ranked, ranked_block
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.ensemble import Ensemble
 from models.interactions import InteractionMatrix
+
+ENGINES = ("compiled", "reference")
+"""How a ``DiscoveryModel`` computes its lists (docs/discovery.md): ``compiled``, the kernel
+library's loops (``models.fast``, the default); ``reference``, the readable numpy
+specification (``models.discovery.reference``). The same lists, bit for bit."""
 
 USER_BATCH = 512
 """Members ranked at once (fewer for big catalogues: ``SCORE_BUDGET`` cells per block)."""
@@ -117,6 +125,7 @@ class DiscoveryModel:
         collections: pl.DataFrame,
         blend: Blend,
         graph: sp.csr_matrix | None = None,
+        engine: str = "compiled",
     ) -> None:
         self.champion = champion
         self.model = model
@@ -147,16 +156,26 @@ class DiscoveryModel:
         self.pop_norm = (np.log1p(self.popularity) / top).astype(np.float32)
         if isinstance(model, Ensemble):
             model.keep_statistics()  # the ranking keeps them; its reasons and both shelves reuse them
-        self._attribution = Attribution.for_model(model, interactions.matrix) if model is not None else None
         self._graph_csc: sp.csc_matrix | None = None
-        self._fused = FusedCF.for_model(model)
-        self.fusing = True
-        """Whether a whole-catalogue block is ranked in one pass per member
-        (``models.discovery.onepass``, with an item-to-item champion's part made in it:
-        ``models.discovery.fused``); False: the separate steps, which the tests compare against."""
-        self.narrowing = True
-        """Whether a batch with few candidate columns is scored on those alone (``narrow``;
-        False: the whole catalogue, the exhaustive path the tests compare against)."""
+        self._use(engine)
+
+    def _use(self, engine: str) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown discovery engine {engine!r} (one of {', '.join(ENGINES)})")
+        self.engine = engine
+        compiled = engine == "compiled"
+        self.attribution = (Attribution.for_model(self.model, self.interactions.matrix, compiled=compiled)
+                            if self.model is not None else None)
+        """The champion's attribution of a score to the member's games (the reasons' anchors)."""
+        self.fused = FusedCF.for_model(self.model) if compiled else None
+        """The compiled engine's champion part for item-to-item champions (None: the separate steps)."""
+
+    def with_engine(self, engine: str) -> DiscoveryModel:
+        """This fitted model computing its lists by ``engine`` (``ENGINES``): the same
+        champion, content and collections, shared, not copied."""
+        other = copy.copy(self)
+        other._use(engine)
+        return other
 
     def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:
         """Sparse rows (catalogue columns) of these members from normalised collections."""
@@ -172,24 +191,54 @@ class DiscoveryModel:
         ensemble does either per member once the ranking has kept its members'
         statistics of the rows."""
         width = self.n_games if cols is None else cols.size
-        rows = self._cf_rows_with_shared(cf_rows)
+        rows = self.cf_rows_with_shared(cf_rows)
         if rows.size == 0:
             return np.zeros((cf_rows.size, width), dtype=np.float32)
         champion_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         warm = champion_cols >= 0
-        if cols is None and self.fusing and self._fused is not None and self._fused.usable():
-            return self._fused.scores(cf_rows, rows, champion_cols[warm], np.flatnonzero(warm), width)
+        if cols is None and self.fused is not None and self.fused.usable():
+            return self.fused.scores(cf_rows, rows, champion_cols[warm], np.flatnonzero(warm), width)
         identity = cols is None and self._cf_identity
         scored = cf_rows[rows]
         raw = self.model.score(scored) if identity else self.model.score_columns(scored, champion_cols[warm])
         raw = np.ascontiguousarray(raw, dtype=np.float32)
+        if self.engine == "reference":
+            return reference.placed_scores(raw, rows, np.flatnonzero(warm), cf_rows.size, width)
         if rows.size == cf_rows.size and identity:
             np.maximum(raw, 0.0, out=raw)  # -inf (not modelled) becomes 0 here already
             raw[~np.isfinite(raw)] = 0.0  # NaN, +inf
             return raw  # every member scored, catalogue columns = the champion's: no copies
         return placed_scores(raw, rows, np.flatnonzero(warm), cf_rows.size, width)
 
-    def _cf_rows_with_shared(self, cf_rows: np.ndarray) -> np.ndarray:
+    def user_rows(self, user_ids: list[str]) -> np.ndarray:
+        """The members' rows of the champion's matrix (-1: unknown; all -1 without a champion)."""
+        if self.model is None:
+            return np.full(len(user_ids), -1)
+        return self.interactions.user_rows(user_ids)
+
+    def block_inputs(self) -> BlockInputs:
+        """What the compiled engine's one pass reads of this model (``models.discovery.onepass``)."""
+        return BlockInputs(
+            graph=self.graph, n_games=self.n_games, cf_cols=self.cf_cols, pop_term=self.pop_term(),
+            content_weight=self.blend.content, reference_rank=int(self.blend.reference_rank),
+            cf_evidence=self.champion != "popularity", fused=self.fused, user_rows=self.user_rows,
+            rows_with_shared=self.cf_rows_with_shared, cf_scores=self.cf_scores,
+        )
+
+    def anchor_inputs(self) -> AnchorInputs:
+        """What the reasons' anchors read of this model (``models.discovery.anchors``)."""
+        return AnchorInputs(
+            graph=self.graph, n_games=self.n_games, cf_cols=self.cf_cols, attribution=self.attribution,
+            pair_similarity=self.content.pair_similarity, compiled=self.engine == "compiled",
+        )
+
+    def cf_scores(self, cf_rows: np.ndarray) -> np.ndarray:
+        """The champion's part over the whole catalogue for these user rows (-1: unknown):
+        its scores clipped at 0 and placed at the catalogue's columns, 0 where it has
+        nothing to say (``models.discovery.reference``, step 1)."""
+        return self._cf_scores(cf_rows)
+
+    def cf_rows_with_shared(self, cf_rows: np.ndarray) -> np.ndarray:
         """Positions of the members the champion can speak for: known, with a shared game."""
         known = np.flatnonzero(cf_rows >= 0)
         if known.size == 0 or self.model is None:
@@ -201,7 +250,7 @@ class DiscoveryModel:
     def narrow(self, candidates: np.ndarray) -> np.ndarray | None:
         """The catalogue columns holding any of a batch's candidates, when they are few
         enough to score on them alone (``NARROW_SHARE``); None: score the whole catalogue."""
-        if not self.narrowing or candidates.shape[1] == 0:
+        if self.engine != "compiled" or candidates.shape[1] == 0:
             return None
         cols = np.flatnonzero(candidates.any(axis=0))
         return cols if 0 < cols.size < NARROW_SHARE * candidates.shape[1] else None
@@ -215,24 +264,35 @@ class DiscoveryModel:
         there: each part's scale is taken over the member's candidates, and no column
         outside ``cols`` is one.
         """
-        n_users = len(members.user_ids)
-        cf_rows = self.interactions.user_rows(members.user_ids) if self.model is not None else np.full(n_users, -1)
+        cf_rows = self.user_rows(members.user_ids)
         cf = self._cf_scores(cf_rows, cols)
         cf_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         graph = self.graph if cols is None else self._graph_columns(cols)
-        content = sparse_rows_dense(members.liked, graph)  # compiled for float32 (scipy's sums)
-        pop_norm = self.pop_norm if cols is None else self.pop_norm[cols]
-        pop_term = (self.blend.popularity - self.blend.tail) * pop_norm  # float32
-        # One compiled pass per member (``blend_rows``): over fewer columns a member's max
-        # may be 0 where it was positive; then none of their candidates has a positive
-        # score, and both ways give a CF part of 0. A game without collection entries sits
-        # at the reference level (0) of the CF part.
-        blended, with_cf, cf_scale, content_scale = blend_rows(
-            cf, np.ascontiguousarray(candidates, dtype=bool), cf_cols >= 0, content,
-            np.ascontiguousarray(pop_term, dtype=np.float32), np.float32(self.blend.content),
-            int(self.blend.reference_rank),
-        )
+        pop_term = self.pop_term() if cols is None else self.pop_term()[cols]
+        candidates = np.ascontiguousarray(candidates, dtype=bool)
+        # Over fewer columns a member's max may be 0 where it was positive; then none of
+        # their candidates has a positive score, and both ways give a CF part of 0. A game
+        # without collection entries sits at the reference level (0) of the CF part.
+        if self.engine == "reference":
+            content = reference.content_scores(members.liked, graph)
+            blended, with_cf, cf_scale, content_scale = reference.blend(
+                cf, candidates, cf_cols >= 0, content, pop_term, np.float32(self.blend.content),
+                int(self.blend.reference_rank))
+        else:  # compiled for float32 (scipy's sums); one compiled pass per member (``blend_rows``)
+            content = sparse_rows_dense(members.liked, graph)
+            blended, with_cf, cf_scale, content_scale = blend_rows(
+                cf, candidates, cf_cols >= 0, content, pop_term, np.float32(self.blend.content),
+                int(self.blend.reference_rank))
         return Scores(blended, cf, with_cf, cf_scale, content, content_scale * self.blend.content, cf_rows, cols)
+
+    def pop_term(self) -> np.ndarray:
+        """The popularity term of the blend per catalogue game (float32): the blend's
+        popularity weight, less its long-tail boost, times the scaled popularity."""
+        return np.ascontiguousarray((self.blend.popularity - self.blend.tail) * self.pop_norm, dtype=np.float32)
+
+    def top_n(self, scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row-wise best ``n`` by this model's engine (the same ids and values either way)."""
+        return reference.top_n(scores, n) if self.engine == "reference" else compiled_top_n(scores, n)
 
     def _graph_columns(self, cols: np.ndarray) -> sp.csr_matrix:
         """The neighbour graph's columns ``cols``, as CSR (cut from a CSC copy made once:
@@ -249,18 +309,13 @@ class DiscoveryModel:
             ids = np.searchsorted(scores.cols, ids)  # a listed game is one of the columns
             ids = np.minimum(ids, scores.cols.size - 1)  # padding (-1 made 0) may fall past them
         pick = lambda values: np.take_along_axis(values, ids, axis=1)  # noqa: E731
-        evidence = pick(scores.content) > 0
-        if self.champion != "popularity":
-            evidence |= pick(scores.with_cf) & (pick(scores.cf) > 0)
-        return evidence
+        return reference.evidence(pick(scores.content), pick(scores.cf), pick(scores.with_cf),
+                                  self.champion != "popularity")
 
     def evidence(self, scores: Scores) -> np.ndarray:
         """Where the champion or content had something to say (a popularity champion's
         part is popularity, so there only content counts): a *personal* score."""
-        evidence = scores.content > 0
-        if self.champion != "popularity":
-            evidence |= scores.with_cf & (scores.cf > 0)
-        return evidence
+        return reference.evidence(scores.content, scores.cf, scores.with_cf, self.champion != "popularity")
 
     # ----------------------------------------------------------------- ranking
 
@@ -319,16 +374,18 @@ class DiscoveryModel:
         depth = max(take, MMR_POOL) if self.blend.diversity > 0 else take
         # The whole catalogue in one pass per member (``models.discovery.onepass``), or the
         # separate steps: a narrow batch, or what that pass leaves to them.
-        block = ranked_block(self, members, candidates, depth) if cols is None and self.fusing else None
+        compiled = self.engine == "compiled"
+        block = ranked_block(self.block_inputs(), members, candidates, depth) if cols is None and compiled else None
         if block is not None:
             scores: Scores | Ranked = block
             ids, values = block.ids, block.values
         else:
             scores = self.score(members, candidates if cols is None else candidates[:, cols], cols)
-            ids, values = top_n(scores.blended, depth)
+            ids, values = self.top_n(scores.blended, depth)
             if cols is not None:  # back to catalogue ids; ascending columns keep top_n's tie-break
                 ids = np.where(ids >= 0, cols[np.maximum(ids, 0)], -1)
-        ids, values = mmr_order(ids, values, self.graph, self.blend.diversity)
+        rerank = mmr_order if compiled else reference.mmr_order
+        ids, values = rerank(ids, values, self.graph, self.blend.diversity)
         ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0
         safe = np.maximum(ids, 0)
@@ -364,4 +421,4 @@ class DiscoveryModel:
     def anchors(self, members: Members, scores: Scores | Ranked, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none
         (``models.discovery.anchors``)."""
-        return anchors(self, members, scores, ids, kinds)
+        return anchors(self.anchor_inputs(), members, scores, ids, kinds)

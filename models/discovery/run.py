@@ -88,6 +88,7 @@ def fit_state(
     blend: Blend | None = None,
     timings: dict[str, float] | None = None,
     content: ContentModel | None = None,
+    engine: str = "compiled",
 ) -> DiscoveryModel:
     """The champion fitted on normalised ``rows`` and the content model of ``catalog``
     (``catalog_frame``), ready to score. The fit and the neighbours run side by side on two
@@ -128,7 +129,7 @@ def fit_state(
     )
     state = DiscoveryModel(
         champion=fit.champion, model=model, interactions=interactions, content=fitted["content"],
-        collections=rows, blend=blend, graph=fitted["graph"],
+        collections=rows, blend=blend, graph=fitted["graph"], engine=engine,
     )
     log.info(
         "discover: content features for %d games (%d without any collection entry), %d neighbours each, in %.1fs",

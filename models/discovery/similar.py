@@ -16,7 +16,7 @@ import polars as pl
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from models.base import map_blocks, top_n, topk_frame
+from models.base import map_blocks, topk_frame
 from models.discovery.model import DiscoveryModel
 
 
@@ -66,7 +66,7 @@ def similar_games(state: DiscoveryModel, n: int) -> pl.DataFrame:
             sims[position] = block
         sims[np.arange(rows.size), rows] = -np.inf
         sims[sims <= 0] = -np.inf
-        ids[rows], values[rows] = top_n(sims, n)
+        ids[rows], values[rows] = state.top_n(sims, n)
 
     map_blocks(block, state.content.chunks())  # each block its own rows: the same lists as in turn
     return topk_frame(state.game_ids, ids, values, state.game_ids, key="game_id", value="similar_game_id")

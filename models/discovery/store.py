@@ -52,8 +52,8 @@ def save_state(state: DiscoveryModel, directory: str | Path, meta: dict[str, Any
     return directory
 
 
-def load_state(directory: str | Path) -> tuple[DiscoveryModel, dict[str, Any]]:
-    """Read what ``save_state`` wrote; returns the model and ``discovery.json``."""
+def load_state(directory: str | Path, *, engine: str = "compiled") -> tuple[DiscoveryModel, dict[str, Any]]:
+    """Read what ``save_state`` wrote; returns the model (computing by ``engine``) and ``discovery.json``."""
     directory = Path(directory)
     meta = json.loads((directory / "discovery.json").read_text(encoding="utf-8"))
     content = ContentModel.load(directory)
@@ -70,6 +70,7 @@ def load_state(directory: str | Path) -> tuple[DiscoveryModel, dict[str, Any]]:
         collections=pl.read_parquet(directory / "discovery_collections.parquet"),
         blend=Blend(**meta["blend"]),
         graph=sp.load_npz(directory / "content_neighbours.npz").tocsr().astype(np.float32),
+        engine=engine,
     )
     return state, meta
 

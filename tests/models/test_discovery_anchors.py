@@ -57,8 +57,8 @@ def _both_ways(state: DiscoveryModel, rows: pl.DataFrame, users: list[str]) -> t
         state.model.keep_statistics()
     members = state.members(rows, users)
     scores, ids, kinds = _listed(state, members)
-    compiled = anchors(state, members, scores, ids, kinds)
-    by_pairs = anchors(state, members, scores, ids, kinds, compiled_pass=False)
+    compiled = anchors(state.anchor_inputs(), members, scores, ids, kinds)
+    by_pairs = anchors(state.with_engine("reference").anchor_inputs(), members, scores, ids, kinds)
     return compiled, by_pairs, int((kinds == KIND_PERSONAL).sum())
 
 
@@ -66,7 +66,7 @@ def _both_ways(state: DiscoveryModel, rows: pl.DataFrame, users: list[str]) -> t
 def test_compiled_anchors_equal_the_pairs_pass(site, champion: str) -> None:
     rows, _, users = site
     state = _state(site, champion)
-    assert _parts(state) is not None, f"{champion}: the compiled pass takes it"
+    assert _parts(state.anchor_inputs()) is not None, f"{champion}: the compiled pass takes it"
     compiled, by_pairs, personal = _both_ways(state, rows, users)
     assert personal > 0 and (compiled >= 0).sum() > personal // 2  # most personal rows anchored
     np.testing.assert_array_equal(compiled, by_pairs)
@@ -75,7 +75,7 @@ def test_compiled_anchors_equal_the_pairs_pass(site, champion: str) -> None:
 def test_als_keeps_the_pairs_pass(site) -> None:
     rows, _, users = site
     state = _state(site, "als")
-    assert _parts(state) is None
+    assert _parts(state.anchor_inputs()) is None
     compiled, by_pairs, _ = _both_ways(state, rows, users[:200])
     np.testing.assert_array_equal(compiled, by_pairs)
 
@@ -90,10 +90,10 @@ def test_liked_games_in_any_order_give_the_same_anchors(site) -> None:
     members = state.members(rows, users[:400])
     scrambled = _reversed_rows(members.nameable)
     scores, ids, kinds = _listed(state, members)
-    sorted_anchors = anchors(state, members, scores, ids, kinds)
+    sorted_anchors = anchors(state.anchor_inputs(), members, scores, ids, kinds)
     members.nameable = scrambled
-    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds), sorted_anchors)
-    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds, compiled_pass=False), sorted_anchors)
+    np.testing.assert_array_equal(anchors(state.anchor_inputs(), members, scores, ids, kinds), sorted_anchors)
+    np.testing.assert_array_equal(anchors(state.with_engine("reference").anchor_inputs(), members, scores, ids, kinds), sorted_anchors)
 
 
 def test_ties_between_liked_games_go_to_the_lowest_game(site) -> None:
@@ -105,16 +105,16 @@ def test_ties_between_liked_games_go_to_the_lowest_game(site) -> None:
     kinds = np.full(ids.shape, KIND_PERSONAL)
     kinds[ids < 0] = KIND_NONE
     scores.cf_scale = np.zeros_like(scores.cf_scale)  # content alone: ties come from the graph
-    assert _parts(state) is not None
+    assert _parts(state.anchor_inputs()) is not None
     graph = state.graph.copy()
     graph.data[:] = 0.5  # every neighbour as near as every other
     state.graph = graph
     members.nameable.data[:] = 1.0  # every liked game weighs the same
-    compiled = anchors(state, members, scores, ids, kinds)
-    np.testing.assert_array_equal(compiled, anchors(state, members, scores, ids, kinds, compiled_pass=False))
+    compiled = anchors(state.anchor_inputs(), members, scores, ids, kinds)
+    np.testing.assert_array_equal(compiled, anchors(state.with_engine("reference").anchor_inputs(), members, scores, ids, kinds))
     assert (compiled >= 0).sum() > 100
     members.nameable = _reversed_rows(members.nameable)  # the same ties met highest game first
-    np.testing.assert_array_equal(anchors(state, members, scores, ids, kinds), compiled)
+    np.testing.assert_array_equal(anchors(state.anchor_inputs(), members, scores, ids, kinds), compiled)
 
 
 def _reversed_rows(matrix):  # type: ignore[no-untyped-def]

@@ -46,15 +46,13 @@ def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-de
 
 
 def _ranked(state: DiscoveryModel, rows: pl.DataFrame, users: list[str], fusing: bool) -> tuple[pl.DataFrame, dict]:
-    state.fusing = fusing
+    """The lists by the compiled engine (``fusing``) or by the reference's separate steps."""
+    state = state if fusing else state.with_engine("reference")
     if isinstance(state.model, Ensemble):
         state.model.keep_statistics()  # a fresh night's serving, as DiscoveryModel starts it
-    try:
-        with single_threaded_blas():
-            ranked, counts = state.rank(rows, users, 100)
-            shelves = [shelf_rows(state, rows, users, kind, run_id="r") for kind in SHELVES.values()]
-    finally:
-        state.fusing = True
+    with single_threaded_blas():
+        ranked, counts = state.rank(rows, users, 100)
+        shelves = [shelf_rows(state, rows, users, kind, run_id="r") for kind in SHELVES.values()]
     return pl.concat([ranked.with_columns(pl.lit("discovery").alias("list"))]
                      + [s.select(ranked.columns).with_columns(pl.lit(n).alias("list")) for n, s in zip(SHELVES, shelves)]
                      ), counts
@@ -64,7 +62,7 @@ def _ranked(state: DiscoveryModel, rows: pl.DataFrame, users: list[str], fusing:
 def test_fused_rows_equal_the_separate_steps(site, champion: str) -> None:
     rows, _, users = site
     state = _state(site, champion)
-    assert state._fused is not None, f"{champion} is an item-to-item champion"
+    assert state.fused is not None, f"{champion} is an item-to-item champion"
     fused, fused_counts = _ranked(state, rows, users, True)
     kept = state.model.statistics_ if isinstance(state.model, Ensemble) else None
     kept_fused = None if kept is None else (kept.mean.copy(), kept.spread.copy(), kept.lowest.copy(), kept.known.copy())
@@ -81,10 +79,10 @@ def test_fused_rows_equal_the_separate_steps(site, champion: str) -> None:
 def test_a_champion_it_cannot_make_keeps_the_separate_steps(site, champion: str) -> None:
     rows, _, users = site
     state = _state(site, champion)
-    assert FusedCF.for_model(state.model) is None and state._fused is None
+    assert FusedCF.for_model(state.model) is None and state.fused is None
     # The block's one pass still ranks it, from the champion's scores made the separate way.
     members = state.members(rows, users[:50])
-    assert ranked_block(state, members, discover_candidates(members), 100) is not None
+    assert ranked_block(state.block_inputs(), members, discover_candidates(members), 100) is not None
     fused, fused_counts = _ranked(state, rows, users, True)
     separate, separate_counts = _ranked(state, rows, users, False)
     assert fused.height > 0 and fused_counts == separate_counts and fused.equals(separate)
@@ -96,7 +94,7 @@ def test_the_one_pass_ranks_every_item_to_item_champion(site) -> None:
     for champion in CHAMPIONS:
         state = _state(site, champion)
         members = state.members(rows, users[:50])
-        assert ranked_block(state, members, discover_candidates(members), 100) is not None, champion
+        assert ranked_block(state.block_inputs(), members, discover_candidates(members), 100) is not None, champion
 
 
 def test_a_row_holding_nan_is_left_to_the_separate_steps(site) -> None:
@@ -109,7 +107,7 @@ def test_a_row_holding_nan_is_left_to_the_separate_steps(site) -> None:
     graph = state.graph.copy()
     graph.data[graph.indptr[liked_game]] = np.nan
     state.graph = graph
-    assert ranked_block(state, members, discover_candidates(members), 100) is None
+    assert ranked_block(state.block_inputs(), members, discover_candidates(members), 100) is None
     fused, _ = _ranked(state, rows, users[:50], True)
     separate, _ = _ranked(state, rows, users[:50], False)
     assert fused.height > 0 and fused.equals(separate)
@@ -135,4 +133,4 @@ def test_an_ensemble_of_more_members_than_its_slots_keeps_the_separate_steps(sit
     with single_threaded_blas():
         state = fit_state(rows, catalog, None, ChampionFit(champion="ensemble", params={
             "members": members, "shares": {name: 1 for name in members}}))
-    assert state._fused is None
+    assert state.fused is None

@@ -35,13 +35,8 @@ def demo() -> tuple[DiscoveryModel, pl.DataFrame, list[str]]:
 
 
 def _both(state: DiscoveryModel, rows: pl.DataFrame, users: list[str], table: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    state.narrowing = True
     narrow = shelf_rows(state, rows, users, SHELVES[table], run_id="r")
-    state.narrowing = False
-    try:
-        exhaustive = shelf_rows(state, rows, users, SHELVES[table], run_id="r")
-    finally:
-        state.narrowing = True
+    exhaustive = shelf_rows(state.with_engine("reference"), rows, users, SHELVES[table], run_id="r")
     return narrow, exhaustive
 
 

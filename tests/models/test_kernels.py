@@ -1,6 +1,6 @@
-"""The compiled loops (``models.kernels`` and their kind) give the numbers of the numpy code
-they replaced, bit for bit: top-n against a full partition, the reference scaling, the
-blend and MMR against their numpy forms (kept here as the oracles), an ensemble member's
+"""The compiled loops (``models.fast``) give the numbers of the readable reference
+(``models.discovery.reference``), bit for bit: top-n against a full partition, the reference scaling, the
+blend, MMR and ``segment_argmax`` against the reference's numpy forms, an ensemble member's
 statistics against numpy's own sums, the sparse look-ups against scipy's. The products
 and sums are in ``test_products.py``.
 """
@@ -14,77 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from models.base import _top_n_exact, top_n
+from models.base import top_n_exact, top_n
 from models.discovery.attribution import gather, gather_flat, segment_argmax
 from models.discovery.blend import blend_rows, reference_scale
-from models.discovery.rerank import MMR_K, MMR_POOL, mmr_order
+from models.discovery import reference as spec
+from models.discovery.rerank import mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.member_statistics import add_zscores, row_statistics_of
 
 FEW_VALUES = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0, np.inf, -np.inf, np.nan])
 """Few distinct values: ties everywhere, and every kind of non-finite score."""
-
-
-def _numpy_reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:
-    """``reference_scale`` as numpy computed it before the kernel (the oracle)."""
-    n_rows, n_cols = values.shape
-    offset = np.zeros(n_rows, dtype=np.float32)
-    slope = np.zeros(n_rows, dtype=np.float32)
-    if n_rows == 0 or n_cols == 0:
-        return offset, slope
-    masked = np.where(mask, values, np.float32(-np.inf)).astype(np.float32, copy=False)
-    best = masked.max(axis=1)
-    k = min(reference, n_cols)
-    kth = _top_n_exact(masked, k)[1][:, k - 1]
-    short = np.flatnonzero(~np.isfinite(kth))
-    if short.size:
-        kth[short] = np.where(mask[short], values[short], np.inf).min(axis=1)
-    signal = np.isfinite(best) & (best > 0)
-    spread = signal & (best > kth)
-    offset[spread] = kth[spread]
-    slope[spread] = 1.0 / (best[spread] - kth[spread])
-    flat = signal & ~spread
-    with np.errstate(over="ignore"):  # a tiny best: slope inf, as in the kernel
-        slope[flat] = 1.0 / best[flat]
-    return offset, slope
-
-
-def _numpy_mmr_order(ids: np.ndarray, values: np.ndarray, graph: sp.csr_matrix, diversity: float, k: int = MMR_K,
-                      pool: int = MMR_POOL) -> tuple[np.ndarray, np.ndarray]:
-    """``mmr_order`` as numpy computed it before the kernel (the oracle): re-order each row's first ``k`` of ``ids`` (top-n output, -1 padded) by MMR over its first ``pool``."""
-    if diversity <= 0 or ids.size == 0:
-        return ids, values
-    n_users = ids.shape[0]
-    width = min(pool, ids.shape[1])
-    head, head_values = ids[:, :width], values[:, :width]
-    valid = head >= 0
-    safe = np.maximum(head, 0)
-    pairs_a = np.repeat(safe, width, axis=1).ravel()
-    pairs_b = np.tile(safe, (1, width)).ravel()
-    sims = np.asarray(graph[pairs_a, pairs_b], dtype=np.float32).ravel().reshape(n_users, width, width)
-    chosen = np.zeros((n_users, width), dtype=bool)
-    closest = np.zeros((n_users, width), dtype=np.float32)
-    order = np.full((n_users, min(k, width)), -1, dtype=np.int64)
-    gains = np.full(order.shape, -np.inf, dtype=np.float32)
-    rows = np.arange(n_users)
-    for step in range(order.shape[1]):
-        gain = np.where(valid & ~chosen, head_values - diversity * closest, -np.inf)
-        pick = gain.argmax(axis=1)
-        ok = np.isfinite(gain[rows, pick])
-        order[ok, step] = pick[ok]
-        gains[ok, step] = gain[rows[ok], pick[ok]]
-        chosen[rows[ok], pick[ok]] = True
-        closest = np.maximum(closest, sims[rows, pick, :])
-    new_ids, new_values = ids.copy(), values.copy()
-    for user in range(n_users):
-        picked = order[user][order[user] >= 0]
-        rest = [p for p in range(width) if p not in set(picked.tolist())]
-        positions = np.concatenate([picked, np.asarray(rest, dtype=np.int64)])
-        new_ids[user, :width] = head[user, positions]
-        new_values[user, :width] = head_values[user, positions]
-        new_values[user, : picked.size] = gains[user, : picked.size]
-    # The key a list is ranked by never rises: below the MMR slots, capped by the slot above.
-    return new_ids, np.minimum.accumulate(new_values, axis=1)
 
 
 def _scores(rng: np.random.Generator, shape: tuple[int, int], case: str) -> np.ndarray:
@@ -108,7 +47,7 @@ def test_top_n_equals_the_full_partition(n: int, case: str) -> None:
     scores = _scores(np.random.default_rng(n), (40, 2_500), case)
     for block in (scores, scores.astype(np.float64), scores[:, ::3]):  # float64, strided
         got_ids, got_values = top_n(block, n)
-        want_ids, want_values = _top_n_exact(block, n)
+        want_ids, want_values = top_n_exact(block, n)
         np.testing.assert_array_equal(got_ids, want_ids)
         np.testing.assert_array_equal(got_values, want_values)
 
@@ -117,7 +56,7 @@ def test_top_n_equals_the_full_partition(n: int, case: str) -> None:
 @given(arrays(np.float32, st.tuples(st.integers(1, 6), st.integers(1, 40)), elements=FEW_VALUES), st.integers(1, 45))
 def test_top_n_equals_the_full_partition_on_any_block(scores: np.ndarray, n: int) -> None:
     got_ids, got_values = top_n(scores, n)
-    want_ids, want_values = _top_n_exact(scores, n)
+    want_ids, want_values = top_n_exact(scores, n)
     np.testing.assert_array_equal(got_ids, want_ids)
     np.testing.assert_array_equal(got_values, want_values)
 
@@ -132,7 +71,7 @@ def test_top_n_equals_the_full_partition_on_any_block(scores: np.ndarray, n: int
 def test_reference_scale_equals_its_numpy_form(values: np.ndarray, reference: int, random) -> None:
     mask = np.array([[random.random() < 0.7 for _ in range(values.shape[1])] for _ in range(values.shape[0])])
     got = reference_scale(values, mask, reference)
-    want = _numpy_reference_scale(values, mask, reference)
+    want = spec.reference_scale(values, mask, reference)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
 
@@ -145,7 +84,7 @@ def test_reference_scale_equals_its_numpy_form_at_catalogue_width() -> None:
     mask[1, 50:] = False  # fewer candidates than the reference rank
     values[2] = 0.5  # flat
     for reference in (1, 100, 30_000):
-        got, want = reference_scale(values, mask, reference), _numpy_reference_scale(values, mask, reference)
+        got, want = reference_scale(values, mask, reference), spec.reference_scale(values, mask, reference)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
 
@@ -167,11 +106,11 @@ def test_heaps_starting_from_a_sampled_floor_keep_their_entries(seed: int) -> No
     mask = rng.random(values.shape) < rng.uniform(0.3, 1.0)
     for n in (1, 10, 100, 400):
         got_ids, got_values = top_n(values, n)
-        want_ids, want_values = _top_n_exact(values, n)
+        want_ids, want_values = top_n_exact(values, n)
         np.testing.assert_array_equal(got_ids, want_ids)
         np.testing.assert_array_equal(got_values, want_values)
         np.testing.assert_array_equal(np.signbit(got_values), np.signbit(want_values))  # the same zero
-        got, want = reference_scale(values, mask, n), _numpy_reference_scale(values, mask, n)
+        got, want = reference_scale(values, mask, n), spec.reference_scale(values, mask, n)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
 
@@ -224,7 +163,7 @@ def test_mmr_equals_its_numpy_form(diversity: float) -> None:
     for take in (100, 20, 8):
         ids, values = top_n(scores, take)
         got = mmr_order(ids, values, graph, diversity)
-        want = _numpy_mmr_order(ids, values, graph, diversity)
+        want = spec.mmr_order(ids, values, graph, diversity)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
 
@@ -238,25 +177,6 @@ def test_row_gathers_equal_scipys() -> None:
     want = np.asarray(matrix[np.repeat(rows, 60), cols.ravel()], dtype=np.float32).reshape(cols.shape)
     np.testing.assert_array_equal(gather(matrix, rows, cols), want)
     np.testing.assert_array_equal(gather(matrix.toarray(), rows, cols), want)  # dense weights
-
-
-def _numpy_blend(cf, candidates, warm, content, pop_term, weight, reference):  # type: ignore[no-untyped-def]
-    """``DiscoveryModel.score``'s blend as numpy computed it before ``blend_rows`` (the oracle)."""
-    def scaled(values, mask):  # type: ignore[no-untyped-def]
-        offset, slope = _numpy_reference_scale(values, mask, reference)
-        out = values - offset[:, None]
-        out *= slope[:, None]
-        return np.clip(out, -1.0, 1.0, out=out), slope
-
-    with_cf = candidates & warm[None, :] & (cf.max(axis=1, initial=0.0) > 0)[:, None]
-    cf_part, cf_scale = scaled(cf, with_cf)
-    cf_part = np.where(with_cf, cf_part, 0.0)
-    content_part, content_scale = scaled(content, candidates)
-    blended = cf_part + weight * content_part
-    blended += pop_term[None, :]
-    blended = blended.astype(np.float32, copy=False)
-    np.copyto(blended, np.float32(-np.inf), where=~candidates)
-    return blended, with_cf, cf_scale, content_scale
 
 
 @pytest.mark.parametrize("n_cols", [1, 5, 300, 25_000])
@@ -276,26 +196,9 @@ def test_the_compiled_blend_equals_its_numpy_form(n_cols: int) -> None:
     pop_term = (0.05 * rng.random(n_cols)).astype(np.float32)
     for reference in (1, 100):
         got = blend_rows(cf, candidates, warm, content, pop_term, np.float32(0.25), reference)
-        want = _numpy_blend(cf, candidates, warm, content, pop_term, 0.25, reference)
+        want = spec.blend(cf, candidates, warm, content, pop_term, 0.25, reference)
         for got_part, want_part in zip(got, want, strict=True):
             np.testing.assert_array_equal(got_part, want_part)
-
-
-def _numpy_segment_argmax(segment, values, label, n_segments):  # type: ignore[no-untyped-def]
-    """The numpy form ``segment_argmax`` replaced (``maximum.at``, then ``minimum.at`` of the labels)."""
-    best = np.full(n_segments, -1, dtype=np.int64)
-    positive = values > 0
-    if not positive.any():
-        return best
-    segment, values, label = segment[positive], values[positive], label[positive]
-    top = np.full(n_segments, -np.inf, dtype=np.float64)
-    np.maximum.at(top, segment, values.astype(np.float64))
-    winners = values.astype(np.float64) >= top[segment]
-    chosen = np.full(n_segments, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(chosen, segment[winners], label[winners])
-    found = chosen != np.iinfo(np.int64).max
-    best[found] = chosen[found]
-    return best
 
 
 @settings(max_examples=200, deadline=None)
@@ -310,4 +213,4 @@ def test_segment_argmax_equals_its_numpy_form(n_segments: int, rows: list, dtype
     values = np.array([v for _, v, _ in rows], dtype=dtype)
     label = np.array([g for _, _, g in rows], dtype=np.int64)
     np.testing.assert_array_equal(segment_argmax(segment, values, label, n_segments),
-                                  _numpy_segment_argmax(segment, values, label, n_segments))
+                                  spec.segment_argmax(segment, values, label, n_segments))

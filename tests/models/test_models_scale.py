@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from models.base import _top_n_exact, top_n
+from models.base import top_n_exact, top_n
 from models.similarity import LSA_COMPONENTS, GramRows, reduce_text
 
 
@@ -29,7 +29,7 @@ def test_top_n_equals_the_full_partition_on_wide_rows(n: int, case: str) -> None
         scores[7:9, : n // 2] = 1.0
         scores[7:9, n // 2 :] = -np.inf
     got_ids, got_values = top_n(scores, n)
-    want_ids, want_values = _top_n_exact(scores, n)
+    want_ids, want_values = top_n_exact(scores, n)
     np.testing.assert_array_equal(got_ids, want_ids)
     np.testing.assert_array_equal(got_values, want_values)
 
