@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,7 @@ def _crawl(srv: SampleSiteServer, warehouse: Path, **kwargs: Any) -> dict[str, A
             "mode": result.stats.get("bodoge/mode")}
 
 
-def _rows_differ(warehouse: Path, truth: pl.DataFrame, *, skip: set[str] = frozenset()) -> int:
+def _rows_differ(warehouse: Path, truth: pl.DataFrame, *, skip: AbstractSet[str] = frozenset()) -> int:
     """Collection rows missing or extra against `truth`, members in `skip` left out."""
     with connect(warehouse, read_only=True) as con:
         got = con.sql("SELECT user_id, game_id, have, played, favorite, watching, rating, updated_at "

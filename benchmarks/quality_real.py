@@ -97,7 +97,7 @@ def _tagged(run: dict[str, Any], model: str) -> pl.DataFrame:
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean and std over seeds per model and metric; the paired tests against EASE."""
     names = list(runs[0]["metrics"])
-    table = {
+    table: dict[str, dict[str, Any]] = {
         name: {
             f"{metric}_{stat}": round(float(fn([run["metrics"][name][metric] for run in runs])), 4)
             for metric in ("ndcg", "coverage", "long_tail")

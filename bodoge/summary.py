@@ -198,7 +198,7 @@ def champion_lines(rows: list[dict[str, Any]]) -> list[str]:
     place = next(i for i, r in enumerate(rows, start=1) if r is champion)
     return [
         f"champion: {champion['model']}{won}, chosen by {chosen}",
-        f"on TEST ({_TEST.get(champion.get('split'), 'held out')}, never used to choose): "
+        f"on TEST ({_TEST.get(champion.get('split') or '', 'held out')}, never used to choose): "
         f"NDCG@10 {champion['ndcg']:.4f}{lift}, "
         f"{_ordinal(place)} of {len(rows)}",
         "TEST NDCG@10: " + "  ".join(f"{r['model']} {r['ndcg']:.3f}" for r in rows),

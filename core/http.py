@@ -35,7 +35,8 @@ def backoff_delay(attempt: int, *, base: float, cap: float, retry_after: str | N
     delay = base * (2**attempt)
     if retry_after:
         try:
-            delay = max(delay, urllib3.Retry(retry_after_max=cap).parse_retry_after(retry_after))
+            # urllib3 annotates retry_after_max as int but only compares with it: a float cap is kept exact
+            delay = max(delay, urllib3.Retry(retry_after_max=cap).parse_retry_after(retry_after))  # type: ignore[arg-type]
         except InvalidHeader:
             pass  # a header we cannot read asks for nothing
     return max(0.0, min(delay, cap))
@@ -98,7 +99,8 @@ class Retry:
         at `max_delay`."""
         return _Backoff(total=self.attempts - 1, allowed_methods=None, status_forcelist=RETRY_STATUSES,
                         backoff_factor=self.base_delay, backoff_max=self.max_delay,
-                        retry_after_max=self.max_delay, raise_on_status=False, redirect=False)
+                        retry_after_max=self.max_delay,  # type: ignore[arg-type]  # a float, as above
+                        raise_on_status=False, redirect=False)
 
 
 def post_with_retry(

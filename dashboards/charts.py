@@ -43,7 +43,7 @@ def _count_axis(title: str | None, integer: bool, fmt: str | None = None) -> alt
 
 def bars(
     frame: pl.DataFrame, *, x: str, y: str, x_title: str, y_title: str,
-    sort: Any = None, x_type: str = "O", tooltip: list[str] | None = None, height: int = 280,
+    sort: Any = None, x_type: str = "O", tooltip: list[str | alt.Tooltip] | None = None, height: int = 280,
     color: str | None = None, label_angle: int = 0, every_label: bool = True,
 ) -> alt.Chart:
     """Vertical bars of `y` per `x` (ordinal by default, in the given `sort` order).
@@ -84,7 +84,7 @@ def rows_height(n_rows: int, per_row: int = ROW_HEIGHT) -> int:
 
 
 def paired_hbars(
-    frame: pl.DataFrame, *, label: str, columns: dict[str, str], value_title: str, label_title: str
+    frame: pl.DataFrame, *, label: str, columns: dict[str, str], value_title: str, label_title: str | None
 ) -> alt.Chart:
     """Two or more measures per name side by side (e.g. members' count vs the site's counter)."""
     long = frame.unpivot(index=[label], on=list(columns), variable_name="measure", value_name="value").with_columns(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,7 @@ def table_rows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return con.sql(" UNION ALL ".join(f"SELECT '{t}' AS table_name, count(*) AS n_rows FROM {t}" for t in present)).pl()
 
 
-def metric_columns(metric: str, mapping: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def metric_columns(metric: str, mapping: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
     """The constant columns of a chosen metric, or a ValueError naming the choices."""
     try:
         return mapping[metric]

@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import time
+from typing import overload
 from types import FrameType
 
 from ops.children import become_subreaper, descendants, die_with_parent, kill_quietly, signal_group
@@ -96,6 +97,10 @@ def run_until_stopped(child: int, stop: _Stop, *, grace: float) -> int:
         time.sleep(POLL_SECONDS)
 
 
+@overload
+def _reap(child: int, status: int) -> int: ...
+@overload
+def _reap(child: int, status: int | None) -> int | None: ...
 def _reap(child: int, status: int | None) -> int | None:
     """Collect every ended child (COMMAND, or an orphan handed to this subreaper)."""
     while True:

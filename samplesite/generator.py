@@ -104,14 +104,16 @@ def _faults(specs: Specs, posts: list[PostSpec], ss: np.random.SeedSequence
 
 
 def _spec_texts(g: GameSpec) -> dict[str, str | None]:
-    about = range_text(*(g.minutes or (None, None)), "分", g.sign, about=True, fullwidth=g.fullwidth)
+    lo, hi = g.minutes or (None, None)
+    about = range_text(lo, hi, "分", g.sign, about=True, fullwidth=g.fullwidth)
+    players_lo, players_hi = g.players or (None, None)
     age_list = None if g.age is None else f"{g.age}歳{g.sign}"
     if g.age is None:
         age_page = "未登録" if g.age_missing_shown else None
     else:
         age_page = f"{g.age}歳から" if g.kara else age_list
     return {
-        "players_text": range_text(*(g.players or (None, None)), "人", g.sign, about=False,
+        "players_text": range_text(players_lo, players_hi, "人", g.sign, about=False,
                                    fullwidth=g.fullwidth),
         "playtime_text": about,
         "age_page_text": age_page,

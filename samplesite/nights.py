@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ def evolve(site: Site, night: int) -> Site:
     modified = dict(site.game_modified)
     stamp = jst_iso(now - np.timedelta64(DAY_S // 2, "s"))
     for g in games:
-        new = {f"n_{s}": int(counts[s][g.index]) for s in STATUSES}
+        new: dict[str, Any] = {f"n_{s}": int(counts[s][g.index]) for s in STATUSES}
         if any(getattr(g, k) != v for k, v in new.items()):
             games[g.index] = dataclasses.replace(g, **new)
             modified[g.index] = stamp

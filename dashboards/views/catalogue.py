@@ -8,7 +8,6 @@ would distort, and the page says how many were left out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +17,7 @@ import streamlit as st
 from core.ages import MIN_AGE_RANGE
 from dashboards import ui
 from dashboards.charts import bars, show
-from dashboards.sql import query
+from dashboards.sql import Query, query
 
 
 # -- this page's queries ------------------------------------------------------------------
@@ -180,7 +179,7 @@ class Distribution:
     were left out), so they differ only in this data."""
 
     title: str
-    query: Callable[..., str]
+    query: Query
     x: str
     x_title: str
     y_title: str = "games"

@@ -8,6 +8,8 @@ examples, without asking an operator for the nightly log.
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from typing import cast
 
 import altair as alt
 import duckdb
@@ -130,7 +132,8 @@ def checks(wh: ui.Warehouse) -> None:
         cols = st.columns(3)
         cols[0].metric("Checks passed", passed_line(frame), help=counted(frame))
         cols[1].metric("Failing", ui.number(failed.height))
-        cols[2].metric("Checked", ui.ago(frame["checked_at"].max()), help=str(frame["checked_at"].max()))
+        last_checked = cast("datetime | None", frame["checked_at"].max())
+        cols[2].metric("Checked", ui.ago(last_checked), help=str(last_checked))
         st.caption(counted(frame))
         chart = frame.with_columns(pl.col("n_failures").fill_null(pl.when(pl.col("passed")).then(0).otherwise(1)))
         order = chart["check_name"].to_list()  # failures first, as the query sorts them

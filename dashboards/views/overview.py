@@ -7,6 +7,8 @@ marts succeeded — a stale or failed night explains most surprising numbers.
 
 from __future__ import annotations
 
+from typing import cast
+
 import altair as alt
 import polars as pl
 import streamlit as st
@@ -87,7 +89,7 @@ def runs_chart(runs: pl.DataFrame, *, title: str, tooltip: list) -> alt.Chart:
     started = pl.col("started_at")
     if getattr(frame.schema["started_at"], "time_zone", None):
         started = started.dt.convert_time_zone("UTC")
-    in_seconds = frame.height == 0 or (frame["seconds"].max() or 0) < 120
+    in_seconds = frame.height == 0 or cast(float, frame["seconds"].max() or 0) < 120
     frame = frame.with_columns(started.dt.strftime("%m/%d %H:%M").alias("started"),
                                (pl.col("seconds") / (1 if in_seconds else 60)).alias("duration"))
     return (

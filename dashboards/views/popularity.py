@@ -8,6 +8,7 @@ shows how representative the public collections are, game by game.
 from __future__ import annotations
 
 import altair as alt
+import polars as pl
 import streamlit as st
 
 from dashboards import ui
@@ -104,9 +105,9 @@ def by_status(wh: ui.Warehouse) -> None:
     with right, ui.section("会員 vs サイト Members vs the site"):
         scatter = wh.query(members_vs_site, metric=metric)
         if scatter.height:
-            top = max(int(scatter["members"].max() or 0), int(scatter["site"].max() or 0))
+            peak = int(max(scatter.select(pl.col("members", "site").max().fill_null(0)).row(0)))
             diagonal = alt.Chart(
-                alt.Data(values=[{"members": 0, "site": 0}, {"members": top, "site": top}])
+                alt.Data(values=[{"members": 0, "site": 0}, {"members": peak, "site": peak}])
             ).mark_line(strokeDash=[4, 4], color="#757575").encode(x="members:Q", y="site:Q")
             points = alt.Chart(scatter).mark_circle(size=28, opacity=0.6).encode(
                 x=alt.X("members:Q", title=f"members' {metric} (public collections)"),

@@ -132,7 +132,7 @@ def model_history(wh: ui.Warehouse) -> None:
             return
         runs = wh.query(model_runs)
         metric = st.segmented_control(
-            "Metric", list(METRICS), format_func=METRICS.get, default="ndcg", key="rec_metric"
+            "Metric", list(METRICS), format_func=METRICS.__getitem__, default="ndcg", key="rec_metric"
         ) or "ndcg"
         k = runs["k"].drop_nulls()
         at_k = f"@{k[0]}" if k.len() else ""
@@ -215,7 +215,7 @@ def beyond_accuracy(wh: ui.Warehouse) -> None:
             return
         split = st.segmented_control("Split", ["time", "random"], default="time", key="beyond_split") or "time"
         metric = st.segmented_control(
-            "Metric", list(BEYOND), format_func=BEYOND.get, default="long_tail_share", key="beyond_metric"
+            "Metric", list(BEYOND), format_func=BEYOND.__getitem__, default="long_tail_share", key="beyond_metric"
         ) or "long_tail_share"
         chosen = runs.filter(pl.col("split") == split)
         base = alt.Chart(chosen).encode(

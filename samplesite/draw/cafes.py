@@ -43,8 +43,8 @@ def draw_cafes(specs: Specs, ss: np.random.SeedSequence) -> list[Cafe]:
         m = min(m, n_games)
         keys = logpop + rng.gumbel(size=n_games)
         chosen = np.argpartition(-keys, m - 1)[:m] if m < n_games else np.arange(n_games)
-        chosen = sorted((int(g) for g in chosen), reverse=True)  # catalogue order (newest first)
+        newest_first = sorted((int(g) for g in chosen), reverse=True)  # catalogue order
         cafes.append(Cafe(index=len(cafes), slug=slug, name=name, address=address,
-                          hours=r.choice(vocab.CAFE_HOURS), game_indices=tuple(chosen)))
+                          hours=r.choice(vocab.CAFE_HOURS), game_indices=tuple(newest_first)))
     return cafes
 

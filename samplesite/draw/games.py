@@ -182,24 +182,24 @@ def game_specs(n: int, ss: np.random.SeedSequence) -> Specs:
         name_en_shown = None if r.random() < 0.02 else name_en
 
         # specs
-        players = absurd.get(i) or r.choice(c.players)
+        players: tuple[int, int] | None = absurd.get(i) or r.choice(c.players)
         lo, hi = r.choice(c.minutes)
         if r.random() < 0.25:
             f = r.choice((0.5, 0.75, 1.5, 2.0))
             lo, hi = max(5, round(lo * f / 5) * 5), max(5, round(hi * f / 5) * 5)
-        minutes = (lo, hi)
+        minutes: tuple[int, int] | None = (lo, hi)
         age: int | None = 20 if "alcohol" in themes else r.choice(c.ages)
         year: int | None = int(years[i])
         if i in absurd:  # keep the joke bounds visible, in ASCII digits
             pass
         elif r.random() < 0.01:  # everything missing, like yes-man-wo-sagase
-            players = minutes = None  # type: ignore[assignment]
+            players = minutes = None
             age = year = None
         else:
             if r.random() < 0.03:
-                players = None  # type: ignore[assignment]
+                players = None
             if r.random() < 0.04:
-                minutes = None  # type: ignore[assignment]
+                minutes = None
             if r.random() < 0.06:
                 age = None
             if r.random() < 0.05:

@@ -117,8 +117,8 @@ def catalogue(site: Site, query: dict[str, list[str]], page: int) -> str:
     """One page of /games, newest first, filtered by `mechanics` (first) or `themes` when given."""
     order: list[int] | tuple[int, ...] = site.catalogue_order
     base = "/games"
-    mech = (query.get("mechanics") or [None])[0]
-    theme = (query.get("themes") or [None])[0]
+    mech = next(iter(query.get("mechanics") or ()), None)
+    theme = next(iter(query.get("themes") or ()), None)
     if mech is not None:
         order = [i for i in order if mech in site.games[i].mechanics]
         base = f"/games?mechanics={mech}"
