@@ -106,7 +106,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from warehouse.build import build_all, open_crawled
     from warehouse.db import WarehouseError
     from warehouse.migrate import migrate
-    from warehouse.publish import publish_snapshot
+    from warehouse.release.publish import publish_snapshot
     from warehouse.quality import check_specs, run_checks
 
     settings = Settings.load(args, only=("data_dir", "warehouse", "backup_dir"))

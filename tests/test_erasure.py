@@ -16,11 +16,11 @@ import pytest
 
 from tests.warehouse_fixtures import build_small_warehouse, create_marts
 from warehouse.db import connect
-from warehouse.erasure import Eraser, journal_path, note, pending, settle_pending
-from warehouse.export import export_bundle
-from warehouse.publish import published_path
+from warehouse.privacy.erasure import Eraser, journal_path, note, pending, settle_pending
+from warehouse.release.export import export_bundle
+from warehouse.release.publish import published_path
 from warehouse.raw import RawWriter
-from warehouse.release import release_night
+from warehouse.release.release import release_night
 
 BODOGE = [sys.executable, "-m", "bodoge.cli"]
 MEMBER = "17406"  # the small warehouse's public member, with a collection

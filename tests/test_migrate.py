@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.backup import list_backups, verify_backup
+from warehouse.backup.backup import list_backups, verify_backup
 from warehouse.db import WarehouseError, connect
 from warehouse.migrate import MIGRATIONS_DIR, MigrationFailed, migrate, pending
 from warehouse.model_marts import record_pipeline_run
 from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, start_night
-from warehouse.publish import publish_snapshot, published_path
+from warehouse.release.publish import publish_snapshot, published_path
 from tests.warehouse_fixtures import build_small_warehouse
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import WarehouseError, connect
-from warehouse.publish import page_ages, publication, publish_snapshot, published_path
+from warehouse.release.publish import page_ages, publication, publish_snapshot, published_path
 from warehouse.readers import open_published
 
 
@@ -77,7 +77,7 @@ def test_no_published_night_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_member_turning_private_leaves_the_published_night_at_once(data_dir: Path) -> None:
-    from warehouse.publish import scrub_published
+    from warehouse.release.publish import scrub_published
 
     with connect(data_dir / "warehouse.duckdb") as con:
         publish_snapshot(con, data_dir, run_id="night-1")

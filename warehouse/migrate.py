@@ -17,7 +17,7 @@ What a migration is:
   DDL, and a missing nullable column is added (`ALTER TABLE … ADD COLUMN`). A missing
   NOT NULL column needs a numbered migration (it has no value for old rows): refused.
 
-Safety: before changing anything the warehouse is backed up (`warehouse.backup`, the
+Safety: before changing anything the warehouse is backed up (`warehouse.backup.backup`, the
 same verified copy as every night's), everything is applied in one transaction, and a
 migration that fails is rolled back and that backup put back in place of the file, byte
 for byte, before the error goes up: the night fails and alerts, and the warehouse is as
@@ -112,9 +112,9 @@ def migrate(warehouse: Path, backups: Path, *, run_id: str | None, folder: Path 
     beside it), then MigrationFailed goes up. The caller must hold the nightly lock and
     no connection to the file.
     """
-    from warehouse.backup import make_backup
+    from warehouse.backup.backup import make_backup
     from warehouse.db import connect
-    from warehouse.restore import put_back
+    from warehouse.backup.restore import put_back
 
     with connect(warehouse) as con:
         fresh = not con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'raw' "

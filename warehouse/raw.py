@@ -10,7 +10,7 @@ Why this shape:
   error mid-crawl never loses data.
 - A private member leaves no trace: their entries, directory row and listing record are
   deleted and their posts lose the author id, in this batch and for the rest of the run.
-  With an `eraser` (`warehouse.erasure.Eraser`, the crawl's), the member is journalled the
+  With an `eraser` (`warehouse.privacy.erasure.Eraser`, the crawl's), the member is journalled the
   moment their login page is read, the batch is committed at once when the published
   night shows them, and the published night and export bundles are cut after the commit.
 - A directory row (`member`) is held in memory until that member's collection outcome in
@@ -37,7 +37,7 @@ import polars as pl
 
 from warehouse import crawl_runs
 from warehouse.db import registered, run_sql_file, scalar, sql_files, transaction
-from warehouse.privacy import purge_members
+from warehouse.privacy.erase import purge_members
 
 log = logging.getLogger("bodoge.warehouse")
 

@@ -10,9 +10,9 @@ from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor
 from warehouse.crawl_runs import stale_pages
 from warehouse.db import scalar
-from warehouse.backup import scrub_backups
-from warehouse.export_retention import prune_bundles, public_users
-from warehouse.publish import scrub_published
+from warehouse.backup.backup import scrub_backups
+from warehouse.release.retention import prune_bundles, public_users
+from warehouse.release.publish import scrub_published
 from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
 # Every raw table (one SQL file each) the site crawl fills (the BGG sync owns bgg_*), and which item kind fills it.

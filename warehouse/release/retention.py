@@ -12,12 +12,12 @@ Why each rule:
   Whole lines are cut, never edited, so every line left still matches the bundle's JSON
   Schemas (`schemas/`: they name no member and are left as they are).
   A running crawl cuts the members it finds private at once (`cut_members_from_bundles`,
-  through `warehouse.erasure`, whose journal holds their ids only until that cut is done).
+  through `warehouse.privacy.erasure`, whose journal holds their ids only until that cut is done).
 - A process killed while exporting leaves `exports/.tmp-*`, possibly holding members who
   are private by now; the next export (or prune) removes it.
 
 Run `prune_bundles` whenever the warehouse's view of who is public may have changed: at
-the night's release (`warehouse.release`, once LATEST names the new bundle), and right
+the night's release (`warehouse.release.release`, once LATEST names the new bundle), and right
 after a crawl (so a night that fails later still scrubs).
 It assumes one exporter at a time (the nightly run is the only writer).
 """
@@ -39,7 +39,7 @@ import duckdb
 from core.settings import SettingError, read
 from warehouse.raw import COMPLETE_LISTINGS
 
-from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
+from warehouse.release.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
 
 log = logging.getLogger("bodoge.export")
 

@@ -11,7 +11,7 @@ night never gets here, so readers keep the previous night. A reader that still h
 old file open keeps reading the old inode until it closes.
 
 `marts.publication` (one row, `snapshot/publication.sql`) in the snapshot says which night
-it is, which export bundle goes with it (`export_run_id`: `warehouse.release` moves
+it is, which export bundle goes with it (`export_run_id`: `warehouse.release.release` moves
 published.duckdb and exports/LATEST together) and how old its pages are.
 
 Every replacement of published.duckdb (a publish, a cut of members found private) holds
@@ -90,7 +90,7 @@ def write_snapshot(
 ) -> Path:
     """The next published night, written whole into this process's temporary file; returns it.
 
-    Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
+    Why apart from the swap: `warehouse.release.release` writes it, then replaces published.duckdb
     and exports/LATEST one right after the other. Every table and column carries its
     description (`warehouse.comments`), as in the warehouse: analysts hold this file.
     `checks` (the checks the night ran so far) go into `marts.publication.checks`, so
@@ -178,7 +178,7 @@ def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]
     them until the next successful night. The snapshot is copied, scrubbed and swapped in
     whole, like a publish, so readers never see it half-scrubbed.
     """
-    from warehouse.export_retention import public_users
+    from warehouse.release.retention import public_users
 
     return _cut(data_dir, sorted(public_users(con)), keep=True)
 
