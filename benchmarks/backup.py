@@ -29,7 +29,7 @@ from benchmarks.options import options
 from benchmarks.publish_snapshot import build, frames
 from warehouse.backup.backup import make_backup, scrub_backups, verify_backup
 from warehouse.db import connect
-from warehouse.release.retention import public_users
+from warehouse.privacy.public import public_users
 
 
 def _size(path: Path) -> int:

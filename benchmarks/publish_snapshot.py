@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from warehouse.db import connect, create_tables
+from warehouse.privacy.public import public_users
 from warehouse.release.publish import publish_snapshot, scrub_published
 
 
@@ -118,7 +119,7 @@ def main() -> None:
             con.execute("DELETE FROM raw.collection_entries WHERE user_id = ?", [gone])
             con.execute("DELETE FROM raw.listing_crawls WHERE key = ?", [gone])
             started = time.perf_counter()
-            scrubbed = scrub_published(con, data)
+            scrubbed = scrub_published(data, public_users(con))
             scrub_seconds = time.perf_counter() - started
         print(json.dumps({
             "rows": counts,

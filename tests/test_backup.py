@@ -134,7 +134,7 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
 
 def test_a_member_no_longer_public_is_cut_from_every_backup(warehouse: Path, tmp_path: Path) -> None:
     from warehouse.backup.backup import scrub_backups
-    from warehouse.release.retention import public_users
+    from warehouse.privacy.public import public_users
 
     backups = tmp_path / "backups"
     older = _backup(warehouse, backups, T0 - timedelta(days=1))

@@ -169,3 +169,11 @@ def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
                 readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not readers, f"settings read from the environment outside resources.py: {readers}"
+
+
+def test_the_crawl_asset_reaches_the_other_copies_only_through_the_privacy_cut() -> None:
+    """Issue 38: the crawl asset cut members no longer public out of the export, the published
+    night and the backups by calling each of them; now it calls `warehouse.privacy.cut` alone."""
+    imported = module_imports()["pipelines.defs.ingest.assets"]
+    assert "warehouse.privacy.cut" in imported
+    assert [m for m in imported if m.startswith(("warehouse.release", "warehouse.backup"))] == []

@@ -31,7 +31,7 @@ DISCOVERY_READS = {INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE} | MARTS("collec
 (`warehouse.nights.record_lists`)."""
 BUNDLE_READS = MARTS("recommendations", "next_to_play", "watch_next", "similar_games") | {
     dg.AssetKey(["raw", "collection_entries"]), dg.AssetKey(["raw", "listing_crawls"])}
-"""The four lists it exports, and who is public now (`warehouse.release.retention.public_users`)."""
+"""The four lists it exports, and who is public now (`warehouse.privacy.public.public_users`)."""
 
 
 @pytest.fixture(scope="module")

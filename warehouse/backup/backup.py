@@ -42,7 +42,7 @@ import duckdb
 
 from warehouse.release.bundle_io import fsync_dir
 from warehouse.db import WarehouseError, first_line, verify_intact
-from warehouse.release.retention import public_users
+from warehouse.privacy.public import public_users
 
 log = logging.getLogger("bodoge.backup")
 

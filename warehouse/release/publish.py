@@ -170,17 +170,16 @@ def published_lock(data_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
-    """Cut members who are not public now out of the published night; returns who was cut.
+def scrub_published(data_dir: Path, public: set[str]) -> list[str]:
+    """Cut every member outside `public` (who is public now: `warehouse.privacy.public`) out
+    of the published night; returns who was cut.
 
-    Why right after the crawl, even if the night fails later: a member who turned private
-    must leave no trace, and readers would otherwise keep the previous night's rows of
-    them until the next successful night. The snapshot is copied, scrubbed and swapped in
-    whole, like a publish, so readers never see it half-scrubbed.
+    Why right after the crawl (`warehouse.privacy.cut`), even if the night fails later: a
+    member who turned private must leave no trace, and readers would otherwise keep the
+    previous night's rows of them until the next successful night. The snapshot is copied,
+    scrubbed and swapped in whole, like a publish, so readers never see it half-scrubbed.
     """
-    from warehouse.release.retention import public_users
-
-    return _cut(data_dir, sorted(public_users(con)), keep=True)
+    return _cut(data_dir, sorted(public), keep=True)
 
 
 def cut_members(data_dir: Path, users: list[str] | set[str]) -> list[str]:

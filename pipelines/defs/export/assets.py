@@ -19,7 +19,7 @@ from warehouse.release.release import release_night
 BUNDLED = [dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "watch_next", "similar_games")]
 """The marts whose rows go into the bundle's JSONL files."""
 WHO_IS_PUBLIC = [dg.AssetKey(["raw", t]) for t in ("collection_entries", "listing_crawls")]
-"""Where the bundle learns who is public now, to cut anyone else (`warehouse.release.retention.public_users`)."""
+"""Where the bundle learns who is public now, to cut anyone else (`warehouse.privacy.public.public_users`)."""
 
 
 def _published_tables() -> list[dg.AssetKey]:
