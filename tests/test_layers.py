@@ -177,3 +177,10 @@ def test_the_crawl_asset_reaches_the_other_copies_only_through_the_privacy_cut()
     imported = module_imports()["pipelines.defs.ingest.assets"]
     assert "warehouse.privacy.cut" in imported
     assert [m for m in imported if m.startswith(("warehouse.release", "warehouse.backup"))] == []
+
+
+def test_the_migrations_know_the_schema_only() -> None:
+    """Issue 38: `warehouse.migrate` took and restored backups itself; whoever migrates does it
+    now, around the migrations (`warehouse.backup.migration`)."""
+    imported = module_imports()["warehouse.migrate"]
+    assert [m for m in imported if m.startswith("warehouse.backup")] == []
