@@ -3,7 +3,7 @@
 Builds the synthetic real-size warehouse of `benchmarks.publish_snapshot` (25,000 games,
 100,000 members, ~3M collection rows, 100 recommendations per member, 20 similar games per
 game) and times, each on the same file:
-- ours: `warehouse.backup.make_backup` (CHECKPOINT, copy with fsync, hash, open and count
+- ours: `warehouse.backup.backup.make_backup` (CHECKPOINT, copy with fsync, hash, open and count
   every table), `verify_backup` (hash again and read every table) and the restore's copy;
 - bare: `shutil.copyfile` of the same file (the floor for any file copy);
 - DuckDB's `EXPORT DATABASE … (FORMAT parquet)` and `IMPORT DATABASE` (a smaller backup
@@ -27,9 +27,9 @@ import duckdb
 
 from benchmarks.options import options
 from benchmarks.publish_snapshot import build, frames
-from warehouse.backup import make_backup, scrub_backups, verify_backup
+from warehouse.backup.backup import make_backup, scrub_backups, verify_backup
 from warehouse.db import connect
-from warehouse.export_retention import public_users
+from warehouse.privacy.public import public_users
 
 
 def _size(path: Path) -> int:

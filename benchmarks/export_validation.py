@@ -1,11 +1,11 @@
 """What validating every export line costs, beside bare JSON parsing and pure-Python jsonschema.
 
 A `recommendations.jsonl` of the real site's shape (default 100,000 members × 100 items,
-~1.1 GB) is written the exporter's way (DuckDB's COPY, `warehouse.export._write_grouped`) with its
+~1.1 GB) is written the exporter's way (DuckDB's COPY, `warehouse.release.export._write_grouped`) with its
 schema and manifest, then timed, streaming line by line:
 
 * ``json_parse``: `json.loads` of every line, nothing else (the floor for any validator);
-* ``ours``: `warehouse.export_schemas.validate_bundle` (parse, jsonschema-rs, ranks, keys);
+* ``ours``: `warehouse.release.schemas.validate_bundle` (parse, jsonschema-rs, ranks, keys);
 * ``jsonschema_python``: the reference `jsonschema` Draft202012Validator (compiled once,
   `iter_errors`) after parsing, on the first `--reference-lines` lines only (it is slow),
   scaled to 100k lines.
@@ -27,9 +27,9 @@ import duckdb
 import polars as pl
 from jsonschema import Draft202012Validator
 
-from warehouse.bundle_io import MANIFEST
-from warehouse.export import _write_grouped
-from warehouse.export_schemas import FILE_SCHEMAS, SCHEMA_VERSION, validate_bundle, write_schemas
+from warehouse.release.bundle_io import MANIFEST
+from warehouse.release.export import _write_grouped
+from warehouse.release.schemas import FILE_SCHEMAS, SCHEMA_VERSION, validate_bundle, write_schemas
 
 NAME = "recommendations.jsonl"
 

@@ -3,7 +3,7 @@
 Builds a synthetic warehouse shaped like the real one (25,000 games, 100,000 members,
 ~3M collection rows, each member's top 100 recommendations, 20 similar games per game,
 the raw tables the marts rest on) from Polars frames, then times
-`warehouse.publish.publish_snapshot` (the night's last step) and `scrub_published` (after
+`warehouse.release.publish.publish_snapshot` (the night's last step) and `scrub_published` (after
 a crawl that found members private). Prints JSON.
 
 Usage: uv run python benchmarks/publish_snapshot.py [--games 25000] [--members 100000] [--rows 3000000]
@@ -22,7 +22,8 @@ import numpy as np
 import polars as pl
 
 from warehouse.db import connect, create_tables
-from warehouse.publish import publish_snapshot, scrub_published
+from warehouse.privacy.public import public_users
+from warehouse.release.publish import publish_snapshot, scrub_published
 
 
 def frames(games: int, members: int, rows: int, recs: int, similar: int, seed: int = 0) -> dict[str, pl.DataFrame]:
@@ -118,7 +119,7 @@ def main() -> None:
             con.execute("DELETE FROM raw.collection_entries WHERE user_id = ?", [gone])
             con.execute("DELETE FROM raw.listing_crawls WHERE key = ?", [gone])
             started = time.perf_counter()
-            scrubbed = scrub_published(con, data)
+            scrubbed = scrub_published(data, public_users(con))
             scrub_seconds = time.perf_counter() - started
         print(json.dumps({
             "rows": counts,

@@ -142,7 +142,7 @@ def reader_path(args: argparse.Namespace) -> Any:
 
     Why not the warehouse: the nightly run writes it for hours and DuckDB has one writer;
     readers open DATA_DIR/published.duckdb, swapped in whole by each successful night
-    (warehouse.publish), so they never block the night nor see half of one.
+    (warehouse.release.publish), so they never block the night nor see half of one.
     """
     from core.config import resolve_paths
     from warehouse.readers import require_published

@@ -97,7 +97,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     Why the lock and the migrations: a build writes the warehouse like a night does, so it
     must not run beside one, and an older warehouse must get the columns the marts' SQL
-    reads (`warehouse.migrate`, after a backup) before it is built.
+    reads (`warehouse.migrate`, after a backup: `warehouse.backup.migration`) before it is built.
     """
     from datetime import datetime, timezone
 
@@ -105,8 +105,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ops.lock import try_acquire
     from warehouse.build import build_all, open_crawled
     from warehouse.db import WarehouseError
-    from warehouse.migrate import migrate
-    from warehouse.publish import publish_snapshot
+    from warehouse.backup.migration import migrate_safely
+    from warehouse.release.publish import publish_snapshot
     from warehouse.quality import check_specs, run_checks
 
     settings = Settings.load(args, only=("data_dir", "warehouse", "backup_dir"))
@@ -117,7 +117,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if lock is None:
         raise WarehouseError("a night is running: it builds and publishes the marts itself")
     try:
-        for step in migrate(paths.warehouse, settings.backups, run_id=run_id):
+        for step in migrate_safely(paths.warehouse, settings.backups, run_id=run_id):
             print(f"migrated: {step}")
         with open_crawled(paths.warehouse) as con:
             for name, n in build_all(con).items():

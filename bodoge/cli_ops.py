@@ -2,7 +2,7 @@
 
 Why a module of their own: they act on the data directory as a whole (under the nightly
 lock) rather than on one night or one member; each is a thin shell over
-`warehouse.backup` and `warehouse.restore`.
+`warehouse.backup.backup` and `warehouse.backup.restore`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def register_restore(sub: Any) -> None:
 def cmd_backup(args: argparse.Namespace) -> int:
     from core.settings import Settings
     from ops.lock import try_acquire
-    from warehouse.backup import list_backups, make_backup
+    from warehouse.backup.backup import list_backups, make_backup
     from warehouse.db import WarehouseError, connect
 
     settings = Settings.load(args, only=_READS)
@@ -70,7 +70,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     from core.settings import Settings
     from ops.lock import LOCK_NAME, holder, try_acquire
-    from warehouse.restore import RestoreError, restore
+    from warehouse.backup.restore import RestoreError, restore
 
     settings = Settings.load(args, only=_READS)
     paths = settings.paths

@@ -10,7 +10,7 @@ Why a supervisor and a worker process (`pipelines.worker`): nobody watches the n
   answers is the night's to find out: a site that refuses connections, answers only errors
   or forbids us in robots.txt fails the crawl step, so it is a failed night with its alert,
   at 03:00 as much as by hand;
-- a push endpoint that is down never stops the night (warehouse.delivery): bundles it did
+- a push endpoint that is down never stops the night (warehouse.release.delivery): bundles it did
   not take are retried at the start of the next night (here) and at its end (the
   `export/delivery` asset), and alerted on (pending, then overdue after 26 h);
 - one run at a time per data directory, by a kernel lock that dies with its holder, and
@@ -217,7 +217,7 @@ def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: Forward
     are ready, and a still-down endpoint costs the crawl at most START_OF_NIGHT_SECONDS.
     A signal meanwhile stops the run before anything else starts (the record stays).
     """
-    from warehouse import delivery
+    from warehouse.release import delivery
 
     if not delivery.pending(paths.data_dir):
         return

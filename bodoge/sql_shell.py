@@ -114,7 +114,7 @@ def open_night(args: argparse.Namespace) -> Any:
 
 def night_banner(con: Any, args: argparse.Namespace) -> str:
     """What the interactive shell says first: which night, read-only, how to get help."""
-    from warehouse.publish import publication
+    from warehouse.release.publish import publication
 
     night = publication(con)
     which = (f"night {night['run_id']}, published {night['published_at']:%Y-%m-%d %H:%M} UTC"

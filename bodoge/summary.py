@@ -75,7 +75,7 @@ def checks_lines(published: dict | None, checks: list[dict[str, Any]]) -> str:
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
     from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
-    from warehouse.publish import publication
+    from warehouse.release.publish import publication
     from warehouse.readers import open_published
     from warehouse.views import cafes_for, collection, recommendations_for
 

@@ -84,7 +84,7 @@ class Retry:
 
     Why a deadline: the export's delivery runs at the end of an unattended night and must
     end in bounded time whatever the endpoint does; what it could not deliver waits for the
-    next night (`warehouse.delivery`).
+    next night (`warehouse.release.delivery`).
     """
 
     attempts: int = 5

@@ -73,7 +73,7 @@ class Warehouse:
 
     def __init__(self, path: Path) -> None:
         if path.name == "published.duckdb":  # members a killed crawl found private leave before any page shows them
-            from warehouse.erasure import cut_pending
+            from warehouse.privacy.erasure import cut_pending
 
             cut_pending(path.parent)
         self.path = path

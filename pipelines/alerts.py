@@ -94,7 +94,7 @@ def night_failed(
 def published_at(data_dir: Path) -> tuple[str | None, datetime | None]:
     """(run id, time) of the published night, or (None, None) when nothing was published."""
     from warehouse.db import WarehouseError
-    from warehouse.publish import publication
+    from warehouse.release.publish import publication
     from warehouse.readers import open_published
 
     try:
@@ -136,12 +136,12 @@ def first_line(text: str) -> str:
 def deliveries_pending(data_dir: Path, url: str, *, now: datetime | None = None, **retry: Any) -> list[str]:
     """Alert once per bundle not delivered yet (`push_pending`), and once more past 26 h (`push_overdue`).
 
-    Reads the records of `warehouse.delivery`; returns the keys sent now. Why both: the
+    Reads the records of `warehouse.release.delivery`; returns the keys sent now. Why both: the
     night that could not deliver says so at once (the night itself succeeded and exits 0),
     and a bundle the site still lacks a day later is a problem someone must look at.
     `now` is injectable so the 26 hours need not pass in a test.
     """
-    from warehouse.delivery import pending
+    from warehouse.release.delivery import pending
 
     now = now or datetime.now(timezone.utc)
     sent = []

@@ -48,10 +48,10 @@ def recover(instance: dg.DagsterInstance, warehouse: str, *, data_dir: Path | No
 
 def repair_data_dir(data_dir: Path, warehouse: str, *, say: Callable[[str], None] = say_progress) -> None:
     """Before a night starts: members a killed crawl found private are purged and cut everywhere
-    (warehouse.erasure), and exports/LATEST is set to the published night's bundle
-    (warehouse.release), whatever step the previous night died at."""
-    from warehouse.erasure import settle_pending
-    from warehouse.release import repair_release
+    (warehouse.privacy.erasure), and exports/LATEST is set to the published night's bundle
+    (warehouse.release.release), whatever step the previous night died at."""
+    from warehouse.privacy.erasure import settle_pending
+    from warehouse.release.release import repair_release
 
     settled = settle_pending(data_dir, warehouse)
     if settled:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from warehouse.raw import COMPLETE_LISTINGS
+from warehouse.privacy.public import COMPLETE_LISTINGS
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from scrapers.items import item_fields
 from scrapers.outcome import FAILURE_STAT, crawl_problem, first_line, run_status
 from warehouse.db import WarehouseError, connect
 from warehouse.crawl_runs import crawl_state
-from warehouse.erasure import Eraser
+from warehouse.privacy.erasure import Eraser
 from warehouse.raw import RawWriter
 
 log = logging.getLogger("bodoge.crawl")
@@ -38,7 +38,7 @@ class WarehousePipeline:
     `BODOGE_NIGHT_ID`; without a warehouse
     it switches itself off (NotConfigured), e.g. for a dry `scrapy crawl`. With
     `BODOGE_DATA_DIR`, a member found private is also cut at once from the published night
-    and the export bundles there (`warehouse.erasure`), whatever happens to the crawl after.
+    and the export bundles there (`warehouse.privacy.erasure`), whatever happens to the crawl after.
 
     Why `eq=False`: a pipeline is one crawl's writer, equal only to itself and hashable like
     any object (a generated `__eq__` would drop `__hash__`).

@@ -16,7 +16,7 @@ from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
 from warehouse.db import connect
-from warehouse.publish import publish_snapshot
+from warehouse.release.publish import publish_snapshot
 from warehouse.model_marts import replace_table
 from warehouse.raw import RawWriter
 

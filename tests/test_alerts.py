@@ -17,7 +17,7 @@ import pytest
 from pipelines import alerts
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect
-from warehouse.publish import publish_snapshot
+from warehouse.release.publish import publish_snapshot
 
 
 class Receiver:

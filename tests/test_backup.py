@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.backup import (
+from warehouse.backup.backup import (
     DATABASE,
     MANIFEST,
     BackupError,
@@ -133,8 +133,8 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
 
 
 def test_a_member_no_longer_public_is_cut_from_every_backup(warehouse: Path, tmp_path: Path) -> None:
-    from warehouse.backup import scrub_backups
-    from warehouse.export_retention import public_users
+    from warehouse.backup.backup import scrub_backups
+    from warehouse.privacy.public import public_users
 
     backups = tmp_path / "backups"
     older = _backup(warehouse, backups, T0 - timedelta(days=1))
@@ -154,7 +154,7 @@ def test_a_member_no_longer_public_is_cut_from_every_backup(warehouse: Path, tmp
 def test_a_cut_of_most_members_is_refused_and_the_backup_kept_whole(warehouse: Path, tmp_path: Path) -> None:
     import duckdb
 
-    from warehouse.privacy import TooManyToErase, erase_members_not_in
+    from warehouse.privacy.erase import TooManyToErase, erase_members_not_in
 
     backup = _backup(warehouse, tmp_path / "backups", T0)
     with duckdb.connect(str(backup.database)) as con:

@@ -25,7 +25,7 @@ from tests.crawl_fixtures import crawl_and_build
 from warehouse.bgg_links import link_games, normalize_name, read_overrides
 from warehouse.bgg_training import site_rows_only, training_rows
 from warehouse.build import build_all
-from warehouse.privacy import purge_members
+from warehouse.privacy.erase import purge_members
 from warehouse.raw import ensure_raw_schema
 
 TOKEN = "links-test-token-55aa"

@@ -24,7 +24,7 @@ from warehouse.db import SQL_DIR, connect
 from warehouse.dictionary import DOC_PATH, reference_warehouse, render
 from warehouse.model_marts import record_pipeline_run, replace_table, write_model_runs
 from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, record_lists
-from warehouse.publish import publish_snapshot, published_path
+from warehouse.release.publish import publish_snapshot, published_path
 from warehouse.quality import run_checks
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
@@ -90,7 +90,7 @@ def test_an_undescribed_column_is_seen(tmp_path: Path) -> None:
 
 
 def test_a_copy_made_by_create_table_as_is_described_by_apply_comments(tmp_path: Path) -> None:
-    """How the published night is made (warehouse.publish): CREATE TABLE … AS into an
+    """How the published night is made (warehouse.release.publish): CREATE TABLE … AS into an
     attached file carries no comment over, so the publish step applies them to the copy."""
     con = _night(tmp_path / "warehouse.duckdb")
     try:

@@ -26,10 +26,10 @@ from tests.nightly_process import NightlyProcess
 from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
 from tests.test_alerts import Receiver as AlertReceiver
 from tests.test_export import Receiver, make_warehouse
-from warehouse import delivery
+from warehouse.release import delivery
 from warehouse.db import connect
-from warehouse.export import export_bundle, verify_bundle
-from warehouse.push import idempotency_key
+from warehouse.release.export import export_bundle, verify_bundle
+from warehouse.release.push import idempotency_key
 
 
 def refusing_port() -> socket.socket:

@@ -16,11 +16,11 @@ import pytest
 
 from tests.warehouse_fixtures import build_small_warehouse, create_marts
 from warehouse.db import connect
-from warehouse.erasure import Eraser, journal_path, note, pending, settle_pending
-from warehouse.export import export_bundle
-from warehouse.publish import published_path
+from warehouse.privacy.erasure import Eraser, journal_path, note, pending, settle_pending
+from warehouse.release.export import export_bundle
+from warehouse.release.publish import published_path
 from warehouse.raw import RawWriter
-from warehouse.release import release_night
+from warehouse.release.release import release_night
 
 BODOGE = [sys.executable, "-m", "bodoge.cli"]
 MEMBER = "17406"  # the small warehouse's public member, with a collection
@@ -135,3 +135,25 @@ def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every
     assert not _bundle_holds(night, MEMBER)
     assert models_naming(night / "models", MEMBER) == [] and not (night / "models" / "champion").exists()
     assert not journal_path(night).exists() and settle_pending(night, night / "warehouse.duckdb") == set()
+
+
+def test_after_a_crawl_the_privacy_cut_leaves_only_members_public_now_in_every_copy(night: Path) -> None:
+    """The cut by rule the crawl asset calls: whoever the warehouse no longer knows as public
+    leaves the bundles, the published night and the backups, each still whole."""
+    from warehouse.backup.backup import list_backups, make_backup, verify_backup
+    from warehouse.privacy.cut import cut_everywhere
+
+    backups = night / "backups"
+    with connect(night / "warehouse.duckdb") as con:
+        make_backup(con, night / "warehouse.duckdb", backups, run_id="night-1")
+        # Tonight's crawl found MEMBER's login page: raw lost every row of theirs.
+        for table, column in (("raw.collection_entries", "user_id"), ("raw.members", "user_id"),
+                              ("raw.listing_crawls", "key")):
+            con.execute(f"DELETE FROM {table} WHERE {column} = ?", [MEMBER])
+        cut = cut_everywhere(night, public_from=con, backups=backups, keep=7)
+    assert (cut.published, cut.bundles, cut.deleted_bundles) == ([MEMBER], ["run-1"], [])
+    assert _rows_of(published_path(night), MEMBER) == {} and _rows_of(published_path(night), "500")
+    assert not _bundle_holds(night, MEMBER) and _bundle_holds(night, "500")
+    [backup] = list_backups(backups)
+    assert cut.backups == [backup.name] and verify_backup(backup.path)
+    assert _rows_of(backup.database, MEMBER) == {}

@@ -15,10 +15,10 @@ import pytest
 from core.http import Retry
 from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
-from warehouse.export import FILES, ExportError, export_bundle, latest_bundle, verify_bundle
-from warehouse.export_schemas import SCHEMA_VERSION
-from warehouse.push import PushError, push_bundle
-from warehouse.release import release_night
+from warehouse.release.export import FILES, ExportError, export_bundle, latest_bundle, verify_bundle
+from warehouse.release.schemas import SCHEMA_VERSION
+from warehouse.release.push import PushError, push_bundle
+from warehouse.release.release import release_night
 
 
 def make_warehouse(path: Path, run_id: str) -> None:

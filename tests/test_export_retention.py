@@ -12,11 +12,11 @@ import pytest
 
 from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
-from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
-from warehouse.export_retention import prune_bundles
-from warehouse.export_schemas import schema_bytes, validate_bundle
+from warehouse.release.export import ExportError, export_bundle, latest_bundle, verify_bundle
+from warehouse.release.retention import prune_bundles
+from warehouse.release.schemas import schema_bytes, validate_bundle
 from warehouse.raw import RawWriter
-from warehouse.release import release_night
+from warehouse.release.release import release_night
 
 REASON = "「ヒミツの森」が好きなあなたに"
 

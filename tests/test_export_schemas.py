@@ -19,17 +19,17 @@ from jsonschema import Draft202012Validator
 from tests.test_export import make_warehouse
 from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
-from warehouse.export import FILES, export_bundle, latest_bundle
-from warehouse.export_schemas import (
+from warehouse.release.export import FILES, export_bundle, latest_bundle
+from warehouse.release.schemas import (
     FILE_SCHEMAS, SCHEMA_VERSION, BundleInvalid, schema_path, shape_fingerprint, validate_bundle,
 )
-from warehouse.release import release_night
+from warehouse.release.release import release_night
 
 RELEASED = {
     "1.0.0": "843d0fdf6d405714e984551107f699f93c13a7a10d8fcd02b3a9c76941e957ba",
 }
 """Every released schema version and the fingerprint of its shape (`python -m
-warehouse.export_schemas fingerprint`). A released line is never edited: a new shape
+warehouse.release.schemas fingerprint`). A released line is never edited: a new shape
 gets a new version here and in `SCHEMA_VERSION` (major when a field goes or changes
 type, minor when an optional one comes), and the site is told."""
 
@@ -192,7 +192,7 @@ def test_an_invalid_export_fails_leaves_nothing_and_latest_stays(tmp_path: Path)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "warehouse.export_schemas", *args],
+    return subprocess.run([sys.executable, "-m", "warehouse.release.schemas", *args],
                           capture_output=True, text=True, timeout=60)
 
 
@@ -217,7 +217,7 @@ def test_the_site_teams_validator_says_one_line_and_exits_0_1_or_2(bundle: Path,
 
 
 def test_the_cli_names_the_bad_line(bundle: Path) -> None:
-    from warehouse.bundle_io import replace_synced
+    from warehouse.release.bundle_io import replace_synced
 
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     data = (bundle / "similar_games.jsonl").read_bytes() + b'{"game_id": "c", "items": [{"rank": 1, "game_id": "a"}]}\n'

@@ -11,8 +11,8 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse.export import _write_grouped
-from warehouse.export_retention import _keeps_everyone, _public_lines
+from warehouse.release.export import _write_grouped
+from warehouse.release.retention import _keeps_everyone, _public_lines
 
 IDS = st.text(min_size=0, max_size=8)
 """Member ids of any characters: quotes, backslashes, newlines and Japanese included."""

@@ -31,9 +31,9 @@ from tests.test_alerts import Receiver
 from tests.test_export import make_warehouse
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect, ensure_table
-from warehouse.export import export_bundle
-from warehouse.publish import publication
-from warehouse.release import release_night
+from warehouse.release.export import export_bundle
+from warehouse.release.publish import publication
+from warehouse.release.release import release_night
 from tests.http_stubs import QuietHandler
 
 
@@ -189,7 +189,7 @@ def test_a_bundle_whose_lines_do_not_match_their_schema_fails_the_night_and_publ
     assert alert["kind"] == "night_failed" and alert["failed_step"] == "export__site_bundle", alert
     assert says in alert["cause"] and 'is not of type "number"' in alert["cause"] and alert["cause"] in last
     # The crawl ran, so members not on this site were cut from the published night (privacy,
-    # warehouse.publish.scrub_published); it is still night-0's, and LATEST and the bundles are as they were.
+    # warehouse.privacy.cut.cut_everywhere); it is still night-0's, and LATEST and the bundles are as they were.
     after = fingerprint(published)
     assert {k: v for k, v in after.items() if k != "published.duckdb"} == {
         k: v for k, v in before.items() if k != "published.duckdb"}

@@ -197,3 +197,18 @@ def test_every_compiled_loop_lives_in_the_kernel_library() -> None:
                 ):
                     outside.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not outside, f"compiled loops outside models/fast/: {outside}"
+
+
+def test_the_crawl_asset_reaches_the_other_copies_only_through_the_privacy_cut() -> None:
+    """Issue 38: the crawl asset cut members no longer public out of the export, the published
+    night and the backups by calling each of them; now it calls `warehouse.privacy.cut` alone."""
+    imported = module_imports()["pipelines.defs.ingest.assets"]
+    assert "warehouse.privacy.cut" in imported
+    assert [m for m in imported if m.startswith(("warehouse.release", "warehouse.backup"))] == []
+
+
+def test_the_migrations_know_the_schema_only() -> None:
+    """Issue 38: `warehouse.migrate` took and restored backups itself; whoever migrates does it
+    now, around the migrations (`warehouse.backup.migration`)."""
+    imported = module_imports()["warehouse.migrate"]
+    assert [m for m in imported if m.startswith("warehouse.backup")] == []

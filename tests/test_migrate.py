@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.backup import list_backups, verify_backup
+from warehouse.backup.backup import list_backups, verify_backup
 from warehouse.db import WarehouseError, connect
+from warehouse.backup.migration import migrate_safely
 from warehouse.migrate import MIGRATIONS_DIR, MigrationFailed, migrate, pending
 from warehouse.model_marts import record_pipeline_run
 from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, start_night
-from warehouse.publish import publish_snapshot, published_path
+from warehouse.release.publish import publish_snapshot, published_path
 from tests.warehouse_fixtures import build_small_warehouse
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
@@ -45,8 +46,8 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
     warehouse = _older(tmp_path)
     backups = tmp_path / "data" / "backups"
     assert "etag" not in _columns(warehouse, "pages")
-    assert migrate(warehouse, backups, run_id="night-7") == ["001_baseline", "002_night_ids", "003_watch_list_shelf",
-                                                                 "add raw.pages.etag"]
+    assert migrate_safely(warehouse, backups, run_id="night-7") == [
+        "001_baseline", "002_night_ids", "003_watch_list_shelf", "add raw.pages.etag"]
     assert "etag" in _columns(warehouse, "pages")
     [backup] = list_backups(backups)
     assert backup.run_id == "pre-migration-night-7" and verify_backup(backup.path)
@@ -54,7 +55,7 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
         assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
         assert con.execute("SELECT key, etag FROM raw.pages").fetchall() == [("khora", None)]
         assert pending(con) == []
-    assert migrate(warehouse, backups, run_id="night-8") == []  # up to date: no second backup
+    assert migrate_safely(warehouse, backups, run_id="night-8") == []  # up to date: no second backup
     assert len(list_backups(backups)) == 1
 
 
@@ -67,7 +68,7 @@ def test_a_failed_migration_puts_the_backup_back(tmp_path: Path) -> None:
     (folder / "002_rename_ratings.sql").write_text("ALTER TABLE raw.no_such_table RENAME COLUMN a TO b;\n")
     before = warehouse.read_bytes()
     with pytest.raises(MigrationFailed, match="002_rename_ratings failed .* put back from backup"):
-        migrate(warehouse, backups, run_id="night-9", folder=folder)
+        migrate_safely(warehouse, backups, run_id="night-9", folder=folder)
     [backup] = list_backups(backups)
     assert warehouse.read_bytes() == (backup.path / "warehouse.duckdb").read_bytes()
     assert "etag" not in _columns(warehouse, "pages")  # as the older version left it, nothing half-done
@@ -75,9 +76,27 @@ def test_a_failed_migration_puts_the_backup_back(tmp_path: Path) -> None:
     assert len(before) > 0
 
 
+def test_the_migrations_alone_roll_back_and_call_the_callers_step_only_when_something_is_pending(
+        tmp_path: Path) -> None:
+    """`warehouse.migrate` knows the schema only: the caller's `before` (its backup) runs once
+    something is pending, a failed step is rolled back, and putting a backup back is the caller's."""
+    warehouse = _older(tmp_path)
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    shutil.copy(MIGRATIONS_DIR / "001_baseline.sql", folder)
+    (folder / "002_rename_ratings.sql").write_text("ALTER TABLE raw.no_such_table RENAME COLUMN a TO b;\n")
+    calls: list[object] = []
+    with pytest.raises(MigrationFailed, match=r"^migration 002_rename_ratings failed \([^)]*\)$"):
+        migrate(warehouse, folder=folder, before=lambda con: calls.append(con.execute("SELECT 1").fetchall()))
+    assert calls == [[(1,)]]
+    assert "etag" not in _columns(warehouse, "pages") and not (tmp_path / "data" / "backups").exists()
+    assert migrate(warehouse, before=calls.append)[-1] == "add raw.pages.etag" and len(calls) == 2
+    assert migrate(warehouse, before=calls.append) == [] and len(calls) == 2  # up to date: not called
+
+
 def test_a_fresh_warehouse_only_records_the_migrations(tmp_path: Path) -> None:
     warehouse = tmp_path / "warehouse.duckdb"
-    assert migrate(warehouse, tmp_path / "backups", run_id=None) == []
+    assert migrate_safely(warehouse, tmp_path / "backups", run_id=None) == []
     assert not (tmp_path / "backups").exists()
     with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT version, name FROM raw.schema_migrations ORDER BY version").fetchall() == [
@@ -131,7 +150,7 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
     """Issue 23: the marts a night writes from Python get the night id columns in place (a
     numbered migration), their rows kept, and the night then writes and joins them."""
     warehouse = _before_night_ids(tmp_path)
-    assert migrate(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
+    assert migrate_safely(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
         "002_night_ids", "003_watch_list_shelf", "add raw.crawl_runs.night_id"]
     with connect(warehouse) as con:
         assert con.execute("SELECT run_id, night_id, export_run_id FROM marts.pipeline_runs").fetchall() == [

@@ -86,7 +86,7 @@ def test_recommendations_of_an_older_version_lose_the_watching_column(tmp_path: 
                 "watching BOOLEAN, generated_at TIMESTAMPTZ)")
     con.execute("INSERT INTO marts.recommendations VALUES ('1', 1, 'a', 0.5, 'ease', 'r0', '興味ありに登録済み', true, NULL)")
     con.close()
-    migrate(tmp_path / "wh.duckdb", tmp_path / "backups", run_id=None)
+    migrate(tmp_path / "wh.duckdb")
     con = connect(tmp_path / "wh.duckdb")
     rows = pl.DataFrame({"user_id": ["1"], "rank": [1], "game_id": ["b"], "score": [0.4], "model": ["ease"],
                          "run_id": ["r1"], "reason": ["人気のゲーム"], "generated_at": [WHEN]})

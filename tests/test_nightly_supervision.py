@@ -24,7 +24,7 @@ import pytest
 from samplesite.server import SampleSiteServer
 from tests.nightly_process import BODOGE, NightlyProcess, one_error_line, processes_mentioning
 from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-from warehouse.export import verify_bundle
+from warehouse.release.export import verify_bundle
 
 
 def test_bad_base_url_and_push_are_one_line_before_anything_starts(tmp_path, site_url) -> None:

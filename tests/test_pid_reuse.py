@@ -154,7 +154,7 @@ def test_a_crawl_scratch_folder_owned_by_a_reused_pid_is_swept(tmp_path: Path, s
 
 
 def test_a_publish_copy_named_by_a_reused_pid_is_swept(tmp_path: Path, stranger: subprocess.Popen) -> None:
-    from warehouse.publish import _fresh_tmp
+    from warehouse.release.publish import _fresh_tmp
 
     target = tmp_path / "published.duckdb"
     litter = tmp_path / f".published.duckdb.{stranger.pid}.tmp"

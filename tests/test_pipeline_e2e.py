@@ -24,9 +24,9 @@ from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from warehouse.db import connect
 from tests.test_export import Receiver
-from warehouse.export import latest_bundle, verify_bundle
-from warehouse.export_schemas import validate_bundle
-from warehouse.push import idempotency_key
+from warehouse.release.export import latest_bundle, verify_bundle
+from warehouse.release.schemas import validate_bundle
+from warehouse.release.push import idempotency_key
 
 pytestmark = pytest.mark.slow
 VOLATILE = {"run_id", "night_id", "crawled_at", "fetched_at", "generated_at", "trained_at", "checked_at"}
@@ -131,7 +131,7 @@ def test_two_complete_export_bundles(two_runs) -> None:
 
 
 def test_each_published_night_is_backed_up_and_verified(two_runs) -> None:
-    from warehouse.backup import list_backups, verify_backup
+    from warehouse.backup.backup import list_backups, verify_backup
 
     paths, summaries, *_ = two_runs
     assert all(any("warehouse_backup" in s for s in summary.steps) for summary in summaries)

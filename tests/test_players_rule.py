@@ -27,7 +27,7 @@ from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
 from warehouse.db import connect
-from warehouse.publish import publish_snapshot
+from warehouse.release.publish import publish_snapshot
 from warehouse.raw import RawWriter
 from warehouse.views import collection, recommendations_for
 

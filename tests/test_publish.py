@@ -12,7 +12,7 @@ import pytest
 
 from tests.warehouse_fixtures import build_small_warehouse
 from warehouse.db import WarehouseError, connect
-from warehouse.publish import page_ages, publication, publish_snapshot, published_path
+from warehouse.release.publish import page_ages, publication, publish_snapshot, published_path
 from warehouse.readers import open_published
 
 
@@ -77,17 +77,18 @@ def test_no_published_night_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_member_turning_private_leaves_the_published_night_at_once(data_dir: Path) -> None:
-    from warehouse.publish import scrub_published
+    from warehouse.privacy.public import public_users
+    from warehouse.release.publish import scrub_published
 
     with connect(data_dir / "warehouse.duckdb") as con:
         publish_snapshot(con, data_dir, run_id="night-1")
         users = [r[0] for r in con.execute("SELECT DISTINCT user_id FROM marts.collections").fetchall()]
-        assert scrub_published(con, data_dir) == []  # everyone still public: the file is untouched
+        assert scrub_published(data_dir, public_users(con)) == []  # everyone still public: the file is untouched
         gone = users[0]
         # The crawl finds them private: raw loses every row of theirs (the marts follow at the next build).
         con.execute("DELETE FROM raw.collection_entries WHERE user_id = ?", [gone])
         con.execute("DELETE FROM raw.listing_crawls WHERE key = ?", [gone])
-        assert scrub_published(con, data_dir) == [gone]
+        assert scrub_published(data_dir, public_users(con)) == [gone]
     reader = open_published(data_dir)
     try:
         for table in ("marts.collections", "marts.members"):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module fixtures
-from warehouse.publish import publication
+from warehouse.release.publish import publication
 from warehouse.readers import open_published
 
 pytestmark = pytest.mark.slow

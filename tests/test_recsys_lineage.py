@@ -23,7 +23,7 @@ from polars.testing import assert_frame_equal
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS
 from tests.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
-from warehouse.publish import RAW_FOR_READERS
+from warehouse.release.publish import RAW_FOR_READERS
 
 MARTS = lambda *names: {dg.AssetKey(["marts", n]) for n in names}  # noqa: E731
 DISCOVERY_READS = {INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE} | MARTS("collections", "games")
@@ -31,7 +31,7 @@ DISCOVERY_READS = {INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE} | MARTS("collec
 (`warehouse.nights.record_lists`)."""
 BUNDLE_READS = MARTS("recommendations", "next_to_play", "watch_next", "similar_games") | {
     dg.AssetKey(["raw", "collection_entries"]), dg.AssetKey(["raw", "listing_crawls"])}
-"""The four lists it exports, and who is public now (`warehouse.export_retention.public_users`)."""
+"""The four lists it exports, and who is public now (`warehouse.privacy.public.public_users`)."""
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def test_the_export_depends_on_every_table_it_reads(definitions: dg.Definitions)
     deps = _deps(definitions)
     bundle, published = dg.AssetKey(["export", "site_bundle"]), dg.AssetKey(["export", "published_night"])
     assert BUNDLE_READS <= deps[bundle], BUNDLE_READS - deps[bundle]
-    # the published night copies every mart and the raw tables readers see (warehouse.publish)
+    # the published night copies every mart and the raw tables readers see (warehouse.release.publish)
     copied = {key for key in deps if key.path[0] == "marts"} | {dg.AssetKey(["raw", t]) for t in RAW_FOR_READERS}
     assert copied | {bundle} <= deps[published], (copied | {bundle}) - deps[published]
 

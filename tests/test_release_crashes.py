@@ -81,8 +81,8 @@ def test_a_release_killed_at_any_step_is_repaired_by_the_next_start(tmp_path: Pa
     """The release alone, in a real process killed with kill -9 at each step; then the start-up repair."""
     from tests.test_export import make_warehouse
     from warehouse.db import connect
-    from warehouse.export import export_bundle
-    from warehouse.release import release_night, repair_release
+    from warehouse.release.export import export_bundle
+    from warehouse.release.release import release_night, repair_release
 
     wh = tmp_path / "warehouse.duckdb"
     for run in ("run-1", "run-2"):
@@ -93,7 +93,7 @@ def test_a_release_killed_at_any_step_is_repaired_by_the_next_start(tmp_path: Pa
                 release_night(con, tmp_path, run_id="night-1", bundle_run_id="run-1")
     child = subprocess.Popen(
         [sys.executable, "-c", "import sys; from pathlib import Path; from warehouse.db import connect; "
-         "from warehouse.release import release_night; con = connect(sys.argv[1]); "
+         "from warehouse.release.release import release_night; con = connect(sys.argv[1]); "
          "release_night(con, Path(sys.argv[2]), run_id='night-2', bundle_run_id='run-2')", str(wh), str(tmp_path)],
         cwd=ROOT, env={**os.environ, "BODOGE_TEST_PAUSE_AT": step}, stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None

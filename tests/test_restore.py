@@ -19,9 +19,9 @@ from samplesite.nights import site_on_night
 from ops.lock import try_acquire
 from tests.crawl_fixtures import crawl_and_build
 from tests.night_checks import collections_differ
-from warehouse.backup import DATABASE, list_backups
+from warehouse.backup.backup import DATABASE, list_backups
 from warehouse.db import connect
-from warehouse.restore import warehouse_problem
+from warehouse.backup.restore import warehouse_problem
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_a_corrupt_warehouse_is_restored_and_night_three_is_exact(tmp_path: Path
 
 def test_a_damaged_backup_is_passed_over_for_an_older_good_one(tmp_path: Path) -> None:
     from tests.warehouse_fixtures import build_small_warehouse
-    from warehouse.backup import make_backup
+    from warehouse.backup.backup import make_backup
     from datetime import datetime, timezone
 
     data = tmp_path / "data"

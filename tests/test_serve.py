@@ -13,7 +13,7 @@ from ops.procs import boot_id
 from pipelines.recovery import PID_TAG
 from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
 from tests.serve_process import logged, serving, submit_and_wait
-from warehouse.publish import publication
+from warehouse.release.publish import publication
 from warehouse.readers import open_published
 
 

@@ -18,7 +18,7 @@ import pytest
 from bodoge.cli import main
 from tests.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
-from warehouse.export import export_bundle, verify_bundle
+from warehouse.release.export import export_bundle, verify_bundle
 
 
 @pytest.fixture(scope="module")

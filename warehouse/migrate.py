@@ -17,17 +17,19 @@ What a migration is:
   DDL, and a missing nullable column is added (`ALTER TABLE … ADD COLUMN`). A missing
   NOT NULL column needs a numbered migration (it has no value for old rows): refused.
 
-Safety: before changing anything the warehouse is backed up (`warehouse.backup`, the
-same verified copy as every night's), everything is applied in one transaction, and a
-migration that fails is rolled back and that backup put back in place of the file, byte
-for byte, before the error goes up: the night fails and alerts, and the warehouse is as
-the older version left it.
+Safety: everything is applied in one transaction, and a migration that fails is rolled
+back before the error goes up. Whoever migrates also backs the warehouse up first and puts
+that backup back when a migration fails (`warehouse.backup.migration.migrate_safely`: the
+night's first step and `bodoge build`), so the night fails and alerts, and the warehouse
+is as the older version left it. This module only knows the schema: it calls `before`
+(the caller's backup) with the open warehouse once something is pending, and nothing else.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,18 +105,18 @@ def _missing_columns(con: duckdb.DuckDBPyConnection, tables: set[str]) -> list[S
     return steps
 
 
-def migrate(warehouse: Path, backups: Path, *, run_id: str | None, folder: Path = MIGRATIONS_DIR) -> list[str]:
-    """Apply what is pending to the warehouse file (after a backup); returns the steps' names.
+def migrate(warehouse: Path, *, folder: Path = MIGRATIONS_DIR,
+            before: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> list[str]:
+    """Apply what is pending to the warehouse file; returns the steps' names.
 
     [] when it is up to date; a fresh warehouse (no raw tables yet) only records the
-    numbered migrations as applied. When a step fails, the transaction is rolled back and
-    the pre-migration backup is put back in place of the file (the failed file is kept
-    beside it), then MigrationFailed goes up. The caller must hold the nightly lock and
-    no connection to the file.
+    numbered migrations as applied. Otherwise `before` is called first with the open
+    warehouse (the caller's backup), then every step in one transaction. When a step fails
+    the transaction is rolled back and MigrationFailed goes up once the file is closed, so
+    the caller may put its backup back. The caller must hold the nightly lock and no
+    connection to the file.
     """
-    from warehouse.backup import make_backup
     from warehouse.db import connect
-    from warehouse.restore import put_back
 
     with connect(warehouse) as con:
         fresh = not con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'raw' "
@@ -126,14 +128,12 @@ def migrate(warehouse: Path, backups: Path, *, run_id: str | None, folder: Path 
             return []
         if not steps:
             return []
-        log.info("warehouse %s: %d migration step(s) pending; backing it up first", warehouse, len(steps))
-        backup = make_backup(con, warehouse, backups, run_id=f"pre-migration-{run_id or 'manual'}")
+        if before is not None:
+            before(con)
         failed = _apply(con, steps)
     if failed is not None:
         step, error = failed
-        put_back(backup, warehouse)
-        raise MigrationFailed(f"migration {step} failed ({error}); the warehouse was put back from backup "
-                              f"{backup.name}")
+        raise MigrationFailed(f"migration {step} failed ({error})")
     log.info("warehouse %s migrated: %s", warehouse, ", ".join(s.name for s in steps))
     return [s.name for s in steps]
 

@@ -10,7 +10,7 @@ Why this shape:
   error mid-crawl never loses data.
 - A private member leaves no trace: their entries, directory row and listing record are
   deleted and their posts lose the author id, in this batch and for the rest of the run.
-  With an `eraser` (`warehouse.erasure.Eraser`, the crawl's), the member is journalled the
+  With an `eraser` (`warehouse.privacy.erasure.Eraser`, the crawl's), the member is journalled the
   moment their login page is read, the batch is committed at once when the published
   night shows them, and the published night and export bundles are cut after the commit.
 - A directory row (`member`) is held in memory until that member's collection outcome in
@@ -37,7 +37,8 @@ import polars as pl
 
 from warehouse import crawl_runs
 from warehouse.db import registered, run_sql_file, scalar, sql_files, transaction
-from warehouse.privacy import purge_members
+from warehouse.privacy.erase import purge_members
+from warehouse.privacy.public import shown_in_earlier_runs, shows_collection
 
 log = logging.getLogger("bodoge.warehouse")
 
@@ -100,23 +101,7 @@ def _raw_tables() -> dict[str, RawTable]:
 # page visits and listing outcomes last: a listing's deletions must see its entries.
 _LAST = ("page_visit", "listing_crawl")
 _WRITE_ORDER = ["frontier"] + [k for k in ITEM_TABLES if k not in ("frontier", *_LAST)] + list(_LAST)
-#: Collection outcomes after which the warehouse holds the member's whole collection (public).
-COMPLETE_LISTINGS = ("public", "empty", "updated", "unchanged")
 _LISTING_TABLE = {"collection": ("raw.collection_entries", "user_id"), "space": ("raw.cafe_games", "space_slug")}
-
-
-def shows_collection(row: dict[str, Any]) -> bool:
-    """Whether a collection outcome proves page 1 was a real collection page (not private).
-
-    `updated` and `unchanged` come from an incremental night, which reads a collection
-    only when the directory shows it public. `incomplete` on page 1 says nothing when no
-    card was read: that page may have been the login page that failed to arrive. With
-    cards read (a listing short of its stated total), or ended on a later page, page 1
-    was a real one.
-    """
-    status = row["status"]
-    read_a_page = (row.get("n_pages") or 0) > 1 or (row.get("n_entries") or 0) > 0
-    return status in COMPLETE_LISTINGS or (status == "incomplete" and read_a_page)
 
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -163,10 +148,7 @@ class RawWriter:
         self._held_members: dict[str, dict[str, Any]] = {}
         self.written: dict[str, int] = defaultdict(int)
         ensure_raw_schema(con)
-        self._public = {r[0] for r in con.execute(
-            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' "
-            "AND (list_contains(?, status) OR (status = 'incomplete' AND n_pages > 1))",
-            [list(COMPLETE_LISTINGS)]).fetchall()}
+        self._public = shown_in_earlier_runs(con)
         self._author_pending: dict[str, set[str]] = defaultdict(set)  # author -> posts written without them
         self._author_release: dict[str, str] = {}  # post_id -> author shown since: filled in at the next flush
 

@@ -1,6 +1,6 @@
 """How every reader opens the published night: the CLI, the dashboard, the alerts, analysts.
 
-Why a module above `warehouse.publish` and `warehouse.erasure`: opening the night first
+Why a module above `warehouse.release.publish` and `warehouse.privacy.erasure`: opening the night first
 cuts out the members the erasure journal names (a crawl found them private but was
 killed before it could cut them), which needs both the journal and the snapshot's cut;
 neither of those modules should import the other to do it.
@@ -13,15 +13,15 @@ from pathlib import Path
 import duckdb
 
 from warehouse.db import WarehouseError, connect
-from warehouse.erasure import cut_pending
-from warehouse.publish import published_path
+from warehouse.privacy.erasure import cut_pending
+from warehouse.release.publish import published_path
 
 
 def require_published(data_dir: Path) -> Path:
     """The published night's file; a one-line WarehouseError when no night was published yet.
 
     Every reader comes through here, so members a crawl found private but could not cut
-    out before it was killed (`warehouse.erasure`'s journal) are cut first.
+    out before it was killed (`warehouse.privacy.erasure`'s journal) are cut first.
     """
     cut_pending(Path(data_dir))
     path = published_path(data_dir)

@@ -53,11 +53,11 @@ class SiteSettings(FromSettings):
         return self.settings().crawl_floor
 
     def bundles_to_keep(self) -> int:
-        """How many export bundles to keep (`warehouse.export_retention`)."""
+        """How many export bundles to keep (`warehouse.release.retention`)."""
         return self.settings().keep_exports
 
     def push_retry(self) -> float:
-        """How long the night retries delivering its bundle (`warehouse.delivery`)."""
+        """How long the night retries delivering its bundle (`warehouse.release.delivery`)."""
         return self.settings().push_retry_seconds
 
     @property

@@ -85,7 +85,7 @@ def test_overview_says_which_published_night_it_shows(
 ) -> None:
     """On the published night (what `bodoge dashboard` opens), the overview names it and its ages."""
     from warehouse.db import connect
-    from warehouse.publish import publish_snapshot
+    from warehouse.release.publish import publish_snapshot
 
     (tmp_path / "warehouse.duckdb").write_bytes(dashboard_warehouse.path.read_bytes())
     with connect(tmp_path / "warehouse.duckdb") as con:

@@ -1,4 +1,4 @@
-"""The night's warehouse backup, after the night is published (warehouse/backup.py)."""
+"""The night's warehouse backup, after the night is published (warehouse/backup/backup.py)."""
 
 from pathlib import Path
 
@@ -6,7 +6,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import AlertSettings, NightlyLock, SiteSettings
-from warehouse.backup import BackupError, make_backup
+from warehouse.backup.backup import BackupError, make_backup
 
 
 @dg.asset(

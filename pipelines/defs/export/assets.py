@@ -1,5 +1,5 @@
 """The export for the site: a checksummed bundle, then the night's release: published.duckdb
-and exports/LATEST replaced one right after the other (warehouse/release.py). Delivery to the
+and exports/LATEST replaced one right after the other (warehouse/release/release.py). Delivery to the
 site's endpoint comes after the release (`delivery.py`)."""
 
 from datetime import timedelta
@@ -11,20 +11,20 @@ from pipelines.alerts import FRESHNESS
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import check_results
 from warehouse.build import MARTS
-from warehouse.export import bundle_run_id, export_bundle
-from warehouse.publish import RAW_FOR_READERS
-from warehouse.release import release_night
+from warehouse.release.export import bundle_run_id, export_bundle
+from warehouse.release.publish import RAW_FOR_READERS
+from warehouse.release.release import release_night
 
 
 BUNDLED = [dg.AssetKey(["marts", t]) for t in ("recommendations", "next_to_play", "watch_next", "similar_games")]
 """The marts whose rows go into the bundle's JSONL files."""
 WHO_IS_PUBLIC = [dg.AssetKey(["raw", t]) for t in ("collection_entries", "listing_crawls")]
-"""Where the bundle learns who is public now, to cut anyone else (`warehouse.export_retention.public_users`)."""
+"""Where the bundle learns who is public now, to cut anyone else (`warehouse.privacy.public.public_users`)."""
 
 
 def _published_tables() -> list[dg.AssetKey]:
     """Every table the published night copies: each mart the night builds or writes and the raw
-    tables readers see (`warehouse.publish`), so each is an edge into `published_night`."""
+    tables readers see (`warehouse.release.publish`), so each is an edge into `published_night`."""
     from pipelines.defs.recsys.assets import model_evaluation
     from pipelines.defs.recsys.discovery import discovery
 
@@ -44,7 +44,7 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
 
     Each JSONL file's JSON Schema goes in the bundle's `schemas/`, and every line is validated
     against it before the bundle is renamed into place: a line that does not match fails this
-    step, so the night fails and publishes nothing (warehouse/export_schemas.py).
+    step, so the night fails and publishes nothing (warehouse/release/schemas.py).
     Delivery to the site's endpoint comes after the night is published (`export/delivery`),
     so a down endpoint never stops the night.
     """
@@ -69,7 +69,7 @@ def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, s
     After the export: a night that fails before it publishes nothing, and `bodoge
     collection/cafes/recommend`, the dashboard, analysts and the site keep the previous
     night. The published night is swapped in whole, then LATEST names the night's bundle at
-    once; old bundles are pruned after (warehouse/release.py). Delivery and the backup follow.
+    once; old bundles are pruned after (warehouse/release/release.py). Delivery and the backup follow.
     The snapshot carries the checks the night evaluated so far (marts.publication.checks).
     """
     checks = check_results(context.instance, context.run.run_id)  # the published night's own count of checks

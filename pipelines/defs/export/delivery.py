@@ -6,8 +6,8 @@ from datetime import datetime, timezone
 import dagster as dg
 
 from pipelines.defs.resources import NightlyLock, SiteSettings
-from warehouse.delivery import Delivery, Pending, deliver
-from warehouse.export import latest_bundle
+from warehouse.release.delivery import Delivery, Pending, deliver
+from warehouse.release.export import latest_bundle
 
 
 @dg.asset(
@@ -28,7 +28,7 @@ def delivery(context: dg.AssetExecutionContext, site: SiteSettings, nightly_lock
     """The night's bundle POSTed to the site's endpoint (BODOGE_PUSH_URL, `bodoge run --push URL`).
 
     Runs after `published_night`, and never fails the night: the bundle is already published
-    locally, so an endpoint that is down only leaves it pending (`warehouse.delivery`):
+    locally, so an endpoint that is down only leaves it pending (`warehouse.release.delivery`):
     retried with backoff for BODOGE_PUSH_RETRY_SECONDS, then at the next night. The same
     idempotency key makes every re-send safe.
     """

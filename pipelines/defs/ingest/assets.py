@@ -10,9 +10,7 @@ from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor
 from warehouse.crawl_runs import stale_pages
 from warehouse.db import scalar
-from warehouse.backup import scrub_backups
-from warehouse.export_retention import prune_bundles, public_users
-from warehouse.publish import scrub_published
+from warehouse.privacy.cut import cut_everywhere
 from warehouse.raw import RAW_TABLES as ITEM_TABLES, raw_sql_files
 
 # Every raw table (one SQL file each) the site crawl fills (the BGG sync owns bgg_*), and which item kind fills it.
@@ -55,7 +53,8 @@ def raw_tables(
     """Crawls the site (catalogue, game pages, posts, members' collections, cafes) into raw tables.
 
     Runs Scrapy in a subprocess (its reactor cannot restart in-process); obeys robots.txt,
-    throttles itself and quarantines pages it cannot read.
+    throttles itself and quarantines pages it cannot read. Then the privacy cut
+    (`warehouse.privacy.cut`): members no longer public leave every copy the night keeps.
     """
     if not site.base_url:
         raise dg.Failure("no site to crawl: set BODOGE_BASE_URL (or run `bodoge run --base-url URL`)")
@@ -71,15 +70,14 @@ def raw_tables(
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
         verdict = crawl_floor(con, run_id=result.run_id, floor=site.crawl_floor_fraction())
-        # Members found private tonight leave every kept export bundle now, even if the
-        # night fails later on.
-        pruned = prune_bundles(con, site.paths.exports, keep=site.bundles_to_keep())
-        scrub_published(con, site.paths.data_dir)  # and from the night readers see
-        scrubbed = scrub_backups(site.backups, public_users(con))  # and from the kept backups
-        if scrubbed:
-            context.log.info(f"backups: members no longer public cut from {len(scrubbed)}")
-        if pruned.scrubbed or pruned.deleted:
-            context.log.info(f"export bundles: {len(pruned.scrubbed)} scrubbed, {len(pruned.deleted)} deleted by age")
+        # Members no longer public leave every kept export bundle, the night readers see
+        # and the kept backups now, even if the night fails later on.
+        cut = cut_everywhere(site.paths.data_dir, public_from=con, backups=site.backups,
+                             keep=site.bundles_to_keep())
+        if cut.backups:
+            context.log.info(f"backups: members no longer public cut from {len(cut.backups)}")
+        if cut.bundles or cut.deleted_bundles:
+            context.log.info(f"export bundles: {len(cut.bundles)} scrubbed, {len(cut.deleted_bundles)} deleted by age")
         for name in RAW_TABLES:
             rows = int(scalar(con, f"SELECT count(*) FROM raw.{name}") or 0)
             yield dg.MaterializeResult(

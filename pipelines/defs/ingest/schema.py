@@ -1,5 +1,5 @@
-"""The warehouse's schema brought up to this version before the night writes (warehouse/migrate.py),
-and the night's own row (warehouse/nights.py)."""
+"""The warehouse's schema brought up to this version before the night writes (warehouse/migrate.py,
+under a backup: warehouse/backup/migration.py), and the night's own row (warehouse/nights.py)."""
 
 from datetime import datetime, timezone
 from pathlib import Path
@@ -9,7 +9,8 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import settle_unfinished
-from warehouse.migrate import MigrationFailed, migrate
+from warehouse.backup.migration import migrate_safely
+from warehouse.migrate import MigrationFailed
 from warehouse.nights import ensure_night_marts, start_night
 
 
@@ -32,7 +33,7 @@ def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     still STARTED take the outcome Dagster recorded for them.
     """
     try:
-        steps = migrate(Path(duckdb.database), site.backups, run_id=context.run.run_id)
+        steps = migrate_safely(Path(duckdb.database), site.backups, run_id=context.run.run_id)
     except MigrationFailed as exc:
         raise dg.Failure(str(exc)) from None
     with duckdb.get_connection() as con:

@@ -1,5 +1,5 @@
 -- @table marts.publication: Which night a published snapshot (DATA_DIR/published.duckdb) holds.
---   Written only into the snapshot, by warehouse/publish.py, one row per publish.
+--   Written only into the snapshot, by warehouse/release/publish.py, one row per publish.
 -- @key run_id
 -- @join night_id -> marts.nights
 -- @column run_id: The Dagster run (or build-…) that published it.

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.backup import (
+from warehouse.backup.backup import (
     Backup,
     BackupError,
     copy_file,

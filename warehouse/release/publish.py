@@ -11,7 +11,7 @@ night never gets here, so readers keep the previous night. A reader that still h
 old file open keeps reading the old inode until it closes.
 
 `marts.publication` (one row, `snapshot/publication.sql`) in the snapshot says which night
-it is, which export bundle goes with it (`export_run_id`: `warehouse.release` moves
+it is, which export bundle goes with it (`export_run_id`: `warehouse.release.release` moves
 published.duckdb and exports/LATEST together) and how old its pages are.
 
 Every replacement of published.duckdb (a publish, a cut of members found private) holds
@@ -90,7 +90,7 @@ def write_snapshot(
 ) -> Path:
     """The next published night, written whole into this process's temporary file; returns it.
 
-    Why apart from the swap: `warehouse.release` writes it, then replaces published.duckdb
+    Why apart from the swap: `warehouse.release.release` writes it, then replaces published.duckdb
     and exports/LATEST one right after the other. Every table and column carries its
     description (`warehouse.comments`), as in the warehouse: analysts hold this file.
     `checks` (the checks the night ran so far) go into `marts.publication.checks`, so
@@ -170,17 +170,16 @@ def published_lock(data_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def scrub_published(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
-    """Cut members who are not public now out of the published night; returns who was cut.
+def scrub_published(data_dir: Path, public: set[str]) -> list[str]:
+    """Cut every member outside `public` (who is public now: `warehouse.privacy.public`) out
+    of the published night; returns who was cut.
 
-    Why right after the crawl, even if the night fails later: a member who turned private
-    must leave no trace, and readers would otherwise keep the previous night's rows of
-    them until the next successful night. The snapshot is copied, scrubbed and swapped in
-    whole, like a publish, so readers never see it half-scrubbed.
+    Why right after the crawl (`warehouse.privacy.cut`), even if the night fails later: a
+    member who turned private must leave no trace, and readers would otherwise keep the
+    previous night's rows of them until the next successful night. The snapshot is copied,
+    scrubbed and swapped in whole, like a publish, so readers never see it half-scrubbed.
     """
-    from warehouse.export_retention import public_users
-
-    return _cut(data_dir, sorted(public_users(con)), keep=True)
+    return _cut(data_dir, sorted(public), keep=True)
 
 
 def cut_members(data_dir: Path, users: list[str] | set[str]) -> list[str]:

@@ -5,7 +5,7 @@ each candidate's evaluation lists, the champion `bodoge recommend` re-ranks with
 mappings, interaction matrix, collections and fitted factors). A private collection must
 leave no trace in models either, and these files live until the next night rewrites them.
 The rule, applied by every writer's privacy cut (the crawl at once, the next night at
-start-up: `warehouse.erasure.cut_everywhere`):
+start-up: `warehouse.privacy.cut.cut_everywhere`):
 
 - every Parquet file under models/ with a `user_id` column loses those members' rows
   (written beside and renamed over, so a crash leaves the old file or the new one);

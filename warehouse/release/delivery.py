@@ -12,7 +12,7 @@ records to say a delivery is pending, then overdue after 26 hours.
 Each bundle is the site's whole state (every member's lines), so only the newest pending
 bundle is sent: once it is delivered, older undelivered bundles are superseded and their
 records dropped; the site never receives an older night after a newer one. Re-sending is
-safe: the bundle's idempotency key (`warehouse.push.idempotency_key`) stays the same.
+safe: the bundle's idempotency key (`warehouse.release.push.idempotency_key`) stays the same.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from core.http import Retry
 from core.settings import read
-from warehouse.bundle_io import ExportError
+from warehouse.release.bundle_io import ExportError
 
 DELIVERIES_DIR = "deliveries"
 # The start of a night only gets a short try: the crawl should not wait on a down endpoint.
@@ -107,7 +107,7 @@ def deliver(
     and every older one go; on failure the record keeps the cause and the next night retries.
     Never raises for the endpoint's sake: the caller reads `pending` from the result.
     """
-    from warehouse.push import PushError, push_bundle
+    from warehouse.release.push import PushError, push_bundle
 
     seconds = retry_seconds() if seconds is None else seconds
     if bundle is not None:

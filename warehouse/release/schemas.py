@@ -26,7 +26,7 @@ surrogate or bad UTF-8 is "not a JSON line"), at 3–4× the standard library's 
 was most of that time.
 
 The site team's own check of a bundle (checksums, then every line):
-`python -m warehouse.export_schemas validate EXPORTS_DIR_OR_BUNDLE`.
+`python -m warehouse.release.schemas validate EXPORTS_DIR_OR_BUNDLE`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import jsonschema_rs
 import orjson
 
 from ops.errors import fail
-from warehouse.bundle_io import MANIFEST, ExportError, write_synced
+from warehouse.release.bundle_io import MANIFEST, ExportError, write_synced
 
 SCHEMA_VERSION = "1.0.0"
 """The version of the shape of every export file (manifest.json's `schema_version`).
@@ -130,7 +130,7 @@ def schema_bytes(file_name: str) -> bytes:
     try:
         schema = FILE_SCHEMAS[file_name]
     except KeyError:
-        raise ExportError(f"no JSON Schema for {file_name}: add it to warehouse.export_schemas.FILE_SCHEMAS") from None
+        raise ExportError(f"no JSON Schema for {file_name}: add it to warehouse.release.schemas.FILE_SCHEMAS") from None
     return (json.dumps(schema, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
@@ -247,9 +247,9 @@ def _read_json(path: Path, what: str) -> object:
 
 def main(argv: list[str] | None = None) -> int:
     """`validate PATH`: 0 valid, 1 invalid (one line), 2 no bundle there; `fingerprint`."""
-    from warehouse.bundle_io import latest_bundle, verify_bundle
+    from warehouse.release.bundle_io import latest_bundle, verify_bundle
 
-    parser = argparse.ArgumentParser(prog="python -m warehouse.export_schemas",
+    parser = argparse.ArgumentParser(prog="python -m warehouse.release.schemas",
                                      description="The export bundle's JSON Schemas.")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("validate", help="check a bundle's checksums, then every line against its schemas")

@@ -7,18 +7,20 @@ Why each rule:
 - A member who turns private must leave no trace, old bundles included. The warehouse
   keeps no list of private members (that list would itself be a trace), so the rule is
   the other way round: a bundle keeps only the lines of members the warehouse knows as
-  public *now*; anyone else (turned private, deleted) is cut from every per-user file,
+  public *now* (`warehouse.privacy.public`); anyone else (turned private, deleted) is cut from every per-user file,
   and the manifest's counts and sha256s are rewritten so the bundle still verifies.
   Whole lines are cut, never edited, so every line left still matches the bundle's JSON
   Schemas (`schemas/`: they name no member and are left as they are).
   A running crawl cuts the members it finds private at once (`cut_members_from_bundles`,
-  through `warehouse.erasure`, whose journal holds their ids only until that cut is done).
+  through `warehouse.privacy.cut`; the journal of `warehouse.privacy.erasure` holds their
+  ids only until that cut is done).
 - A process killed while exporting leaves `exports/.tmp-*`, possibly holding members who
   are private by now; the next export (or prune) removes it.
 
 Run `prune_bundles` whenever the warehouse's view of who is public may have changed: at
-the night's release (`warehouse.release`, once LATEST names the new bundle), and right
-after a crawl (so a night that fails later still scrubs).
+the night's release (`warehouse.release.release`, once LATEST names the new bundle), and right
+after a crawl, as part of the privacy cut (`warehouse.privacy.cut`: so a night that fails
+later still scrubs).
 It assumes one exporter at a time (the nightly run is the only writer).
 """
 
@@ -37,9 +39,8 @@ from pathlib import Path
 import duckdb
 
 from core.settings import SettingError, read
-from warehouse.raw import COMPLETE_LISTINGS
-
-from warehouse.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
+from warehouse.privacy.public import public_users
+from warehouse.release.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
 
 log = logging.getLogger("bodoge.export")
 
@@ -120,26 +121,6 @@ def retain_bundles(exports_dir: Path, *, keep: int) -> list[str]:
         log.info("exports: deleted %d bundle(s) beyond the %d kept: %s", len(doomed), keep,
                  ", ".join(b.name for b in doomed))
     return [b.name for b in doomed]
-
-
-def public_users(con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Members the warehouse knows as public now.
-
-    Raw first: a crawl that finds a member private purges them from raw at once, while the
-    marts still show them until the next build; after a crawl, raw is the truth. The marts
-    are the fallback for a warehouse without raw tables.
-    """
-    if _has_table(con, "raw", "collection_entries") and _has_table(con, "raw", "listing_crawls"):
-        query = (
-            "SELECT user_id FROM raw.collection_entries UNION "
-            "SELECT key FROM raw.listing_crawls WHERE listing = 'collection' AND list_contains(?, status)"
-        )
-        return {row[0] for row in con.execute(query, [list(COMPLETE_LISTINGS)]).fetchall()}
-    elif _has_table(con, "marts", "collections"):
-        query = "SELECT DISTINCT user_id FROM marts.collections"
-    else:
-        return set()
-    return {row[0] for row in con.execute(query).fetchall()}
 
 
 def scrub_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> list[str]:
@@ -313,10 +294,3 @@ def latest_name(exports_dir: Path) -> str | None:
     """The bundle exports/LATEST names, or None before the first export."""
     latest = exports_dir / "LATEST"
     return latest.read_text(encoding="utf-8").strip() if latest.is_file() else None
-
-
-def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    rows = con.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [schema, table]
-    ).fetchall()
-    return bool(rows)

@@ -10,8 +10,8 @@ and recommendations readable until a later crawl finished. The rule:
    goes on. A kill -9 can come at any instant after this; the journal survives it.
 2. At the writer's next commit (made at once when the member is in the published night),
    raw has lost them; the published night, every export bundle and the models' files
-   (`warehouse.model_files`) are cut
-   (`cut_everywhere`), then their ids leave the journal (`Eraser.committed`).
+   are cut (`warehouse.privacy.cut.cut_everywhere`), then their ids leave the journal
+   (`Eraser.committed`).
 3. If the crawl died between 1 and 2: every reader opens the published night through
    `warehouse.readers.require_published`, which cuts what the journal names first
    (`cut_pending`), so no reader sees them; the next nightly run, at start-up, purges
@@ -30,7 +30,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.bundle_io import fsync_dir
+from warehouse.privacy.cut import cut_everywhere
+from warehouse.release.bundle_io import fsync_dir
 
 log = logging.getLogger("bodoge.privacy")
 
@@ -86,19 +87,6 @@ def _write_ids(path: Path, users: set[str] | list[str], mode: int) -> None:
         os.close(fd)
 
 
-def cut_everywhere(data_dir: Path, users: set[str]) -> tuple[list[str], list[str]]:
-    """Cut `users` from the published night, every export bundle and the models' files;
-    (members cut from the published night, bundles rewritten)."""
-    from warehouse.export_retention import cut_members_from_bundles
-    from warehouse.model_files import cut_members_from_models
-    from warehouse.publish import cut_members
-
-    cut = cut_members(data_dir, users)
-    bundles = cut_members_from_bundles(Path(data_dir) / "exports", users)
-    cut_members_from_models(Path(data_dir) / "models", users)
-    return cut, bundles
-
-
 def cut_pending(data_dir: Path) -> list[str]:
     """A reader's part: cut the members the journal names out of the published night.
 
@@ -108,7 +96,7 @@ def cut_pending(data_dir: Path) -> list[str]:
     users = pending(data_dir)
     if not users:
         return []
-    from warehouse.publish import cut_members
+    from warehouse.release.publish import cut_members
 
     return cut_members(data_dir, users)
 
@@ -119,13 +107,11 @@ def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
     users = pending(data_dir)
     if not users:
         return set()
-    from warehouse.privacy import purge_members
     from warehouse.raw import ensure_raw_schema
 
     with duckdb.connect(str(warehouse)) as con:
         ensure_raw_schema(con)
-        purge_members(con, users)
-    cut_everywhere(data_dir, users)
+        cut_everywhere(data_dir, users, purge=con)
     settle(data_dir, users)
     log.warning("privacy: %d member(s) a killed crawl found private were cut everywhere", len(users))
     return users
@@ -155,22 +141,19 @@ class Eraser:
         if not self._learned:
             return
         users, self._learned = self._learned, set()
-        shown = users & self.published
-        if users - shown:  # not published, yet a night that failed after training may have kept them
-            from warehouse.model_files import cut_members_from_models
-
-            cut_members_from_models(self.data_dir / "models", users - shown)
-        if shown:  # cut_everywhere cuts the models' files too
-            cut, bundles = cut_everywhere(self.data_dir, shown)
-            self.published -= shown
+        # Those the published night does not show leave the models' files only: a night that
+        # failed after training may have kept them there.
+        done = cut_everywhere(self.data_dir, users, shown=self.published)
+        if users & self.published:
+            self.published -= users
             log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",
-                     len(cut), len(bundles))
+                     len(done.published), len(done.bundles))
         settle(self.data_dir, users)
 
 
 def _published_members(data_dir: Path) -> set[str]:
     """Every member id the published night names (empty before the first night)."""
-    from warehouse.publish import member_columns, published_path
+    from warehouse.release.publish import member_columns, published_path
 
     path = published_path(data_dir)
     if not path.is_file():

@@ -4,10 +4,10 @@
 owned-but-unplayed games, ranked; from marts.next_to_play), `watch_next.jsonl` (each
 member's 興味あり games, ranked; from marts.watch_next), `similar_games.jsonl` and
 `manifest.json` (sha256 of every file), each JSONL file's JSON Schema in `schemas/` and
-their `schema_version` (`warehouse.export_schemas`). Every item carries its `rank`. The
+their `schema_version` (`warehouse.release.schemas`). Every item carries its `rank`. The
 bundle is written in a hidden temporary folder, fsynced, every line validated against
 its schema (a bad line fails the export: nothing is published) and renamed into place.
-LATEST is not moved here: `warehouse.release` moves it right after published.duckdb, so
+LATEST is not moved here: `warehouse.release.release` moves it right after published.duckdb, so
 the site and the readers of the published night see the same night. Re-exporting the
 same run id rewrites that bundle the same way. Only what the site already shows publicly
 goes out: members' ids from public collections and game ids, never other members' data.
@@ -15,7 +15,7 @@ goes out: members' ids from public collections and game ids, never other members
 Litter a killed export left is swept first, and the new bundle is cut down to the
 members public now (read again only if one of its members is not); once LATEST names it,
 old bundles are pruned (at most BODOGE_KEEP_EXPORTS kept, members no longer public cut
-from every one): see `warehouse.export_retention`.
+from every one): see `warehouse.release.retention`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.bundle_io import (
+from warehouse.release.bundle_io import (
     MANIFEST,
     TMP_PREFIX,
     ExportError,
@@ -39,8 +39,8 @@ from warehouse.bundle_io import (
     verify_bundle,
     write_synced,
 )
-from warehouse.export_retention import keep_exports, remove_litter, scrub_new_bundle
-from warehouse.export_schemas import SCHEMA_VERSION, validate_bundle, write_schemas
+from warehouse.release.retention import keep_exports, remove_litter, scrub_new_bundle
+from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.http import PostGaveUp, PostRefused, Retry, post_with_retry
-from warehouse.export import verify_bundle
+from warehouse.release.export import verify_bundle
 
 
 class PushError(Exception):

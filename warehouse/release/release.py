@@ -6,7 +6,7 @@ full disk or a kill at publish would leave LATEST on a night that says nothing w
 published. The rule: the night's end is, in order:
 
 1. the bundle `exports/<run_id>/` is written whole, every line validated against its JSON
-   Schema (`warehouse.export`, `warehouse.export_schemas`; LATEST unmoved),
+   Schema (`warehouse.release.export`, `warehouse.release.schemas`; LATEST unmoved),
 2. the next published night is written whole to a temporary file, its `marts.publication`
    naming that bundle (`export_run_id`),
 3. published.duckdb is replaced (os.replace), then at once LATEST (os.replace),
@@ -35,9 +35,9 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
-from warehouse.export_retention import latest_name, prune_bundles
-from warehouse.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
+from warehouse.release.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
+from warehouse.release.retention import latest_name, prune_bundles
+from warehouse.release.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
 
 log = logging.getLogger("bodoge.export")
 

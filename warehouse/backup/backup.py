@@ -21,7 +21,7 @@ How (see BENCHMARKS.md "Backups" for the measurements behind the choice):
   each of the last `WEEKLY` ISO weeks; the newest one always. Folders left half-written
   by a killed run are swept.
 
-`bodoge restore` (warehouse/restore.py) picks the newest backup that still verifies.
+`bodoge restore` (warehouse/backup/restore.py) picks the newest backup that still verifies.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from typing import Any
 
 import duckdb
 
-from warehouse.bundle_io import fsync_dir
+from warehouse.release.bundle_io import fsync_dir
 from warehouse.db import WarehouseError, first_line, verify_intact
-from warehouse.export_retention import public_users
+from warehouse.privacy.public import public_users
 
 log = logging.getLogger("bodoge.backup")
 
@@ -138,12 +138,12 @@ def scrub_backups(backups: Path, public: set[str]) -> list[str]:
 
     Why: a member who turns private leaves no trace anywhere, and a backup made while they
     were public still holds them (for up to four weeks). Each backup holding such a member
-    is cut in place (`warehouse.privacy`), checkpointed, and gets a new manifest (its sha256
+    is cut in place (`warehouse.privacy.erase`), checkpointed, and gets a new manifest (its sha256
     and row counts), so it still verifies. A backup killed mid-rewrite no longer matches
     its manifest: restore then passes it over for an older good one. A cut the privacy
-    guard refuses (too many members at once, `warehouse.privacy`) is logged and skipped.
+    guard refuses (too many members at once, `warehouse.privacy.erase`) is logged and skipped.
     """
-    from warehouse.privacy import TooManyToErase, erase_members_not_in
+    from warehouse.privacy.erase import TooManyToErase, erase_members_not_in
 
     rewritten = []
     for backup in list_backups(backups):

@@ -1,7 +1,7 @@
 """Writing export bundle files so that a crash never leaves a half-written one behind.
 
-Why a module of its own: both the exporter (`warehouse.export`) and the bundle keeper
-(`warehouse.export_retention`, which rewrites old bundles) need the same durable writes,
+Why a module of its own: both the exporter (`warehouse.release.export`) and the bundle keeper
+(`warehouse.release.retention`, which rewrites old bundles) need the same durable writes,
 and neither should import the other's internals.
 """
 
