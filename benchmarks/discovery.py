@@ -1,6 +1,6 @@
 """Discovery's ranking on its own, members per second: the lists, play next and the watch list.
 
-Run: ``uv run python -m benchmarks.discovery [--games 8000] [--members 20000] [--passes 2]``.
+Run: ``uv run python -m benchmarks.discovery [--games 8000] [--members 20000] [--passes 2] [--engine compiled|reference]``.
 
 Why apart from ``benchmarks.scale``: the night at real size takes ~20 minutes and 7 GB;
 this fits the champion once on a generated site of a medium size (``samplesite``'s
@@ -30,8 +30,9 @@ def _loadavg() -> list[float]:
     return [float(x) for x in Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3]]
 
 
-def measure(games: int, members: int, passes: int, champion: str, seed: int = 0) -> dict[str, Any]:
-    """Fit once, then time each mode's ranking ``passes`` times in turns; best pass each."""
+def measure(games: int, members: int, passes: int, champion: str, seed: int = 0,
+            engine: str = "compiled") -> dict[str, Any]:
+    """Fit once, then time each mode's ranking ``passes`` times in turns by ``engine``; best pass each."""
     from models.base import single_threaded_blas
     from models.discovery.run import ChampionFit, catalog_frame, fit_state
     from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
@@ -46,7 +47,7 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
     frames = truth_frames(generate_site(n_games=games, n_users=members, seed=seed))
     rows = normalise_interactions(frames["collections"], source="collections")
     with single_threaded_blas():
-        state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit(champion=champion))
+        state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit(champion=champion), engine=engine)
     setup = time.perf_counter() - tick
     user_ids = rows.get_column("user_id").unique().sort().to_list()
     modes = {
@@ -65,7 +66,7 @@ def measure(games: int, members: int, passes: int, champion: str, seed: int = 0)
                 heights[name] = run().height
                 best[name] = min(best[name], time.perf_counter() - started)
     return {
-        "games": state.n_games, "members": len(user_ids), "collection_rows": rows.height, "champion": champion,
+        "games": state.n_games, "members": len(user_ids), "collection_rows": rows.height, "champion": champion, "engine": engine,
         "setup_seconds": round(setup, 1),
         "seconds": {name: round(value, 2) for name, value in best.items()},
         "members_per_s": {name: round(len(user_ids) / value) for name, value in best.items()},
@@ -80,8 +81,9 @@ def main() -> None:
     parser.add_argument("--members", type=int, default=20_000)
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--champion", default="ease")
+    parser.add_argument("--engine", default="compiled", choices=("compiled", "reference"))
     args = parser.parse_args()
-    print(json.dumps(measure(args.games, args.members, args.passes, args.champion)))
+    print(json.dumps(measure(args.games, args.members, args.passes, args.champion, engine=args.engine)))
 
 
 if __name__ == "__main__":

@@ -94,6 +94,18 @@ def _switch(value: Any) -> bool:
     return text in ("1", "true")
 
 
+DISCOVERY_ENGINES = ("compiled", "reference")
+"""``models.discovery.model.ENGINES``, named here because settings sit below the models
+(a test holds the two equal)."""
+
+
+def _engine(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in DISCOVERY_ENGINES:
+        raise SettingError(f"must be {' or '.join(DISCOVERY_ENGINES)}, not {value!r}")
+    return text
+
+
 def _float(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -187,6 +199,9 @@ class Settings:
     keep_exports: int = _setting(7, "BODOGE_KEEP_EXPORTS", _bundles, "how many export bundles to keep")
     push_retry_seconds: float = _setting(300.0, "BODOGE_PUSH_RETRY_SECONDS", _retry_seconds,
                                          "how long a night retries delivering its bundle")
+    discovery_engine: str = _setting("compiled", "BODOGE_DISCOVERY_ENGINE", _engine,
+                                     "how discovery computes its lists: compiled (the kernel library) or "
+                                     "reference (plain numpy: the same lists, slower; docs/discovery.md)")
     dashboard_db: Path | None = _setting(None, "BODOGE_DASHBOARD_DB", _path,
                                          "the file the dashboard reads", None,
                                          "DATA_DIR/published.duckdb")

@@ -32,11 +32,12 @@ OTHER = {
     "full": "1", "max_pages": "40", "max_age_days": "3", "crawl_floor": "0.25", "keep_exports": "2",
     "push_retry_seconds": "12.5", "dashboard_db": "copy.duckdb", "bgg_api_url": "http://127.0.0.1:9/xmlapi2",
     "bgg_links": "links.csv", "bgg_overrides": "overrides.csv", "bgg_delay": "0", "bgg_max_age_days": "3",
+    "discovery_engine": "reference",
 }
 #: A malformed value of every setting that has a check.
 BAD = {"full": "yes", "max_pages": "0", "max_age_days": "0.5", "crawl_floor": "half", "keep_exports": "2.5",
        "push_retry_seconds": "soon", "bgg_api_url": "boardgamegeek.com", "bgg_delay": "-1",
-       "bgg_max_age_days": "0"}
+       "bgg_max_age_days": "0", "discovery_engine": "numba"}
 
 
 def test_every_setting_is_covered_here() -> None:
@@ -259,3 +260,14 @@ def test_the_settings_table_in_the_docs_is_what_the_settings_print() -> None:
     doc = DOC.read_text(encoding="utf-8")
     assert current(doc) == doc, "docs/operations.md is not current: run `uv run python -m core.settings_doc --write`"
     assert "`BODOGE_CRAWL_MAX_AGE_DAYS` | `--max-age-days` | `7`" in settings_table()
+
+
+def test_the_discovery_engines_are_the_models_own() -> None:
+    """`core` sits below `models`, so it names the engines itself: the same names."""
+    from core.settings import DISCOVERY_ENGINES
+    from models.discovery.model import ENGINES
+
+    assert DISCOVERY_ENGINES == ENGINES
+    assert Settings.load(environ={"BODOGE_DISCOVERY_ENGINE": "Reference"}).discovery_engine == "reference"
+    with pytest.raises(SettingError, match="^BODOGE_DISCOVERY_ENGINE must be compiled or reference, not 'numba'$"):
+        Settings.load(environ={"BODOGE_DISCOVERY_ENGINE": "numba"})

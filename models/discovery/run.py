@@ -192,6 +192,7 @@ def discover_interactions(
     seed: int = 0,
     model_dir: Path | None = None,
     blend: Blend | None = None,
+    engine: str = "compiled",
 ) -> Discovery:
     """Recommendations (top ``depth`` per member), the two shelves and similar games for a whole run.
 
@@ -203,7 +204,7 @@ def discover_interactions(
     the champion is fitted on every row under single-threaded BLAS. The blend
     is described in ``models.discovery.blend``, the exclusion rules in ``members``, the
     reasons in ``reasons``, the re-ranking in ``rerank`` and the files written to
-    ``model_dir`` in ``store``.
+    ``model_dir`` in ``store``; ``engine`` how the lists are computed (the same either way).
     """
     blend = blend or Blend()
     fit = ChampionFit(champion=champion, params=params, weighting=weighting, seed=seed)
@@ -214,7 +215,7 @@ def discover_interactions(
     rows = interactions
 
     with single_threaded_blas():
-        state = fit_state(rows, None, None, fit, blend=blend, timings=timings, content=content)
+        state = fit_state(rows, None, None, fit, blend=blend, timings=timings, content=content, engine=engine)
         n_cold = int((state.cf_cols < 0).sum())
 
         tick = time.perf_counter()

@@ -47,6 +47,7 @@ class SiteSettings(FromSettings):
     keep_exports: str = ""
     backup_dir: str = ""
     push_retry_seconds: str = ""
+    discovery_engine: str = ""
 
     def crawl_floor_fraction(self) -> float:
         """The crawl volume floor (`warehouse.crawl_floor`)."""
@@ -55,6 +56,10 @@ class SiteSettings(FromSettings):
     def bundles_to_keep(self) -> int:
         """How many export bundles to keep (`warehouse.release.retention`)."""
         return self.settings().keep_exports
+
+    def engine(self) -> str:
+        """How discovery computes its lists (`models.discovery.model.ENGINES`)."""
+        return self.settings().discovery_engine
 
     def push_retry(self) -> float:
         """How long the night retries delivering its bundle (`warehouse.release.delivery`)."""

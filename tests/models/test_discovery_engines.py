@@ -98,3 +98,33 @@ def test_an_unknown_engine_is_refused(site) -> None:
     assert ENGINES == ("compiled", "reference")
     with pytest.raises(ValueError, match="unknown discovery engine 'numpy'"):
         state.with_engine("numpy")
+
+
+def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`BODOGE_DISCOVERY_ENGINE` reaches the night's run (`discover_interactions(engine=…)`):
+    the saved model's lists, the shelves and similar games are the same either way."""
+    from datetime import UTC, datetime
+
+    from models.content import ContentModel
+    from models.discovery.run import catalog_frame, discover_interactions
+    from models.interactions import normalise_interactions
+    from samplesite.generator import generate_site
+    from samplesite.truth import truth_frames
+    from warehouse.filter_columns import with_filter_columns
+
+    frames = truth_frames(generate_site(n_games=150, n_users=200, seed=4))
+    rows = normalise_interactions(frames["collections"], source="test")
+    content = ContentModel.fit(catalog_frame(with_filter_columns(frames["games"])), None)
+    found = {
+        engine: discover_interactions(interactions=rows, content=content, champion="ease", params={},
+                                      weighting="graded", run_id="r", generated_at=datetime(2026, 11, 28, tzinfo=UTC),
+                                      engine=engine, model_dir=tmp_path / engine)
+        for engine in ENGINES
+    }
+    compiled, reference = found["compiled"], found["reference"]
+    assert compiled.recommendations.height > 1000
+    for name in ("recommendations", "next_to_play", "watch_next", "similar_games"):
+        assert getattr(compiled, name).equals(getattr(reference, name)), name
+    with pytest.raises(ValueError, match="unknown discovery engine"):
+        discover_interactions(interactions=rows, content=content, champion="ease", params={}, weighting="graded",
+                              run_id="r", generated_at=datetime(2026, 11, 28, tzinfo=UTC), engine="fast")

@@ -66,6 +66,7 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
         generated_at=generated_at,
         model_dir=site.paths.champion,
         seed=SEED,
+        engine=site.engine(),
     )
     context.log.info(f"discovery: {result.stats}")
     night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
