@@ -169,6 +169,8 @@ class Recommender(ABC):
     name: ClassVar[str] = "recommender"
     fit_notes: str | None = None
     """What a cost guard did during the last ``fit`` (shown in ``marts.model_runs.notes``)."""
+    matrix_: sp.csr_matrix
+    """The users × games confidences the model was fitted on (set by ``fit``)."""
 
     def get_params(self) -> dict[str, Any]:
         """The constructor arguments, as passed (for ``marts.model_runs.params``)."""

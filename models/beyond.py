@@ -20,6 +20,8 @@ with no user in common → ``None`` (nothing to compare, e.g. the first night).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
@@ -63,7 +65,7 @@ def mean_popularity_rank(lists: pl.DataFrame, popularity: pl.DataFrame, k: int =
         return 0.0
     last = popularity.height + 1
     ranked = top.join(popularity.select("game_id", "popularity_rank"), on="game_id", how="left")
-    return float(ranked.get_column("popularity_rank").fill_null(last).cast(pl.Float64).mean())
+    return float(cast(float, ranked.get_column("popularity_rank").fill_null(last).cast(pl.Float64).mean()))
 
 
 def intra_list_diversity(lists: pl.DataFrame, game_ids: pl.Series, vectors: sp.csr_matrix, k: int = 10) -> float:
@@ -111,4 +113,4 @@ def rank_stability(lists: pl.DataFrame, previous: pl.DataFrame, k: int = 10) -> 
         .with_columns(pl.col("both").fill_null(0))
     )
     jaccard = sizes.select(pl.col("both") / (pl.col("a") + pl.col("b") - pl.col("both")))
-    return float(jaccard.to_series().mean())
+    return float(cast(float, jaccard.to_series().mean()))

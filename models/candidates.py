@@ -52,7 +52,7 @@ class Candidate:
     def build(self, params: dict[str, Any], seed: int, *, tuning: bool = False) -> Recommender:
         """A fresh model with these parameters and the run's seed (and caps when tuning)."""
         extra = self.while_tuning if tuning else {}
-        return self.factory(**{**params, **extra}, random_state=seed)
+        return self.factory(**{**params, **extra}, random_state=seed)  # type: ignore[call-arg]  # every candidate takes it
 
 
 @hyperparameters

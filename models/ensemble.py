@@ -188,7 +188,7 @@ class Ensemble(Recommender):
         for name, model in self.models_.items():
             weight = float(self.shares[name])
             kept = self.statistics_.get(name, rows) if self.statistics_ is not None and cols is not None else None
-            if kept is not None:  # a shelf's few columns, the rows' statistics known: score only those
+            if kept is not None and cols is not None:  # a shelf's few columns, the rows' statistics known: score only those
                 add_zscores(total, weight, model.score_columns(rows, cols), kept)
                 weight_sum += weight
                 continue

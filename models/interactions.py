@@ -300,7 +300,7 @@ class InteractionMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         """(users, games)."""
-        return self.matrix.shape  # type: ignore[return-value]
+        return self.matrix.shape
 
     def user_rows(self, ids: pl.Series | list[str]) -> np.ndarray:
         """Row index of each id, -1 for an id the matrix does not know."""

@@ -182,7 +182,8 @@ def tune_ensemble(
         "members": {name: tuned[name].params for name in counts},
         "shares": dict(sorted(counts.items(), key=lambda item: (-item[1], names.index(item[0])))),
     }
-    trials, so_far = [], {}
+    trials: list[Any] = []
+    so_far: dict[str, Any] = {}
     for step, (name, value) in enumerate(path):
         so_far[name] = so_far.get(name, 0) + (START_COPIES if step == 0 else 1)
         trials.append(Trial({"shares": dict(so_far)}, value, seconds / len(path)))

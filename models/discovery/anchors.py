@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,6 +73,7 @@ def anchors(state: AnchorInputs, members: Members, scores: MemberScales, ids: np
     takes the pairs' pass whatever the champion."""
     found = np.full(ids.shape, -1, dtype=np.int64)
     liked = members.nameable
+    assert liked is not None  # Members sets it (``liked`` where no row is marked)
     personal = kinds == KIND_PERSONAL
     if liked.nnz == 0 or not personal.any():
         return found
@@ -138,6 +139,7 @@ def _parts(state: AnchorInputs) -> tuple[list[ItemItemAttribution], bool] | None
     if not (sp.issparse(graph) and graph.format == "csr" and graph.has_canonical_format
             and graph.dtype == np.float32 and attribution is not None):
         return None
+    parts: list[Any]
     if isinstance(attribution, ItemItemAttribution):
         parts, ensemble = [attribution], False
     elif isinstance(attribution, EnsembleAttribution) and 0 < len(attribution.parts) <= PARTS:
@@ -174,7 +176,7 @@ def _anchors_compiled(state: AnchorInputs, liked: sp.csr_matrix, scores: MemberS
     confidence = np.zeros(pair_game.size, dtype=np.float32)
     confidence[with_cf] = attribution.gather_flat(attribution.matrix, cf_rows[scored], cf_game[with_cf])
     part_scales = np.ones((PARTS, n_users), dtype=np.float32)
-    if ensemble and scored.size:
+    if ensemble and scored.size and isinstance(attribution, EnsembleAttribution):
         users, inverse = np.unique(cf_rows[scored], return_inverse=True)
         for at, scale in enumerate(attribution.scales(users)):
             part_scales[at, scored] = scale[inverse].astype(np.float32)

@@ -136,8 +136,10 @@ class EnsembleAttribution(Attribution):
     The spreads come from the statistics the ensemble kept when it scored the batch
     (``Ensemble.keep_statistics``), not from scoring every member again."""
 
-    def __init__(self, model: Recommender, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
+    def __init__(self, model: Any, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
+        """``model``: an ensemble (``parts()``, ``member_spread``)."""
         super().__init__(model, matrix, compiled=compiled)
+        self.ensemble = model
         parts = model.parts() or []
         self.total = float(sum(part.share for part in parts))
         self.parts = [
@@ -159,7 +161,7 @@ class EnsembleAttribution(Attribution):
         its share of the total over the member's spread for the user, 0 where that is 0."""
         scales = []
         for name, share, _ in self.parts:
-            spread = self.model.member_spread(name, users)  # kept since the ranking scored them
+            spread = self.ensemble.member_spread(name, users)  # kept since the ranking scored them
             scales.append(np.where(spread > 0, share / self.total / np.where(spread > 0, spread, 1.0), 0.0))
         return scales
 

@@ -18,6 +18,7 @@ the ranked rows with the separate path's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,20 +55,20 @@ def _part(name: str, model: Recommender, weight: float) -> _Part | None:
     item = model.item_weights()
     if item is None or item.matrix.dtype != np.float32 or item.weights.dtype != np.float32:
         return None
-    if item.dense and item.weights.flags.c_contiguous:
-        return _Part(name, model, weight, item)
-    if not item.dense and sp.issparse(item.weights) and item.weights.format == "csr":
-        return _Part(name, model, weight, item)
-    return None
+    weights: Any = item.weights
+    if isinstance(weights, np.ndarray):
+        return _Part(name, model, weight, item) if weights.flags.c_contiguous else None
+    return _Part(name, model, weight, item) if sp.issparse(weights) and weights.format == "csr" else None
 
 
 class FusedCF:
     """The fused champion's part for a champion made of item-to-item models (``for_model``;
     None for the others, which keep the separate path)."""
 
-    def __init__(self, parts: list[_Part], ensemble: Recommender | None) -> None:
+    def __init__(self, parts: list[_Part], ensemble: Any) -> None:
         self.parts = parts
         self.ensemble = ensemble
+        """The champion when it is an ensemble (its kept statistics, its rows), else None."""
 
     @staticmethod
     def for_model(model: Recommender | None) -> FusedCF | None:
@@ -93,10 +94,10 @@ class FusedCF:
         scored = cf_rows[rows]
         n_parts = len(self.parts)
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        arrays = []
+        arrays: list[tuple[Any, ...]] = []
         for part in self.parts:
             item = part.item
-            weights = part.weights
+            weights: Any = part.weights
             if item.items is not None:
                 sub = item.matrix[scored][:, item.items].tocsr()
                 arrays.append((sub.indptr, sub.indices, sub.data, weights, np.asarray(item.items, dtype=np.int64),

@@ -54,7 +54,7 @@ blended score runs from about 1.3 (their best candidate) down to 0 at their 100t
 in the blend: enough to pass games the group likes about as much, never enough to lift a
 game nobody at the table cares for over the ones they want."""
 
-GROUP_SCHEMA = {
+GROUP_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64, "reason": pl.String,
     "brought_by": pl.List(pl.String),
 }

@@ -200,6 +200,7 @@ class DiscoveryModel:
             return self.fused.scores(cf_rows, rows, champion_cols[warm], np.flatnonzero(warm), width)
         identity = cols is None and self._cf_identity
         scored = cf_rows[rows]
+        assert self.model is not None  # rows holds members only where there is a champion
         raw = self.model.score(scored) if identity else self.model.score_columns(scored, champion_cols[warm])
         raw = np.ascontiguousarray(raw, dtype=np.float32)
         if self.engine == "reference":
@@ -389,7 +390,7 @@ class DiscoveryModel:
         ids, values = ids[:, :take], values[:, :take]
         valid = ids >= 0
         safe = np.maximum(ids, 0)
-        evidence = block.evidence_of(ids) if block is not None else self.evidence_at(scores, safe)
+        evidence = scores.evidence_of(ids) if isinstance(scores, Ranked) else self.evidence_at(scores, safe)
         kinds = np.where(evidence, KIND_PERSONAL, KIND_POPULAR)
         kinds[~valid] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)

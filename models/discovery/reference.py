@@ -75,7 +75,7 @@ def reference_scale(values: np.ndarray, mask: np.ndarray, reference: int) -> tup
 
 
 def blend(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content: np.ndarray, pop_term: np.ndarray,
-          weight: float, reference: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+          weight: float | np.floating, reference: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The blended rows (``-inf`` outside ``candidates``), where the CF part counts
     (``with_cf``), and both parts' slopes: ``(cf' + weight · content') + pop_term`` in
     float32, each part ``(value − offset) · slope`` clipped to [-1, 1], the CF part 0

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -112,7 +112,9 @@ def fit_state(
 
     def neighbours() -> None:
         tick = time.perf_counter()
-        fitted["content"] = content if content is not None else ContentModel.fit(catalog, posts)
+        if content is None and catalog is None:
+            raise ValueError("fit_state needs a catalogue or a fitted content model")
+        fitted["content"] = content if content is not None else ContentModel.fit(cast(pl.DataFrame, catalog), posts)
         fitted["graph"] = fitted["content"].neighbours(blend.neighbours)
         timings["content_seconds"] = time.perf_counter() - tick
 

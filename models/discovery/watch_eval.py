@@ -28,7 +28,7 @@ the watch list's share of discovery slots and catalogue coverage, before and aft
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -140,8 +140,8 @@ def _shelf(earlier: pl.DataFrame, later: pl.DataFrame, catalog: pl.DataFrame, po
     sizes = ranked.group_by("user_id").len("shelf").join(converted.group_by("user_id").len("relevant"), on="user_id")
     return {
         "members": len(users),
-        "mean_shelf": float(sizes.get_column("shelf").mean()) if sizes.height else 0.0,
-        "mean_relevant": float(sizes.get_column("relevant").mean()) if sizes.height else 0.0,
+        "mean_shelf": float(cast(float, sizes.get_column("shelf").mean())) if sizes.height else 0.0,
+        "mean_relevant": float(cast(float, sizes.get_column("relevant").mean())) if sizes.height else 0.0,
         "ndcg": ndcg_at_k(ranked, converted, k),
         "popularity_ndcg": ndcg_at_k(by_popularity, converted, k),
         "random_ndcg": float(np.mean([random_order_ndcg(n, r, k) for n, r in

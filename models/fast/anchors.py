@@ -14,7 +14,7 @@ from models.fast.compiled import compiled
 
 
 @compiled
-def anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_scale,  # type: ignore[no-untyped-def]
+def anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_scale,
                  g_indptr, g_indices, g_data, n_games, cf_cols, cf_game, with_cf, confidence,
                  slots, n_parts, dense, ensemble, part_scales, n_items, ascending):
     """Per member, per liked game ``p``, per listed slot ``t``: the content part
@@ -92,7 +92,7 @@ def anchor_rows(ids, liked_indptr, pair_game, pair_weight, content_scale, cf_sca
 
 
 @compiled
-def _part_values(slot, is_dense, game_col, item_cols, confidence, weight_row, products, total, ensemble, scale):  # type: ignore[no-untyped-def]
+def _part_values(slot, is_dense, game_col, item_cols, confidence, weight_row, products, total, ensemble, scale):
     """One attribution part's ``W[game, item] · confidence`` for each listed game, added to
     ``total`` clipped and scaled (an ensemble) or put there (one model); ``products``:
     scratch of the listed games' count. ``W`` is EASE's dense weights over its modelled games

@@ -16,7 +16,7 @@ from models.fast.kernels import scale_row
 
 
 @compiled
-def _any_positive(values):  # type: ignore[no-untyped-def]
+def _any_positive(values):
     """Whether a row holds a positive value (``values.max(initial=0) > 0``): an integer
     count, so the loop is vectorised (a float maximum is not)."""
     count = 0
@@ -26,14 +26,14 @@ def _any_positive(values):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def _both(a, b, out):  # type: ignore[no-untyped-def]
+def _both(a, b, out):
     for col in range(out.size):
         out[col] = a[col] & b[col]
 
 
 @compiled
 def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, content_offset,
-               content_slope, content_weight, out):  # type: ignore[no-untyped-def]
+               content_slope, content_weight, out):
     """One member's blended row from both parts' scales: selects over contiguous rows (the
     clip as two of them), so the loop is vectorised; branching on each cell, as the parts
     fall either side of the clip at random, was mispredicted often."""
@@ -51,7 +51,7 @@ def _blend_row(cf, with_cf, content, candidates, pop_term, cf_offset, cf_slope, 
 
 
 @compiled
-def blend_rows_into(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf):  # type: ignore[no-untyped-def]
+def blend_rows_into(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf):
     """``blend_rows``' loop, into ``blended`` and ``with_cf`` (False everywhere on entry)."""
     n_rows, n_cols = cf.shape
     cf_slopes = np.zeros(n_rows, dtype=np.float32)
@@ -68,7 +68,7 @@ def blend_rows_into(cf, candidates, warm, content, pop_term, content_weight, ref
 
 
 @compiled
-def blend_row(cf, candidates, warm, content, pop_term, content_weight, k, heap, masked, with_cf, out):  # type: ignore[no-untyped-def]
+def blend_row(cf, candidates, warm, content, pop_term, content_weight, k, heap, masked, with_cf, out):
     """One member's row of ``blend_rows`` into ``out``, and where its CF part counts into
     ``with_cf``; returns the CF and content slopes (``heap``: scratch of ``k``, the
     reference rank over the row; ``masked``: scratch of the row's length)."""
@@ -85,7 +85,7 @@ def blend_row(cf, candidates, warm, content, pop_term, content_weight, k, heap, 
 
 
 @compiled
-def _clipped_row(raw, out):  # type: ignore[no-untyped-def]
+def _clipped_row(raw, out):
     """``out = max(raw, 0)`` with NaN and ``+inf`` as 0, contiguous (selects: vectorised)."""
     zero, inf = np.float32(0.0), np.float32(np.inf)
     for j in range(raw.size):
@@ -94,7 +94,7 @@ def _clipped_row(raw, out):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def placed_rows_into(raw, rows, cols, out):  # type: ignore[no-untyped-def]
+def placed_rows_into(raw, rows, cols, out):
     """``placed_scores``' loop, into the zero ``out``."""
     clipped = np.empty(cols.size, dtype=np.float32)
     for i in range(rows.size):
@@ -103,7 +103,7 @@ def placed_rows_into(raw, rows, cols, out):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def placed_row(raw, cols, clipped, target):  # type: ignore[no-untyped-def]
+def placed_row(raw, cols, clipped, target):
     """One member's ``target[cols[j]] = max(raw[j], 0)`` (non-finite 0; ``clipped``: scratch
     of ``raw``'s length). Clipped in a contiguous pass first, then copied to the
     catalogue's columns: a select inside the scattered copy was compiled into branches

@@ -50,7 +50,7 @@ def compiled(function: Callable[..., Any]) -> Any:
         dispatcher = njit(nogil=True, cache=True)(function)
     except RuntimeError:  # no writable cache directory anywhere: compile in each process
         return njit(nogil=True)(function)
-    index = getattr(dispatcher._cache, "_cache_file", None)  # numba's index of the loop's cached code
+    index = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)  # numba's index of the loop's cached code
     if index is None or not hasattr(index, "_source_stamp"):  # another numba: no cache rather than a stale one
         return njit(nogil=True)(function)
     index._source_stamp = (index._source_stamp, PACKAGE_STAMP)  # the defining file's hash, and the package's

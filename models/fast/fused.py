@@ -39,7 +39,7 @@ def no_inputs(n_rows: int) -> tuple:
 
 
 @compiled
-def _part_row(r, part, is_dense, inner, sums, row):  # type: ignore[no-untyped-def]
+def _part_row(r, part, is_dense, inner, sums, row):
     """Member row ``r`` of one part (``FusedCF.inputs``' tuple) into ``row`` (the champion's
     columns): the same loops as the part's own scoring (``models.column_scores``)."""
     indptr, indices, data, dense_w, items, w_indptr, w_indices, w_data = part
@@ -50,7 +50,7 @@ def _part_row(r, part, is_dense, inner, sums, row):  # type: ignore[no-untyped-d
 
 
 @compiled
-def cf_scratch(parts, n_items, n_src):  # type: ignore[no-untyped-def]
+def cf_scratch(parts, n_items, n_src):
     """``fused_cf_row``'s scratch rows, made once per block."""
     width = max(parts[0][3].shape[1], parts[1][3].shape[1], parts[2][3].shape[1], 1)
     return (np.zeros(width, dtype=np.float32), np.empty(n_items, dtype=np.float32),
@@ -60,7 +60,7 @@ def cf_scratch(parts, n_items, n_src):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def fused_cf_row(i, parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, src, dst,  # type: ignore[no-untyped-def]
+def fused_cf_row(i, parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, src, dst,
                  scratch, statistics, target):
     """Member ``i`` of the parts' rows: each part's row (in the ensemble's order), its
     statistics (into ``statistics[:, :, i]``) and weighted z-scores added to the total
@@ -91,7 +91,7 @@ def fused_cf_row(i, parts, n_parts, dense, weights, weight_sum, zscored, own_ind
 
 
 @compiled
-def fused_rows_into(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,  # type: ignore[no-untyped-def]
+def fused_rows_into(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,
                 rows, src, dst, out, statistics):
     """``FusedCF.scores``' loop: ``fused_cf_row`` of each member into its row of ``out``."""
     scratch = cf_scratch(parts, n_items, src.size)

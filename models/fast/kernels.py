@@ -29,19 +29,19 @@ from models.fast.compiled import compiled
 
 
 @compiled
-def _worse(value_a, col_a, value_b, col_b) -> bool:  # type: ignore[no-untyped-def]
+def _worse(value_a, col_a, value_b, col_b) -> bool:
     """``a`` ranks below ``b``: a lower value, or the same value and a higher column."""
     return value_a < value_b or (value_a == value_b and col_a > col_b)
 
 
 @compiled
-def _swap(heap_values, heap_cols, a, b) -> None:  # type: ignore[no-untyped-def]
+def _swap(heap_values, heap_cols, a, b) -> None:
     heap_values[a], heap_values[b] = heap_values[b], heap_values[a]
     heap_cols[a], heap_cols[b] = heap_cols[b], heap_cols[a]
 
 
 @compiled
-def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-untyped-def]
+def _sift_down(heap_values, heap_cols, size, at) -> None:
     """Restore the min-heap (the worst entry at the root) below ``at``."""
     while True:
         left = 2 * at + 1
@@ -59,7 +59,7 @@ def _sift_down(heap_values, heap_cols, size, at) -> None:  # type: ignore[no-unt
 
 
 @compiled
-def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def]
+def _sift_up(heap_values, heap_cols, at) -> None:
     while at > 0:
         parent = (at - 1) // 2
         if _worse(heap_values[at], heap_cols[at], heap_values[parent], heap_cols[parent]):
@@ -70,7 +70,7 @@ def _sift_up(heap_values, heap_cols, at) -> None:  # type: ignore[no-untyped-def
 
 
 @compiled
-def _unrankable(values):  # type: ignore[no-untyped-def]
+def _unrankable(values):
     """How many of a row's values are NaN or ``+inf`` (an integer count: vectorised)."""
     count = 0
     for col in range(values.size):
@@ -84,7 +84,7 @@ SAMPLE_STRIDE = 16
 
 
 @compiled
-def _count_above(values, floor):  # type: ignore[no-untyped-def]
+def _count_above(values, floor):
     """How many of ``values`` are above ``floor`` (an integer count: vectorised)."""
     count = 0
     for col in range(values.size):
@@ -93,7 +93,7 @@ def _count_above(values, floor):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def entry_floor(values, k, scratch):  # type: ignore[no-untyped-def]
+def entry_floor(values, k, scratch):
     """``(True, g)`` with at least ``k`` of ``values`` above ``g`` (of the values' type), or
     ``(False, ·)``: where a bounded heap of the ``k`` best may start its floor instead of
     at ``-inf``.
@@ -126,7 +126,7 @@ def entry_floor(values, k, scratch):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
+def top_n_rows(scores, n):
     """``models.base.top_n`` of each row (best first, ties to the lower column; ``-inf``
     entries are never listed: id -1, value ``-inf``), and which rows it left to numpy
     (``top_n_row``)."""
@@ -145,7 +145,7 @@ def top_n_rows(scores, n):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def top_n_row(row_scores, take, heap_values, heap_cols, ids, values):  # type: ignore[no-untyped-def]
+def top_n_row(row_scores, take, heap_values, heap_cols, ids, values):
     """One row of ``top_n_rows`` into ``ids`` and ``values`` (-1 and ``-inf`` on entry;
     ``heap_*``: scratch of ``take`` ≥ 1); returns True, leaving them as they were, for a
     row holding NaN or ``+inf`` (``models.base.top_n`` ranks those rows the numpy way,
@@ -190,7 +190,7 @@ def top_n_row(row_scores, take, heap_values, heap_cols, ids, values):  # type: i
 
 
 @compiled
-def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
+def _heap_replace_root(heap, size, value):
     """Put ``value`` at the root of the min-heap ``heap[:size]`` and sift it down."""
     heap[0] = value
     at = 0
@@ -209,7 +209,7 @@ def _heap_replace_root(heap, size, value):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def _offer(heap, size, k, value):  # type: ignore[no-untyped-def]
+def _offer(heap, size, k, value):
     """Offer ``value`` to the min-heap ``heap[:size]`` of at most ``k`` entries (the worst
     at the root): pushed while it has room, else put in the root's place (the caller
     offers only a value above the root). Returns the heap's new size."""
@@ -229,7 +229,7 @@ def _offer(heap, size, k, value):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def _masked_row(values, mask, masked):  # type: ignore[no-untyped-def]
+def _masked_row(values, mask, masked):
     """``masked = values`` where ``mask``, ``-inf`` elsewhere; returns how many masked values
     are NaN. Selects and an integer count over contiguous rows: vectorised."""
     none = np.float32(-np.inf)
@@ -242,7 +242,7 @@ def _masked_row(values, mask, masked):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
+def scale_row(values, mask, k, heap, masked):
     """One row's ``(offset, slope)`` of ``reference_scale_rows`` (``heap``: scratch of ``k``,
     ``masked``: scratch of the row's length).
 
@@ -293,7 +293,7 @@ def scale_row(values, mask, k, heap, masked):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-def]
+def reference_scale_rows(values, mask, reference):
     """``models.discovery.blend.reference_scale`` (float32 ``values``): per row the best
     masked value and the ``reference``-th best (a bounded heap of the best masked values),
     or the lowest masked value when the row has fewer."""
@@ -313,7 +313,7 @@ def reference_scale_rows(values, mask, reference):  # type: ignore[no-untyped-de
 
 
 @compiled
-def csr_value(indptr, indices, data, row, col):  # type: ignore[no-untyped-def]
+def csr_value(indptr, indices, data, row, col):
     """``matrix[row, col]`` as float32 from a canonical CSR matrix (sorted indices, no
     duplicates): a binary search in the row; 0 where nothing is stored."""
     lo = indptr[row]
@@ -331,7 +331,7 @@ def csr_value(indptr, indices, data, row, col):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-def]
+def csr_lookup(indptr, indices, data, rows, cols):
     """``matrix[rows[k], cols[k]]`` as float32 (``csr_value`` for each pair)."""
     out = np.empty(rows.size, dtype=np.float32)
     for k in range(rows.size):
@@ -340,7 +340,7 @@ def csr_lookup(indptr, indices, data, rows, cols):  # type: ignore[no-untyped-de
 
 
 @compiled
-def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):  # type: ignore[no-untyped-def]
+def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):
     """``matrix[rows[p], cols[p, t]]`` as a ``cols``-shaped float32 array, from a canonical
     CSR matrix: each pair's row is spread once into a dense scratch row and read at its
     columns (many look-ups in one short row: no search at all)."""
@@ -362,7 +362,7 @@ def csr_gather_rows(indptr, indices, data, n_cols, rows, cols):  # type: ignore[
 
 
 @compiled
-def segment_argmax_loop(segment, values, label, n_segments):  # type: ignore[no-untyped-def]
+def segment_argmax_loop(segment, values, label, n_segments):
     """``models.discovery.attribution.segment_argmax``: per segment the ``label`` of the
     largest positive value (ties: the lowest label), -1 if none; one pass, where numpy's
     ``maximum.at``/``minimum.at`` took two unbuffered passes and a mask of every pair."""

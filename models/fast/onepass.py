@@ -20,7 +20,7 @@ from models.fast.products import sparse_product_row
 
 
 @compiled
-def followed(before, values, after):  # type: ignore[no-untyped-def]
+def followed(before, values, after):
     """``values`` (aligned with ``before``) of each id of ``after``, row by row: the same
     slot where the id has not moved, else the first slot of ``before`` holding it."""
     n_rows, width = after.shape
@@ -39,7 +39,7 @@ def followed(before, values, after):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,  # type: ignore[no-untyped-def]
+def ranked_rows(parts, n_parts, dense, weights, weight_sum, zscored, own_indptr, own_indices, n_items,
                  where, src, dst, given, l_indptr, l_indices, l_data, g_indptr, g_indices, g_data,
                  candidates, warm, pop_term, content_weight, reference, cf_evidence,
                  ids, values, evidence, cf_scales, content_scales, statistics):

@@ -16,7 +16,7 @@ from numba import uint64
 from models.fast.compiled import compiled
 
 @compiled
-def _block_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
+def _block_sum(values, start, n, zero):
     """numpy's pairwise sum of at most 128 values: eight running sums, then the rest
     (``zero``: 0 of the values' type, where numpy's sum of fewer than 8 starts).
 
@@ -52,7 +52,7 @@ def _block_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def pairwise_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
+def pairwise_sum(values, start, n, zero):
     """numpy's pairwise sum of ``values[start:start + n]`` (float64 or float32, with
     ``zero`` of that type: numpy sums float32 in float32), in its order: blocks
     of up to 128 (``_block_sum``), halved (at multiples of 8) above that, each half summed
@@ -91,7 +91,7 @@ def pairwise_sum(values, start, n, zero):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def csr_row_dots(indptr, indices, data, n_cols, a, b):  # type: ignore[no-untyped-def]
+def csr_row_dots(indptr, indices, data, n_cols, a, b):
     """``(m[a] ∘ m[b]).sum(axis=1)`` for a canonical float32 CSR ``m`` of finite values with
     ``n_cols`` columns (scipy keeps ``inf · 0`` of a column only one row stores: callers
     check; stored zeros are fine), as scipy computes it: the products where both rows store a column, in

@@ -14,7 +14,7 @@ from models.fast.compiled import compiled
 
 
 @compiled
-def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-untyped-def]
+def dense_columns(indptr, indices, data, weights, cols):
     """``(rows @ weights)[:, cols]`` for CSR ``rows`` and a dense float32 ``weights``."""
     n_rows = indptr.size - 1
     out = np.zeros((n_rows, cols.size), dtype=np.float32)
@@ -28,7 +28,7 @@ def dense_columns(indptr, indices, data, weights, cols):  # type: ignore[no-unty
 
 
 @compiled
-def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, width):  # type: ignore[no-untyped-def]
+def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, width):
     """``(rows @ W)[:, cols]`` for CSR ``rows`` and CSR float32 ``W``; ``slot[c]`` is the
     position of column ``c`` among ``cols`` (-1: not asked for)."""
     n_rows = indptr.size - 1
@@ -45,7 +45,7 @@ def sparse_columns(indptr, indices, data, w_indptr, w_indices, w_data, slot, wid
 
 
 @compiled
-def dense_product_row(row, indptr, indices, data, weights, items, inner, target):  # type: ignore[no-untyped-def]
+def dense_product_row(row, indptr, indices, data, weights, items, inner, target):
     """Member ``row``'s ``x_u W`` into ``target``, ``-inf`` outside ``items`` (``inner``:
     zeros of ``W``'s width, left zero): summed as scipy's ``csr_matvecs`` does."""
     width = weights.shape[1]
@@ -63,7 +63,7 @@ def dense_product_row(row, indptr, indices, data, weights, items, inner, target)
 
 
 @compiled
-def dense_product_rows_into(indptr, indices, data, weights, items, out):  # type: ignore[no-untyped-def]
+def dense_product_rows_into(indptr, indices, data, weights, items, out):
     """``dense_product_rows``' loop, into ``out``."""
     inner = np.zeros(weights.shape[1], dtype=np.float32)
     for row in range(indptr.size - 1):
@@ -72,7 +72,7 @@ def dense_product_rows_into(indptr, indices, data, weights, items, out):  # type
 
 
 @compiled
-def sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, target):  # type: ignore[no-untyped-def]
+def sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, target):
     """Member ``row``'s ``x_u W`` for a CSR ``W`` into ``target``: summed in ``sums`` (zeros
     of the row's length, left zero), a scratch row that stays in cache (scattered adds
     straight into a batch-sized output missed it), then copied whole."""
@@ -87,7 +87,7 @@ def sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, 
 
 
 @compiled
-def sparse_product_rows_into(indptr, indices, data, w_indptr, w_indices, w_data, out):  # type: ignore[no-untyped-def]
+def sparse_product_rows_into(indptr, indices, data, w_indptr, w_indices, w_data, out):
     """``sparse_product_rows``' loop, into ``out``."""
     sums = np.zeros(out.shape[1], dtype=np.float32)
     for row in range(indptr.size - 1):

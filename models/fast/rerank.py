@@ -13,7 +13,7 @@ from models.fast.compiled import compiled
 
 
 @compiled
-def mmr_rows(ids, values, indptr, indices, data, n_games, diversity, k, pool):  # type: ignore[no-untyped-def]
+def mmr_rows(ids, values, indptr, indices, data, n_games, diversity, k, pool):
     """MMR for each row (the module docstring), one member at a time.
 
     A slot's gain is ``score − diversity · closest`` (float32, as numpy computed it),

@@ -16,7 +16,7 @@ from models.fast.pairwise import pairwise_sum
 
 
 @compiled
-def _finite_terms(scores, work, low):  # type: ignore[no-untyped-def]
+def _finite_terms(scores, work, low):
     """One row's first pass: ``work`` its finite scores as float64 (0 elsewhere), ``low``
     the same with ``inf`` elsewhere; returns how many are finite. Selects over contiguous
     rows, no reduction but an integer count: the loop is vectorised."""
@@ -31,7 +31,7 @@ def _finite_terms(scores, work, low):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def _least(low):  # type: ignore[no-untyped-def]
+def _least(low):
     """The first of the lowest of ``low`` (no NaN in it): the running minimum, kept when equal."""
     least = np.inf
     for col in range(low.size):
@@ -41,7 +41,7 @@ def _least(low):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def _squared_gaps(scores, keep, mean, work):  # type: ignore[no-untyped-def]
+def _squared_gaps(scores, keep, mean, work):
     """One row's second pass: ``work`` the squared gap to ``mean`` of each finite score
     not among the row's own games (``keep`` 0 there), 0 elsewhere (vectorised, as above)."""
     for col in range(scores.size):
@@ -52,7 +52,7 @@ def _squared_gaps(scores, keep, mean, work):  # type: ignore[no-untyped-def]
 
 
 @compiled
-def row_statistics_row(values, own, work, low, keep):  # type: ignore[no-untyped-def]
+def row_statistics_row(values, own, work, low, keep):
     """One row's ``(mean, spread, lowest z)`` of ``row_statistics_rows`` (``own``: the
     row's own columns, each once; ``work``, ``low``: float64 scratch of the row's length;
     ``keep``: ones, left as found)."""
@@ -76,7 +76,7 @@ def row_statistics_row(values, own, work, low, keep):  # type: ignore[no-untyped
 
 
 @compiled
-def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-untyped-def]
+def row_statistics_rows(scores, own_indptr, own_indices):
     """``models.member_statistics.row_statistics_of``: per row the mean and spread of the
     rankable scores (finite, not the row's own games) and the row's lowest finite z.
 
@@ -98,7 +98,7 @@ def row_statistics_rows(scores, own_indptr, own_indices):  # type: ignore[no-unt
 
 
 @compiled
-def add_z_row(total, weight, scores, mean, scale, fill):  # type: ignore[no-untyped-def]
+def add_z_row(total, weight, scores, mean, scale, fill):
     """One row of ``add_zscores_rows`` over every column (selects: vectorised)."""
     for j in range(total.size):
         value = np.float64(scores[j])
@@ -108,7 +108,7 @@ def add_z_row(total, weight, scores, mean, scale, fill):  # type: ignore[no-unty
 
 
 @compiled
-def add_zscores_rows(total, weight, scores, mean, scale, lowest, cols):  # type: ignore[no-untyped-def]
+def add_zscores_rows(total, weight, scores, mean, scale, lowest, cols):
     """``models.member_statistics.add_zscores``: ``total[r, j] += weight · z(scores[r, cols[j]])``
     (float32 ``total`` and ``weight``; ``cols`` empty: every column)."""
     n_rows, width = total.shape
