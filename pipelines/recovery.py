@@ -62,8 +62,8 @@ def recover_dead_runs(
         recovered.append(Recovered(run_id=run.run_id, pid=pid, what="marked failed, slots freed"))
     storage = instance.event_log_storage
     for run_id in storage.get_concurrency_run_ids():
-        run = instance.get_run_by_id(run_id)
-        if run is None or run.is_finished:
+        holder = instance.get_run_by_id(run_id)
+        if holder is None or holder.is_finished:
             storage.free_concurrency_slots_for_run(run_id)
             recovered.append(Recovered(run_id=run_id, pid=None, what="finished run's slots freed"))
     return recovered

@@ -21,7 +21,10 @@ def check_results(instance: dg.DagsterInstance, run_id: str) -> list[dict]:
     entries = instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
     results = []
     for entry in entries:
-        data = entry.dagster_event.event_specific_data  # type: ignore[union-attr]
+        event = entry.dagster_event
+        data = event.event_specific_data if event is not None else None
+        if not isinstance(data, dg.AssetCheckEvaluation):
+            continue  # not one (the log was read for check evaluations only)
         results.append({
             "name": data.check_name,
             "asset": data.asset_key.to_user_string(),

@@ -20,7 +20,7 @@ import polars as pl
 from scrapers.bgg_facts import BggCollectionItem, BggThing
 from warehouse.raw import ensure_raw_schema
 
-_TYPES = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BOOLEAN": pl.Boolean, "DOUBLE": pl.Float64,
+_TYPES: dict[str, Any] = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BOOLEAN": pl.Boolean, "DOUBLE": pl.Float64,
           "VARCHAR[]": pl.List(pl.String), "INTEGER[]": pl.List(pl.Int32),
           "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC")}
 

@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -48,12 +49,12 @@ class TokenError(BggSyncError):
     """No token configured, or BGG refused it (401)."""
 
 
-def read_token(env: dict[str, str] | None = None) -> str:
+def read_token(env: Mapping[str, str] | None = None) -> str:
     """The BGG application token: `BODOGE_BGG_TOKEN`, else the first line of `BODOGE_BGG_TOKEN_FILE`."""
-    env = os.environ if env is None else env
-    token = env.get("BODOGE_BGG_TOKEN", "").strip()
-    if not token and env.get("BODOGE_BGG_TOKEN_FILE"):
-        path = Path(env["BODOGE_BGG_TOKEN_FILE"])
+    source: Mapping[str, str] = os.environ if env is None else env
+    token = source.get("BODOGE_BGG_TOKEN", "").strip()
+    if not token and source.get("BODOGE_BGG_TOKEN_FILE"):
+        path = Path(source["BODOGE_BGG_TOKEN_FILE"])
         try:
             token = path.read_text(encoding="utf-8").strip().splitlines()[0].strip() if path.stat().st_size else ""
         except OSError as exc:

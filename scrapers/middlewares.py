@@ -9,6 +9,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.http import Response
+from scrapy.settings import BaseSettings
 from scrapy.utils.response import response_status_message
 
 from core.http import backoff_delay
@@ -24,7 +25,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     requests go on.
     """
 
-    def __init__(self, settings, crawler: Crawler | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, settings: BaseSettings, crawler: Crawler | None = None) -> None:
         super().__init__(settings)
         self.base = settings.getfloat("BACKOFF_BASE_SECONDS", 1.0)
         self.cap = settings.getfloat("BACKOFF_MAX_SECONDS", 60.0)

@@ -131,14 +131,14 @@ def detect_kind(body: bytes | str, url: str) -> str:
     for css, kind in _CLASS_HOOKS:
         if selector.css(css):
             return kind
-    kind = _url_kind(url)
-    if kind:
-        return kind
+    url_kind = _url_kind(url)
+    if url_kind:
+        return url_kind
     if not pages.has_layout_end(text):
         raise ParseError(f"truncated: the page ends before its closing </html>: {url}")
-    main_id = selector.xpath("//main/@id").get()
-    if main_id:
-        raise ParseError(f"not a page with items (main#{main_id}); kinds: {', '.join(KINDS[1:])}: {url}")
+    page_main = selector.xpath("//main/@id").get()
+    if page_main:
+        raise ParseError(f"not a page with items (main#{page_main}); kinds: {', '.join(KINDS[1:])}: {url}")
     raise ParseError(f"cannot tell what kind of page this is: {url}")
 
 

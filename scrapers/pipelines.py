@@ -90,7 +90,7 @@ class WarehousePipeline:
             raise WarehouseError(f"cannot write to warehouse {self.warehouse}: {first_line(exc)}") from exc
         self.writer = writer
         spider = self.crawler.spider
-        if hasattr(spider, "attach_warehouse"):
+        if spider is not None and hasattr(spider, "attach_warehouse"):
             try:
                 spider.attach_warehouse(con.cursor())
             except Exception as exc:

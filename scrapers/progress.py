@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -21,7 +22,7 @@ class CrawlProgress:
         self.crawler = crawler
         self.interval = interval
         self.started = time.monotonic()
-        self.task = None
+        self.task: Any = None  # the looping call, from spider_opened
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> "CrawlProgress":

@@ -99,7 +99,7 @@ class NightlyLock(FromSettings):
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["NightlyLock"]:
         from pipelines.run_guard import guarded_run
 
-        assert context.instance is not None
+        assert context.instance is not None and context.run is not None
         paths = self.settings().paths
         with guarded_run(context.instance, context.run.run_id, data_dir=paths.data_dir, warehouse=str(paths.warehouse)):
             yield self

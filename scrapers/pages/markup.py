@@ -17,14 +17,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml import etree
 from parsel.csstranslator import css2xpath
 
 #: An lxml element (the `.root` of a Selector, or an element found under it).
-Node = etree._Element
+Node: TypeAlias = etree._Element
 
 
 class PageParseError(ValueError):

@@ -46,8 +46,8 @@ def member_items(selector: Selector, url: str) -> list[Member]:
     whole_page = not rows  # no row markup: every profile link on the page is a member
     names: dict[str, str | None] = {}
     for row in rows or [main]:
-        links = [(member_id(a.get("href")), a) for a in xpath(row, ".//a[@href]")]
-        links = [(uid, a) for uid, a in links if uid and MEMBER_PROFILE_PATH.match(path(a.get("href")))]
+        found = [(member_id(a.get("href")), a) for a in xpath(row, ".//a[@href]")]
+        links = [(uid, a) for uid, a in found if uid and MEMBER_PROFILE_PATH.match(path(a.get("href")))]
         if not links and not whole_page:
             raise PageParseError("member row has no /friends/<id> link")
         for uid, link in links:

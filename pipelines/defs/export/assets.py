@@ -29,7 +29,7 @@ def _published_tables() -> list[dg.AssetKey]:
     from pipelines.defs.recsys.discovery import discovery
 
     written = [key for key in (*model_evaluation.keys, *discovery.keys) if key.path[0] == "marts"]
-    return ([dg.AssetKey(["marts", t]) for t in MARTS] + sorted(written, key=lambda key: key.path)
+    return ([dg.AssetKey(["marts", t]) for t in MARTS] + sorted(written, key=lambda key: list(key.path))
             + [dg.AssetKey(["raw", t]) for t in RAW_FOR_READERS])
 
 

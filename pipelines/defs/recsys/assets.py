@@ -197,7 +197,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     yield dg.MaterializeResult(asset_key=["marts", "bgg_gain"], metadata={
         "dagster/row_count": gain.height,
         **{f"{r['split']}_gain": float(r["gain"]) for r in gain.iter_rows(named=True)},
-        **({"linked_members": int(gain["n_members"].max()), "seconds": float(gain["seconds"].sum())}
+        **({"linked_members": int(gain.select(pl.max("n_members")).item()), "seconds": float(gain["seconds"].sum())}
            if gain.height else {}),
     })
     yield dg.MaterializeResult(asset_key=EVALUATION_LISTS,

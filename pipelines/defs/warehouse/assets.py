@@ -7,8 +7,11 @@ Each asset's description and column schema are its table's (`pipelines.described
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import dagster as dg
 from dagster_duckdb import DuckDBResource
+from duckdb import DuckDBPyConnection
 
 from pipelines.defs.resources import NightlyLock
 from pipelines.described import described
@@ -20,11 +23,12 @@ def _key(table: str) -> dg.AssetKey:
     return dg.AssetKey(table.split("."))
 
 
-def _build_view(con, name: str) -> None:  # type: ignore[no-untyped-def]
+def _build_view(con: DuckDBPyConnection, name: str) -> None:
     build_staging(con, [name])
 
 
-def _table_asset(schema: str, name: str, deps: list[str], build) -> dg.AssetsDefinition:  # type: ignore[no-untyped-def]
+def _table_asset(schema: str, name: str, deps: list[str],
+                 build: Callable[[DuckDBPyConnection, str], object]) -> dg.AssetsDefinition:
     """One asset for one SQL file: `build(con, name)` (re)creates `schema.name`."""
 
     @dg.asset(
