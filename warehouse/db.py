@@ -154,7 +154,7 @@ def insert_by_name(
     return int(arrow.num_rows)
 
 
-def scalar(con: duckdb.DuckDBPyConnection, query: str, params: list | dict | None = None) -> object:
+def scalar(con: duckdb.DuckDBPyConnection, query: str, params: list | dict | None = None) -> Any:
     """The first value of a query's first row, or None.
 
     Why fetchall: DuckDB 2.0 keeps a result open until it is read to the end, and an open
