@@ -72,10 +72,6 @@ class Warehouse:
     """A read-only view of the warehouse for one page run; opens DuckDB only on a cache miss."""
 
     def __init__(self, path: Path) -> None:
-        if path.name == "published.duckdb":  # members a killed crawl found private leave before any page shows them
-            from warehouse.privacy.erasure import cut_pending
-
-            cut_pending(path.parent)
         self.path = path
         self.version = file_version(path)
         self._con: duckdb.DuckDBPyConnection | None = None

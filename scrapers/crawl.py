@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -103,8 +103,14 @@ def run_crawl(
             cmd += ["--http-cache-dir", str(http_cache_dir)]
         if night_id:
             cmd += ["--night-id", night_id]
-        code, last_lines = _run_child(cmd, env=child_environment(settings), progress=progress,
-                                      stop_timeout=stop_timeout)
+        try:
+            code, last_lines = _run_child(cmd, env=child_environment(settings), progress=progress,
+                                          stop_timeout=stop_timeout)
+        except BaseException:  # the child was stopped: its cuts are finished before the interruption goes on
+            with suppress(Exception):  # else the next night settles them
+                _settle_erasures(settings.data_dir, warehouse)
+            raise
+        _settle_erasures(settings.data_dir, warehouse)
         if code < 0:
             raise CrawlError(f"crawl interrupted by signal {-code}")
         if code != 0 or not stats_file.exists():
@@ -116,6 +122,19 @@ def run_crawl(
         for line in filter(_is_summary, last_lines):
             print(line, file=progress, flush=True)
     return CrawlResult(run_id=run_id, stats=stats)
+
+
+def _settle_erasures(data_dir: Path, warehouse: str | Path) -> None:
+    """The crawl process is gone: cut at once the members it journalled as private but could
+    not cut itself (killed between a login page and its commit; `warehouse.privacy.erasure`).
+
+    Why here: this process ran the crawl and holds the warehouse's only writer until it
+    returns, so it is the first writer that can finish the cut; readers never write. A
+    crawl that ended by itself left the journal empty: nothing is opened then.
+    """
+    from warehouse.privacy.erasure import settle_pending
+
+    settle_pending(data_dir, warehouse)
 
 
 def _run_child(cmd: list[str], *, env: dict[str, str], progress: TextIO | None,

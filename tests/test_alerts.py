@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -109,6 +110,28 @@ def test_freshness_is_missed_after_26_hours_once(tmp_path: Path, receiver: Recei
     assert not alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=25))
     assert alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=27), base_delay=0.01)
     assert not alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=40))
+    assert [(b["kind"], b["run_id"]) for b in receiver.bodies] == [("freshness_missed", "night-1")]
+
+
+def test_the_freshness_alert_never_writes_the_published_night(tmp_path: Path, receiver: Receiver) -> None:
+    """Issue 38: the alert opened the published night through a reader that cut the members
+    the erasure journal names, rewriting the file; readers never write, writers cut."""
+    from warehouse.privacy.erasure import note, pending
+    from warehouse.release.publish import published_path
+
+    with connect(build_small_warehouse(tmp_path / "warehouse.duckdb")) as con:
+        publish_snapshot(con, tmp_path, run_id="night-1")
+    night = published_path(tmp_path)
+
+    def state() -> tuple[str, int, int]:
+        return hashlib.sha256(night.read_bytes()).hexdigest(), night.stat().st_mtime_ns, night.stat().st_ino
+
+    before = state()
+    note(tmp_path, ["17406"])  # a crawl found them private and was killed before its cut
+    now = datetime.now(timezone.utc)
+    assert alerts.freshness_missed(tmp_path, receiver.url, now=now + timedelta(hours=27), base_delay=0.01)
+    assert state() == before
+    assert pending(tmp_path) == {"17406"}  # still the writers' to cut
     assert [(b["kind"], b["run_id"]) for b in receiver.bodies] == [("freshness_missed", "night-1")]
 
 

@@ -1,5 +1,6 @@
 """The erasure journal: a member found private leaves the published night and the bundles at once,
-and a crawl that dies before the cut is finished by the next reader and the next night.
+and a crawl that dies before the cut is finished by the writers (the process that ran the
+crawl, the next night), never by a reader.
 
 The crawl-sized version (a real `bodoge run` killed with kill -9 right after the login page)
 is tests/test_private_killed_crawl.py; these check each party on a small warehouse.
@@ -114,14 +115,55 @@ def test_the_crawl_writer_cuts_a_member_found_private_at_once_not_at_the_end_of_
         assert pending(night) == set()
 
 
-def test_a_reader_cuts_members_a_killed_crawl_journalled_but_could_not_cut(night: Path) -> None:
+def _file_state(path: Path) -> tuple[str, int, int]:
+    """A file's sha256, mtime and inode: a rewrite (even to the same bytes) or a swap changes one."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns, path.stat().st_ino
+
+
+def test_no_reader_writes_the_published_night_even_with_an_erasure_pending(night: Path) -> None:
+    """Issue 38: every reader opened the published night through a path that first cut the
+    members the journal names, rewriting the file. Readers never write: the CLI's readers,
+    the dashboard and the alerts leave the file and the journal as they are."""
+    from dashboards.ui import Warehouse
+    from pipelines.alerts import published_at
+    from warehouse.readers import open_published
+
     note(night, [MEMBER])  # what the crawl writes the moment it reads the login page, then kill -9
-    done = subprocess.run([*BODOGE, "collection", MEMBER, "--data-dir", str(night)], capture_output=True,
+    before = _file_state(published_path(night))
+    done = subprocess.run([*BODOGE, "collection", "500", "--data-dir", str(night)], capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode != 0 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "unknown user" in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    open_published(night).close()
+    assert published_at(night)[0] == "night-1"  # the freshness alert's read
+    Warehouse(published_path(night)).close()
+    assert _file_state(published_path(night)) == before
+    assert pending(night) == {MEMBER}  # the writers' to cut (the crawl's parent, the next night)
+
+
+def test_the_crawls_parent_cuts_at_once_what_a_killed_crawl_journalled_but_could_not_cut(
+        night: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crawl process died between the login page and its cut (step 3 of the journal's
+    rule): `run_crawl`, a writer, settles the journal as soon as the crawl process is gone."""
+    import scrapers.crawl
+    from scrapers.crawl import CrawlError, run_crawl
+
+    _with_models(night)
+
+    def killed_after_the_login_page(cmd: list[str], **kwargs: object) -> tuple[int, list[str]]:
+        note(night, [MEMBER])
+        return -9, []
+
+    monkeypatch.setattr(scrapers.crawl, "_run_child", killed_after_the_login_page)
+    with pytest.raises(CrawlError, match="signal 9"):
+        run_crawl(base_url="http://127.0.0.1:1", warehouse=night / "warehouse.duckdb", data_dir=night)
+    with connect(night / "warehouse.duckdb") as con:
+        assert con.execute("SELECT count(*) FROM raw.members WHERE user_id = ?", [MEMBER]).fetchone()[0] == 0
     assert _rows_of(published_path(night), MEMBER) == {}
-    assert pending(night) == {MEMBER}  # raw still holds them: the next night settles the journal
+    assert not _bundle_holds(night, MEMBER) and _bundle_holds(night, "500")
+    assert models_naming(night / "models", MEMBER) == [] and not (night / "models" / "champion").exists()
+    assert not journal_path(night).exists()
 
 
 def test_the_next_night_settles_the_journal_in_raw_the_published_night_and_every_bundle(night: Path) -> None:

@@ -212,3 +212,12 @@ def test_the_migrations_know_the_schema_only() -> None:
     now, around the migrations (`warehouse.backup.migration`)."""
     imported = module_imports()["warehouse.migrate"]
     assert [m for m in imported if m.startswith("warehouse.backup")] == []
+
+
+def test_readers_never_reach_the_privacy_cut() -> None:
+    """Issue 38: every reader opened the published night through a path that cut the members
+    the erasure journal names, rewriting the file. Readers read; the writers cut
+    (tests/test_erasure.py::test_no_reader_writes_the_published_night_even_with_an_erasure_pending)."""
+    graph = module_imports()
+    for reader in ("warehouse.readers", "pipelines.alerts", "dashboards.ui"):
+        assert [m for m in graph[reader] if m.startswith("warehouse.privacy")] == [], reader

@@ -1,9 +1,13 @@
 """How every reader opens the published night: the CLI, the dashboard, the alerts, analysts.
 
-Why a module above `warehouse.release.publish` and `warehouse.privacy.erasure`: opening the night first
-cuts out the members the erasure journal names (a crawl found them private but was
-killed before it could cut them), which needs both the journal and the snapshot's cut;
-neither of those modules should import the other to do it.
+The rule: readers never write. They open DATA_DIR/published.duckdb as it is, read-only,
+and nothing on their path rewrites, cuts or republishes it.
+
+Why: the published night is replaced only by writers, whole, under `published_lock`
+(`warehouse.release.publish`); a reader that rewrote it (to cut the members an erasure
+journal names) made every `bodoge collection`, every dashboard page and every freshness
+alert a writer racing the night. Members a crawl found private are cut by the writers,
+at once (`warehouse.privacy.erasure`).
 """
 
 from __future__ import annotations
@@ -13,17 +17,11 @@ from pathlib import Path
 import duckdb
 
 from warehouse.db import WarehouseError, connect
-from warehouse.privacy.erasure import cut_pending
 from warehouse.release.publish import published_path
 
 
 def require_published(data_dir: Path) -> Path:
-    """The published night's file; a one-line WarehouseError when no night was published yet.
-
-    Every reader comes through here, so members a crawl found private but could not cut
-    out before it was killed (`warehouse.privacy.erasure`'s journal) are cut first.
-    """
-    cut_pending(Path(data_dir))
+    """The published night's file; a one-line WarehouseError when no night was published yet."""
     path = published_path(data_dir)
     if not path.is_file():
         raise WarehouseError(

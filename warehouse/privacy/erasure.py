@@ -12,10 +12,12 @@ and recommendations readable until a later crawl finished. The rule:
    raw has lost them; the published night, every export bundle and the models' files
    are cut (`warehouse.privacy.cut.cut_everywhere`), then their ids leave the journal
    (`Eraser.committed`).
-3. If the crawl died between 1 and 2: every reader opens the published night through
-   `warehouse.readers.require_published`, which cuts what the journal names first
-   (`cut_pending`), so no reader sees them; the next nightly run, at start-up, purges
-   them from raw, cuts the night and the bundles and empties the journal (`settle_pending`).
+3. If the crawl died between 1 and 2, the writers finish the cut, at once: the process
+   that ran the crawl (`scrapers.crawl.run_crawl`) as soon as the crawl process is gone,
+   and, if it died too, the next nightly run at start-up. Either purges them from raw,
+   cuts the published night, the bundles and the models' files, and empties the journal
+   (`settle_pending`). Readers never write (`warehouse.readers`): they open the published
+   night as it is.
 
 The journal is the only place a private member's id is written, and only for as long as
 their cut is pending: it is emptied as soon as every cut is done (CONTRACT: a private
@@ -87,23 +89,11 @@ def _write_ids(path: Path, users: set[str] | list[str], mode: int) -> None:
         os.close(fd)
 
 
-def cut_pending(data_dir: Path) -> list[str]:
-    """A reader's part: cut the members the journal names out of the published night.
-
-    The journal stays: raw still holds them until a warehouse writer purges it
-    (`settle_pending`), and the bundles are the night's to rewrite.
-    """
-    users = pending(data_dir)
-    if not users:
-        return []
-    from warehouse.release.publish import cut_members
-
-    return cut_members(data_dir, users)
-
-
 def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
-    """The next night's part, at start-up: purge the journal's members from raw, cut the
-    published night and the bundles, empty the journal; returns who was settled."""
+    """A writer's part when a crawl died before its cut (the crawl's parent once the crawl
+    process is gone, the next night at start-up): purge the journal's members from raw,
+    cut the published night, the bundles and the models' files, empty the journal;
+    returns who was settled (nothing to do, and nothing opened, without a journal)."""
     users = pending(data_dir)
     if not users:
         return set()
