@@ -268,7 +268,7 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
     """
     docs = table_docs()
     db = database or con.execute("SELECT current_database()").fetchall()[0][0]
-    current = {
+    current: dict[tuple[str, str | None], str | None] = {
         (r[0], None): r[1] for r in con.execute(
             "SELECT schema_name || '.' || table_name, comment FROM duckdb_tables() WHERE database_name = ? "
             "UNION ALL SELECT schema_name || '.' || view_name, comment FROM duckdb_views() "

@@ -96,7 +96,7 @@ def crawl_state(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     Pages are game and post pages (raw.pages, gone ones aside) and collections (as last
     read or confirmed unchanged by the directory, raw.listing_crawls).
     """
-    queue = con.execute("SELECT count(*) FROM raw.crawl_frontier").fetchone()[0]
+    queue = con.execute("SELECT count(*) FROM raw.crawl_frontier").fetchall()[0][0]
     _, oldest = stale_pages(con, max_age_days=0)
     return {"bodoge/queue_left": int(queue), "bodoge/oldest_page_days": oldest}
 
@@ -134,7 +134,7 @@ def stale_pages(con: duckdb.DuckDBPyConnection, *, max_age_days: float) -> tuple
     """How many pages are older than `max_age_days`, and the oldest page's age in days."""
     n, oldest = con.execute(
         f"SELECT count(*) FILTER (WHERE t < ?), min(t) FROM ({_PAGE_AGES})",
-        [_now() - timedelta(days=max_age_days)]).fetchone()
+        [_now() - timedelta(days=max_age_days)]).fetchall()[0]
     return int(n), (round((_now() - oldest).total_seconds() / 86400, 3) if oldest is not None else None)
 
 
@@ -149,7 +149,7 @@ def page_age_range(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, dat
     ).fetchall()}
     if not {"pages", "listing_crawls"} <= present:
         return None, None
-    lo, hi = con.execute(f"SELECT min(t), max(t) FROM ({_PAGE_AGES})").fetchone()
+    lo, hi = con.execute(f"SELECT min(t), max(t) FROM ({_PAGE_AGES})").fetchall()[0]
     return lo, hi
 
 

@@ -144,7 +144,7 @@ def insert_by_name(
     Returns the rows written.
     """
     ensure_table(con, name)
-    arrow = frame.to_arrow() if hasattr(frame, "to_arrow") else frame
+    arrow: Any = frame.to_arrow() if hasattr(frame, "to_arrow") else frame
     verb = "INSERT OR REPLACE" if or_replace else "INSERT"
     with registered(con, "_frame", arrow):
         with transaction(con):

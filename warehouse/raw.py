@@ -67,7 +67,7 @@ ITEM_TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "page_visit": ("pages", (("page_kind", "kind"),)),
 }
 #: DuckDB column types of the raw DDL, as Polars types.
-_POLARS = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BIGINT": pl.Int64, "BOOLEAN": pl.Boolean,
+_POLARS: dict[str, Any] = {"VARCHAR": pl.String, "INTEGER": pl.Int32, "BIGINT": pl.Int64, "BOOLEAN": pl.Boolean,
            "VARCHAR[]": pl.List(pl.String), "DOUBLE": pl.Float64, "INTEGER[]": pl.List(pl.Int32), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"), "JSON": pl.String}
 _STAMPS = ("run_id", "fetched_at")  # set by the writer, not by items
 def raw_sql_files() -> list[Path]:

@@ -126,7 +126,7 @@ def _choose(backups: Path, source: str | None) -> tuple[Backup, list[str]]:
             return verify_backup(folder), []
         except BackupError as exc:
             raise RestoreError(str(exc)) from exc
-    skipped = []
+    skipped: list[str] = []
     for candidate in list_backups(backups):
         try:
             return verify_backup(candidate.path), skipped

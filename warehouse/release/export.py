@@ -65,7 +65,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         keep_exports()
     recs = _marts_table(con, "recommendations")
     run_id = _one_run(con)
-    model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchone()[0]
+    model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchall()[0][0]
     shelves = {table: _shelf(con, table, run_id) for table in ("next_to_play", "watch_next")}
 
     exports_dir.mkdir(parents=True, exist_ok=True)
@@ -176,6 +176,6 @@ def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str,
     (lines,) = con.execute(
         f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items "
         f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
-    ).fetchone()  # COPY returns the rows it wrote: the lines
-    (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchone()
+    ).fetchall()[0]  # COPY returns the rows it wrote: the lines
+    (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchall()[0]
     return int(lines), int(rows)

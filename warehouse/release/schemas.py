@@ -179,7 +179,7 @@ def validate_bundle(bundle: Path) -> Validated:
     """
     manifest = _read_json(bundle / MANIFEST, "manifest")
     version = manifest.get("schema_version") if isinstance(manifest, dict) else None
-    if not isinstance(version, str) or not version:
+    if not isinstance(manifest, dict) or not isinstance(version, str) or not version:
         raise BundleInvalid(f"{bundle / MANIFEST}: no schema_version")
     names = [n for n in manifest.get("files", {}) if n.endswith(".jsonl")]
     if not names:
@@ -191,7 +191,7 @@ def validate_bundle(bundle: Path) -> Validated:
 def _validate_file(bundle: Path, name: str) -> int:
     schema = _read_json(bundle / schema_path(name), f"the schema of {name}")
     try:
-        validator = jsonschema_rs.Draft202012Validator(schema)
+        validator = jsonschema_rs.Draft202012Validator(schema)  # type: ignore[arg-type]  # any JSON: it refuses a non-schema itself
     except jsonschema_rs.ValidationError as exc:
         raise BundleInvalid(f"{schema_path(name)} is not a valid JSON Schema: {_short(exc.message)}") from None
     required = schema.get("required") if isinstance(schema, dict) else None
