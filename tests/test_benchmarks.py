@@ -170,6 +170,28 @@ def test_discovery_benchmark_reports_each_mode() -> None:
     assert result["rows"]["discovery"] > 0 and len(result["loadavg"]) == 3
 
 
+def test_discovery_benchmark_runs_either_engine() -> None:
+    """`--engine reference` ranks by the readable reference, and says so."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.discovery", "--games", "80", "--members", "120", "--passes", "1",
+         "--engine", "reference"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["engine"] == "reference" and result["rows"]["discovery"] > 0
+
+
+def test_discovery_paths_benchmark_times_every_variant_on_the_same_lists() -> None:
+    """`benchmarks.discovery_paths` at a tiny size: each variant ranks the compiled engine's rows."""
+    from benchmarks.discovery_paths import VARIANTS, measure
+
+    result = measure(games=120, members=200, rounds=1, champion="ease")
+    assert set(result["seconds"]) == set(VARIANTS)
+    assert all(result["same_rows_as_compiled"].values()), result["same_rows_as_compiled"]
+    assert result["ratio_to_compiled"]["compiled"] == {"discovery": 1.0, "play_next": 1.0, "watch_list": 1.0}
+
+
 def test_a_benchmarks_flags_take_their_defaults_types() -> None:
     """`benchmarks.options`: a flag per keyword, typed by its default; a list takes several values."""
     from benchmarks.options import options
