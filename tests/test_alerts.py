@@ -2,55 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from pipelines import alerts
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.http_stubs import Receiver, broken_site  # noqa: F401 - a fixture
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect
 from warehouse.publish import publish_snapshot
-
-
-class Receiver:
-    """A local alert endpoint: answers `fail_first` requests with 503, then 200; keeps every body."""
-
-    def __init__(self, fail_first: int = 0) -> None:
-        self.bodies: list[dict] = []
-        self.requests = 0
-        self.fail_first = fail_first
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                receiver.requests += 1
-                if receiver.requests <= receiver.fail_first:
-                    self.send_response(503)
-                    self.end_headers()
-                    return
-                receiver.bodies.append(json.loads(data))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/alerts"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture()
@@ -58,24 +23,6 @@ def receiver() -> Iterator[Receiver]:
     r = Receiver(fail_first=1)
     yield r
     r.close()
-
-
-class _Always500(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802
-        self.send_response(500)
-        self.end_headers()
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-@pytest.fixture()
-def broken_site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Always500)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 def test_an_alert_is_retried_while_the_endpoint_is_down_and_sent_once(tmp_path: Path, receiver: Receiver) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from bodoge.demo import DEMO_SITE
-from tests.demo_night import shared_demo_night
+from tests.support.demo_night import shared_demo_night
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from warehouse.backup import (
     verify_backup,
 )
 from warehouse.db import connect
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 
 T0 = datetime(2026, 11, 25, 18, 5, tzinfo=timezone.utc)  # 03:05 JST, a Wednesday night
 
@@ -106,7 +106,7 @@ def test_a_backup_that_fails_is_one_alert_not_a_failed_night(warehouse: Path, tm
 
     from pipelines.defs.backup.assets import warehouse_backup
     from pipelines.defs.resources import AlertSettings, NightlyLock, SiteSettings
-    from tests.test_export import Receiver
+    from tests.support.http_stubs import Receiver
 
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")

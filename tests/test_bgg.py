@@ -9,8 +9,8 @@ import pytest
 from scrapers.bgg import BggError, bgg_collection_items, bgg_thing_items, is_japanese_name, username_from_source
 from scrapers.items import CollectionEntry, Game
 from scrapers.parse import ParseError, detect_kind, parse_document
-from tests.conftest_shared import shared_file, shared_files, shared_params
-from tests.examples import Table, check, examples
+from tests.support.conftest_shared import shared_file, shared_files, shared_params
+from tests.support.examples import Table, check, examples
 
 # --- inline responses in BGG's shape -------------------------------------------------
 

@@ -14,7 +14,7 @@ from models.discovery.run import discover
 from samplesite import SampleSiteServer, generate_site
 from samplesite.bgg_replay import BggReplayServer
 from scrapers.bgg_sync import run_bgg_sync
-from tests.crawl_fixtures import crawl_and_build
+from tests.support.crawl_fixtures import crawl_and_build
 from warehouse.db import SQL_DIR
 from warehouse.model_marts import replace_table
 

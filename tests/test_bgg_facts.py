@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from samplesite.bgg_replay import FIXTURES_DIR
 from scrapers.bgg import BggError
 from scrapers.bgg_facts import BggThing, bgg_collection, bgg_things, counts_in
-from tests.conftest_shared import shared_file, shared_files
+from tests.support.conftest_shared import shared_file, shared_files
 
 
 def _thing(xml: bytes) -> BggThing:

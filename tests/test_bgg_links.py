@@ -21,7 +21,7 @@ from samplesite import SampleSiteServer, generate_site
 from samplesite.bgg_replay import BggReplayServer
 from scrapers.bgg_store import upsert
 from scrapers.bgg_sync import run_bgg_sync
-from tests.crawl_fixtures import crawl_and_build
+from tests.support.crawl_fixtures import crawl_and_build
 from warehouse.bgg_links import link_games, normalize_name, read_overrides
 from warehouse.bgg_training import site_rows_only, training_rows
 from warehouse.build import build_all

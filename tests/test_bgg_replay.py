@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 
 from samplesite.bgg_replay import BggReplayServer
-from tests.conftest_shared import shared_dir
+from tests.support.conftest_shared import shared_dir
 
 TOKEN = "replay-test-token-3f9a"
 

@@ -191,7 +191,7 @@ def test_robots_txt_is_obeyed(tmp_path: Path) -> None:
 
 
 def test_the_saved_member_collection_syncs_with_its_things(tmp_path: Path) -> None:
-    from tests.conftest_shared import shared_dir
+    from tests.support.conftest_shared import shared_dir
 
     saved = shared_dir() / "bgg-xml"
     if not saved.is_dir():

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from models.discovery.run import discover
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.build import build_all
 from warehouse.comments import (
     DescriptionError, apply_comments, load_docs, parse_text, table_docs, undescribed, validate,

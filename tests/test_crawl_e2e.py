@@ -16,7 +16,7 @@ from samplesite.faults import TRUNCATED_REASON, cut_collections, cut_games
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from samplesite.truth import truth_frames
-from tests.crawl_fixtures import crawl_and_build, without_entries
+from tests.support.crawl_fixtures import crawl_and_build, without_entries
 from warehouse.db import connect
 
 pytestmark = pytest.mark.slow

@@ -13,10 +13,8 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
@@ -27,7 +25,7 @@ from samplesite.server import SampleSiteServer
 from scrapers.crawl import CrawlError, run_crawl
 from ops.procs import process_alive
 from warehouse.db import connect
-from tests.http_stubs import QuietHandler
+from tests.support.http_stubs import broken_site  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -78,27 +76,6 @@ def slow_site(site) -> Iterator[SampleSiteServer]:
     """
     with SampleSiteServer(site, transient_faults=False, crawl_delay=0.25) as server:
         yield server
-
-
-class _Always500(QuietHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:  # noqa: N802
-        self.answer(500, b"<html><body>Internal Server Error</body></html>")
-
-
-@pytest.fixture()
-def broken_site() -> Iterator[str]:
-    """A server on 127.0.0.1 answering HTTP 500 to every request, robots.txt included."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Always500)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture()

@@ -17,7 +17,7 @@ import pytest
 from samplesite import SampleSiteServer
 from samplesite.model import Site
 from samplesite.variants import NO_DIRECTORY_UPDATES, NO_PAGINATION_ONE_PAGE, NO_PRIVATE_MARKER, NO_VALIDATORS
-from tests.samplesite_fixtures import small  # noqa: F401
+from tests.support.samplesite_fixtures import small  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = {"directory_counts": "expect-directory-count", "directory_updates": "skip-unchanged",

@@ -22,10 +22,10 @@ import pytest
 from core.http import PostGaveUp, Retry, post_with_retry
 from core.settings import default
 from pipelines import alerts
-from tests.nightly_process import NightlyProcess
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-from tests.test_alerts import Receiver as AlertReceiver
-from tests.test_export import Receiver, make_warehouse
+from tests.support.nightly_process import NightlyProcess
+from tests.support.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.http_stubs import Receiver
+from tests.support.warehouse_fixtures import make_warehouse
 from warehouse import delivery
 from warehouse.db import connect
 from warehouse.export import export_bundle, verify_bundle
@@ -115,7 +115,7 @@ def test_a_pending_bundle_alerts_once_and_once_more_when_overdue(tmp_path: Path)
     held = refusing_port()
     delivery.deliver(data, f"http://127.0.0.1:{held.getsockname()[1]}/api", bundle=bundle, seconds=1.0)
     since = delivery.pending(data)[0].since
-    receiver = AlertReceiver()
+    receiver = Receiver()
     try:
         first = alerts.deliveries_pending(data, receiver.url, now=since + timedelta(hours=1))
         repeat = alerts.deliveries_pending(data, receiver.url, now=since + timedelta(hours=25))
@@ -153,7 +153,7 @@ def test_nights_with_the_push_endpoint_down_publish_and_deliver_once_it_is_back(
     held = refusing_port()
     port = held.getsockname()[1]
     push = f"http://127.0.0.1:{port}/api/recommendations"
-    receiver = AlertReceiver()
+    receiver = Receiver()
     env = {"BODOGE_PUSH_RETRY_SECONDS": "2"}
     bundles, lines_by_night = [], []
     try:
@@ -201,7 +201,7 @@ def test_the_daemons_sensor_says_a_bundle_is_pending_once(tmp_path: Path) -> Non
                          seconds=1.0)
     finally:
         held.close()
-    receiver = AlertReceiver()
+    receiver = Receiver()
     try:
         context = dg.build_sensor_context(resources={"site": SiteSettings(data_dir=str(data)),
                                                      "alerts": AlertSettings(alert_url=receiver.url)})

@@ -170,7 +170,7 @@ def test_docker_compose_config_accepts_the_file() -> None:
 
 @pytest.fixture(scope="module")
 def pg():
-    from tests.postgres_server import postgres_server
+    from tests.support.postgres_server import postgres_server
 
     with postgres_server() as server:
         yield server

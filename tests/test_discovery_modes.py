@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from bodoge.cli import main
-from tests.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
 
 

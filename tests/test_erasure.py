@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.warehouse_fixtures import build_small_warehouse, create_marts
+from tests.support.warehouse_fixtures import build_small_warehouse, create_marts
 from warehouse.db import connect
 from warehouse.erasure import Eraser, journal_path, note, pending, settle_pending
 from warehouse.export import export_bundle
 from warehouse.publish import published_path
 from warehouse.raw import RawWriter
 from warehouse.release import release_night
+from tests.support.night_checks import models_naming
 
 BODOGE = [sys.executable, "-m", "bodoge.cli"]
 MEMBER = "17406"  # the small warehouse's public member, with a collection
@@ -73,17 +74,6 @@ def _with_models(data: Path) -> None:
     rows.select("user_id", "game_id").write_parquet(data / "models" / "evaluation_lists" / "time-ease.parquet")
     pl.DataFrame({"user_id": [MEMBER, "500"]}).write_parquet(data / "models" / "champion" / "users.parquet")
     (data / "models" / "tuning.json").write_text("{}", encoding="utf-8")
-
-
-def models_naming(models: Path, user: str) -> list[str]:
-    """Files under a models folder that still name `user` (Parquet with a user_id column)."""
-    import polars as pl
-
-    named = []
-    for path in sorted(models.rglob("*.parquet")):
-        if "user_id" in pl.read_parquet_schema(path) and user in set(pl.read_parquet(path)["user_id"].cast(pl.String)):
-            named.append(str(path.relative_to(models)))
-    return named
 
 
 def _bundle_holds(data: Path, user: str) -> bool:

@@ -5,38 +5,18 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from core.http import Retry
-from tests.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import FILES, ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.export_schemas import SCHEMA_VERSION
 from warehouse.push import PushError, push_bundle
 from warehouse.release import release_night
-
-
-def make_warehouse(path: Path, run_id: str) -> None:
-    """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf,
-    user 2 a watch list."""
-    recs = pl.DataFrame({
-        "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
-        "model": ["ease"] * 3, "run_id": [run_id] * 3, "reason": ["プロポリスが好きなあなたに"] * 3,
-    })
-    similar = pl.DataFrame({"game_id": ["a", "a", "b"], "rank": [1, 2, 1], "similar_game_id": ["b", "c", "a"],
-                            "score": [0.8, 0.1, 0.8], "run_id": [run_id] * 3})
-    collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
-    shelf = pl.DataFrame({"user_id": ["1", "1"], "rank": [1, 2], "game_id": ["p", "r"], "score": [0.6, 0.2],
-                          "reason": ["「プロポリス」が好きなあなたに", "人気のゲーム"], "run_id": [run_id] * 2})
-    watched = pl.DataFrame({"user_id": ["2"], "rank": [1], "game_id": ["s"], "score": [0.4],
-                            "reason": ["「キューブ・タイル」が好きなあなたに"], "run_id": [run_id]})
-    create_marts(path, {"recommendations": recs, "similar_games": similar, "collections": collections,
-                        "next_to_play": shelf, "watch_next": watched})
+from tests.support.http_stubs import Receiver
+from tests.support.warehouse_fixtures import make_warehouse
 
 
 def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
@@ -106,46 +86,6 @@ def test_nothing_to_export_is_a_clear_error(tmp_path: Path) -> None:
         export_bundle(con, tmp_path / "exports")
     assert not (tmp_path / "exports" / "LATEST").exists()
     con.close()
-
-
-class Receiver:
-    """A local endpoint that fails the first `fail_first` POSTs with 503, then stores bundles by key.
-
-    `port` 0 picks a free one; a given port lets a test bring back an endpoint that was down.
-    """
-
-    def __init__(self, fail_first: int = 0, status: int = 200, port: int = 0) -> None:
-        self.fail_first, self.status = fail_first, status
-        self.posts: list[str] = []
-        self.stored: dict[str, bytes] = {}
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:  # noqa: ANN002
-                return
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                key = self.headers["Idempotency-Key"]
-                receiver.posts.append(key)
-                if len(receiver.posts) <= receiver.fail_first:
-                    self.send_response(503)
-                    self.send_header("Retry-After", "0")
-                elif receiver.status != 200:
-                    self.send_response(receiver.status)
-                else:
-                    receiver.stored.setdefault(key, body)  # a repeated key is acknowledged, not stored twice
-                    self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/recommendations"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.warehouse_fixtures import create_marts
+from tests.support.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import ExportError, export_bundle, latest_bundle, verify_bundle
 from warehouse.export_retention import prune_bundles

@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.test_export import make_warehouse
-from tests.warehouse_fixtures import create_marts
+from tests.support.warehouse_fixtures import make_warehouse
+from tests.support.warehouse_fixtures import create_marts
 from warehouse.db import connect
 from warehouse.export import FILES, export_bundle, latest_bundle
 from warehouse.export_schemas import (

@@ -16,25 +16,22 @@ import hashlib
 import shutil
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 from datetime import datetime
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.nightly_process import BODOGE, NightlyProcess, one_error_line
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-from tests.test_alerts import Receiver
-from tests.test_export import make_warehouse
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.nightly_process import BODOGE, NightlyProcess, one_error_line
+from tests.support.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.warehouse_fixtures import make_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect, ensure_table
 from warehouse.export import export_bundle
 from warehouse.publish import publication
 from warehouse.release import release_night
-from tests.http_stubs import QuietHandler
+from tests.support.http_stubs import QuietHandler, Receiver, serve
 
 
 class _Only503(QuietHandler):
@@ -64,8 +61,7 @@ def bad_site(request) -> Iterator[str]:
         held.close()
         return
     handler = {"503": _Only503, "robots": _RobotsDisallowAll}[request.param]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    server = serve(handler)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

@@ -17,8 +17,8 @@ from scrapers.fields import (
     parse_rating,
     parse_year,
 )
-from tests.conftest_shared import shared_file
-from tests.examples import Table, check, examples
+from tests.support.conftest_shared import shared_file
+from tests.support.examples import Table, check, examples
 
 GARBAGE = [
     None, "", " ", "未登録", "abc", "人", "分", "～", "~~~", "人人人", "\x00", "-", "1e5", "NaN",

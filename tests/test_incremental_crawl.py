@@ -15,8 +15,8 @@ import pytest
 from samplesite import SampleSiteServer, permanent_faults, truth_frames
 from samplesite.model import Site
 from samplesite.nights import site_on_night
-from tests.night_checks import collections_differ, frame, trace_of
-from tests.crawl_fixtures import NIGHTS_GAMES as G, NIGHTS_MEMBERS as U, crawl_and_build
+from tests.support.night_checks import collections_differ, frame, trace_of
+from tests.support.crawl_fixtures import NIGHTS_GAMES as G, NIGHTS_MEMBERS as U, crawl_and_build
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.instance import LEGACY, MARKER, PG_URL_ENV, InstanceConfigError, configure, safe_url
-from tests.postgres_server import PASSWORD, postgres_server
-from tests.serve_process import free_port
+from tests.support.postgres_server import PASSWORD, postgres_server
+from tests.support.serve_process import free_port
 
 
 @pytest.fixture(scope="module")

@@ -26,8 +26,8 @@ from samplesite.render import render
 from scrapers import pages
 from scrapers.parse import ParseError, parse_page
 from scrapers.spiders.totals import MOVED, OVER_TOTAL, SHORT_OF_TOTAL, total_problem
-from tests.conftest_shared import shared_file
-from tests.samplesite_fixtures import small  # noqa: F401
+from tests.support.conftest_shared import shared_file
+from tests.support.samplesite_fixtures import small  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "https://bodoge.hoobby.net"

@@ -22,9 +22,9 @@ from samplesite.model import Member, Site
 from samplesite.pages.cafes import CAFE_GAMES_PAGE_SIZE
 from samplesite.pages.members import COLLECTION_PAGE_SIZE
 from samplesite.variants import NO_PAGINATION_ONE_PAGE
-from tests.crawl_fixtures import crawl_and_build, recounted, with_card_moved_first, without_entries
-from tests.night_checks import frame, trace_of
-from tests.samplesite_fixtures import small  # noqa: F401
+from tests.support.crawl_fixtures import crawl_and_build, recounted, with_card_moved_first, without_entries
+from tests.support.night_checks import frame, trace_of
+from tests.support.samplesite_fixtures import small  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 _CARD = "game_id, have, played, favorite, watching, rating, updated_at"

@@ -21,7 +21,7 @@ from bodoge.cli import main
 from bodoge.demo import DEMO_SITE, record_site
 from bodoge.jobs import JobSummary
 from bodoge.summary import checks_lines, example_member, print_summary
-from tests.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
 
 

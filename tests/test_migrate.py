@@ -18,7 +18,7 @@ from warehouse.migrate import MIGRATIONS_DIR, MigrationFailed, migrate, pending
 from warehouse.model_marts import record_pipeline_run
 from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, start_night
 from warehouse.publish import publish_snapshot, published_path
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
 

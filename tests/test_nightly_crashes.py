@@ -14,16 +14,8 @@ import signal
 import duckdb
 import pytest
 
-from samplesite.server import SampleSiteServer
-from tests.nightly_process import NightlyProcess, one_error_line, wait_until_gone
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-
-
-@pytest.fixture(scope="module")
-def slow_site_url(site):
-    """The same site asking for 0.2 s between requests: its crawl lasts well over a minute."""
-    with SampleSiteServer(site, crawl_delay=0.2) as server:
-        yield server.base_url
+from tests.support.nightly_process import NightlyProcess, one_error_line, wait_until_gone
+from tests.support.nightly_process import site, site_url, slow_site_url  # noqa: F401 - module-scoped fixtures
 
 
 @pytest.mark.slow

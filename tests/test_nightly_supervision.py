@@ -22,8 +22,8 @@ import duckdb
 import pytest
 
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import BODOGE, NightlyProcess, one_error_line, processes_mentioning
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.nightly_process import BODOGE, NightlyProcess, one_error_line, processes_mentioning
+from tests.support.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
 from warehouse.export import verify_bundle
 
 

@@ -20,8 +20,8 @@ from samplesite.model import Site
 from samplesite.nights import site_on_night
 from samplesite.pages.members import collection_pages
 from samplesite.variants import NO_PAGINATION_ONE_PAGE
-from tests.crawl_fixtures import crawl_and_build
-from tests.night_checks import collections_differ, frame
+from tests.support.crawl_fixtures import crawl_and_build
+from tests.support.night_checks import collections_differ, frame
 
 G, U = 300, 600
 

@@ -19,7 +19,7 @@ from samplesite.generator import generate_site
 from samplesite.render import render
 from scrapers import pages
 from scrapers.pages.source import BodySelector, body_selector, page_selector
-from tests.test_fuzz_parsers import BASE, FUZZ, PARSERS, documents
+from tests.support.fuzz_pages import BASE, FUZZ, PARSERS, documents
 
 
 def _response(body: bytes, encoding: str = "utf-8") -> HtmlResponse:

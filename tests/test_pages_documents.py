@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from scrapers.parse import ParseError, detect_kind, parse_document
-from tests.conftest_shared import shared_file, shared_params
+from tests.support.conftest_shared import shared_file, shared_params
 
-from tests.page_fixtures import (
+from tests.support.page_fixtures import (
     BASE,
     CATALOG_HTML,
     COLLECTION_HTML,

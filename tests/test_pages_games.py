@@ -15,7 +15,7 @@ from scrapers.pages import (
     space_links,
 )
 
-from tests.page_fixtures import BASE, CATALOG_HTML, GAME_HTML, sample, sel
+from tests.support.page_fixtures import BASE, CATALOG_HTML, GAME_HTML, sample, sel
 
 
 def test_game_page_inline() -> None:

@@ -27,8 +27,8 @@ from scrapers import fields, pages
 from scrapers.pages import markup
 from scrapers.pages.games import _page_url
 from scrapers.pages.source import body_selector
-from tests import previous_game_page as previous
-from tests.test_fuzz_parsers import BASE, FUZZ, HREFS, LABEL_TEXT, ODD_TEXT, documents
+from tests.support import previous_game_page as previous
+from tests.support.fuzz_pages import BASE, FUZZ, HREFS, LABEL_TEXT, ODD_TEXT, documents
 
 URLS = (f"{BASE}/games/a-game", "file:///tmp/saved.html", "saved.html")
 _STRING = etree.XPath("string(.)", smart_strings=False)

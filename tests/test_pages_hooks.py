@@ -8,7 +8,7 @@ from scrapers.items import CollectionEntry
 from scrapers.pages import collection_items, is_empty_listing, is_login_page
 from scrapers.pages.markup import class_tokens, css, first, main_of, string, xpath
 
-from tests.page_fixtures import BASE, COLLECTION_HTML, sel
+from tests.support.page_fixtures import BASE, COLLECTION_HTML, sel
 
 
 def test_collection_card_hooks_anywhere_in_the_card() -> None:

@@ -17,7 +17,7 @@ from scrapers.pages import (
     space_items,
 )
 
-from tests.page_fixtures import (
+from tests.support.page_fixtures import (
     BASE,
     COLLECTION_HTML,
     EMPTY_HTML,

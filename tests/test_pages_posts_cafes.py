@@ -7,7 +7,7 @@ import pytest
 from scrapers.items import CafeGame, Post
 from scrapers.pages import PageParseError, author_links, post_item, space_items
 
-from tests.page_fixtures import BASE, POST_HTML, SPACE_HTML, sample, sel
+from tests.support.page_fixtures import BASE, POST_HTML, SPACE_HTML, sample, sel
 
 
 def test_space_inline() -> None:

@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.recovery import PID_TAG
-from tests.nightly_process import NightlyProcess
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-from tests.test_nightly_crashes import slow_site_url  # noqa: F401 - a module fixture
+from tests.support.nightly_process import NightlyProcess
+from tests.support.nightly_process import site, site_url, slow_site_url  # noqa: F401 - module-scoped fixtures
 
 
 def proc_identity(pid: int) -> str:

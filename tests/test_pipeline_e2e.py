@@ -23,7 +23,7 @@ from models.candidates import default_candidates
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from warehouse.db import connect
-from tests.test_export import Receiver
+from tests.support.http_stubs import Receiver
 from warehouse.export import latest_bundle, verify_bundle
 from warehouse.export_schemas import validate_bundle
 from warehouse.push import idempotency_key

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.instance import PG_URL_ENV
-from tests.nightly_process import NightlyProcess, one_error_line
-from tests.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg, small_site_url  # noqa: F401
+from tests.support.nightly_process import NightlyProcess, one_error_line
+from tests.support.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg, small_site_url  # noqa: F401
 
 
 @pytest.mark.slow

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from pipelines.instance import PG_URL_ENV
-from tests.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg, small_site_url  # noqa: F401
-from tests.postgres_server import PASSWORD
-from tests.serve_process import logged, serving, submit_and_wait
+from tests.support.postgres_nights import assert_recovered, kill_a_night_holding_the_slot, pg, small_site_url  # noqa: F401
+from tests.support.postgres_server import PASSWORD
+from tests.support.serve_process import logged, serving, submit_and_wait
 
 
 @pytest.mark.slow

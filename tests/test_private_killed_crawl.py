@@ -24,9 +24,9 @@ import duckdb
 import pytest
 
 from samplesite.server import SampleSiteServer
-from tests.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone, wait_until_unlocked
-from tests.nightly_process import site  # noqa: F401 - module-scoped fixture
-from tests.test_erasure import models_naming
+from tests.support.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone, wait_until_unlocked
+from tests.support.nightly_process import site  # noqa: F401 - module-scoped fixture
+from tests.support.night_checks import models_naming
 from warehouse.publish import published_path
 
 pytestmark = pytest.mark.slow

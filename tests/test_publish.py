@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.db import WarehouseError, connect
 from warehouse.publish import page_ages, publication, publish_snapshot, published_path
 from warehouse.readers import open_published

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.build import build_all
 from warehouse.db import connect
 from warehouse.quality import run_checks

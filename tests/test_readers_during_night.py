@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module fixtures
+from tests.support.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module fixtures
 from warehouse.publish import publication
 from warehouse.readers import open_published
 

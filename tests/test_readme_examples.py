@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from bodoge.demo import DEMO_SITE, SITE_FILE
-from tests.demo_night import shared_demo_night
-from tests.readme_examples import README, Example, examples, mismatch, rendered, run_example
+from tests.support.demo_night import shared_demo_night
+from tests.support.readme_examples import README, Example, examples, mismatch, rendered, run_example
 
 EXAMPLES = examples(README.read_text(encoding="utf-8"))
 
@@ -95,4 +95,4 @@ def test_each_readme_example_prints_what_the_readme_shows(demo_night: Path, exam
     assert run.returncode == 0, run.stderr
     problem = mismatch(example, run.stdout)
     if problem:
-        pytest.fail(f"{problem}\n\n(regenerate: uv run python -m tests.readme_examples --write)", pytrace=False)
+        pytest.fail(f"{problem}\n\n(regenerate: uv run python -m tests.support.readme_examples --write)", pytrace=False)

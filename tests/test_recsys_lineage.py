@@ -21,7 +21,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS
-from tests.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
 from warehouse.publish import RAW_FOR_READERS
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module-scoped fixtures
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def test_latest_and_the_published_night_move_together_and_a_killed_release_is_re
 @pytest.mark.parametrize("step", ["publish", "latest", "prune"])
 def test_a_release_killed_at_any_step_is_repaired_by_the_next_start(tmp_path: Path, step: str) -> None:
     """The release alone, in a real process killed with kill -9 at each step; then the start-up repair."""
-    from tests.test_export import make_warehouse
+    from tests.support.warehouse_fixtures import make_warehouse
     from warehouse.db import connect
     from warehouse.export import export_bundle
     from warehouse.release import release_night, repair_release

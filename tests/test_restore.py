@@ -17,8 +17,8 @@ import pytest
 from samplesite import SampleSiteServer, generate_site
 from samplesite.nights import site_on_night
 from ops.lock import try_acquire
-from tests.crawl_fixtures import crawl_and_build
-from tests.night_checks import collections_differ
+from tests.support.crawl_fixtures import crawl_and_build
+from tests.support.night_checks import collections_differ
 from warehouse.backup import DATABASE, list_backups
 from warehouse.db import connect
 from warehouse.restore import warehouse_problem
@@ -116,7 +116,7 @@ def test_a_corrupt_warehouse_is_restored_and_night_three_is_exact(tmp_path: Path
 
 
 def test_a_damaged_backup_is_passed_over_for_an_older_good_one(tmp_path: Path) -> None:
-    from tests.warehouse_fixtures import build_small_warehouse
+    from tests.support.warehouse_fixtures import build_small_warehouse
     from warehouse.backup import make_backup
     from datetime import datetime, timezone
 

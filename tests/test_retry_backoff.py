@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_stubs import QuietHandler
+from tests.support.http_stubs import QuietHandler
 
 CRAWL = r"""
 import json, sys

@@ -18,7 +18,7 @@ import pytest
 
 from samplesite import generate_site, iter_urls, permanent_faults, render, transient_fault, truth_frames, write_truth
 from samplesite.model import Site
-from tests.samplesite_fixtures import small, small_truth  # noqa: F401
+from tests.support.samplesite_fixtures import small, small_truth  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 

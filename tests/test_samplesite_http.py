@@ -12,7 +12,7 @@ import pytest
 from samplesite import SampleSiteServer, generate_site, iter_urls, permanent_faults, render, transient_fault
 from samplesite.faults import TRUNCATED_REASON, cut_collections, cut_games
 from samplesite.model import Site
-from tests.samplesite_fixtures import small, small_truth  # noqa: F401
+from tests.support.samplesite_fixtures import small, small_truth  # noqa: F401
 
 # --------------------------------------------------------------------------- HTTP server
 

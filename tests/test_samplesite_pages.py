@@ -16,7 +16,7 @@ from samplesite import render
 from samplesite.faults import cut_collections, cut_games
 from samplesite.model import Site
 from samplesite.pages.members import COLLECTION_PAGE_SIZE, EMPTY_MARKER
-from tests.samplesite_fixtures import small, small_truth  # noqa: F401
+from tests.support.samplesite_fixtures import small, small_truth  # noqa: F401
 
 # --------------------------------------------------------------------------- a tiny parser
 

@@ -16,7 +16,7 @@ from samplesite.variants import (
     apply,
     check,
 )
-from tests.samplesite_fixtures import small  # noqa: F401
+from tests.support.samplesite_fixtures import small  # noqa: F401
 
 
 def _drawn(site: Site, target: str, *variants: str) -> tuple[str, str]:

@@ -11,8 +11,8 @@ import pytest
 
 from ops.procs import boot_id
 from pipelines.recovery import PID_TAG
-from tests.nightly_process import site, site_url  # noqa: F401 - module fixtures
-from tests.serve_process import logged, serving, submit_and_wait
+from tests.support.nightly_process import site, site_url  # noqa: F401 - module fixtures
+from tests.support.serve_process import logged, serving, submit_and_wait
 from warehouse.publish import publication
 from warehouse.readers import open_published
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.serve_process import logged, serving, submit_and_wait
-from tests.test_alerts import Receiver, broken_site  # noqa: F401 - a fixture
+from tests.support.serve_process import logged, serving, submit_and_wait
+from tests.support.http_stubs import Receiver, broken_site  # noqa: F401 - a fixture
 
 
 @pytest.mark.slow

@@ -18,10 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.nightly_process import NightlyProcess
-from tests.nightly_process import site, site_url  # noqa: F401 - module-scoped fixtures
-from tests.serve_process import free_port, process_tree, still_running, submit
-from tests.test_nightly_crashes import slow_site_url  # noqa: F401 - a module fixture
+from tests.support.nightly_process import NightlyProcess
+from tests.support.nightly_process import site, site_url, slow_site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.serve_process import free_port, process_tree, still_running, submit
 
 
 def answers(port: int) -> bool:

@@ -16,7 +16,7 @@ import pytest
 
 from samplesite.model import Site
 from samplesite.variants import NO_DIRECTORY_UPDATES, NO_PRIVATE_MARKER
-from tests.night_truth import variant_nights
+from tests.support.night_truth import variant_nights
 
 
 @pytest.mark.slow

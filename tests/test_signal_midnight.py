@@ -15,8 +15,8 @@ from samplesite import SampleSiteServer
 from samplesite.model import Site
 from samplesite.nights import site_on_night
 from samplesite.variants import NO_PRIVATE_MARKER, NO_VALIDATORS
-from tests.night_truth import assert_night_is_truth, frame, recorded, variant_nights
-from tests.crawl_fixtures import NIGHTS_MEMBERS as U, crawl_and_build
+from tests.support.night_truth import assert_night_is_truth, frame, recorded, variant_nights
+from tests.support.crawl_fixtures import NIGHTS_MEMBERS as U, crawl_and_build
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.serve_process import process_tree, still_running
+from tests.support.serve_process import process_tree, still_running
 
 TETHER = [sys.executable, "-m", "ops.tether"]
 

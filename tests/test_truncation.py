@@ -28,8 +28,8 @@ from samplesite.server import SampleSiteServer
 from scrapers import bgg, pages
 from scrapers.items import Game
 from scrapers.parse import ParseError, parse_document
-from tests.conftest_shared import shared_file, shared_params
-from tests.crawl_fixtures import crawl_and_build
+from tests.support.conftest_shared import shared_file, shared_params
+from tests.support.crawl_fixtures import crawl_and_build
 from warehouse.db import connect
 
 ROOT = Path(__file__).resolve().parents[1]

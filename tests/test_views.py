@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.db import connect
 from warehouse.views import UnknownUserError, cafes_for, collection, parse_count
 

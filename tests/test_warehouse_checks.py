@@ -16,7 +16,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.resources import NightlyLock
 from pipelines.defs.warehouse.assets import mart_assets
 from pipelines.defs.warehouse.checks import sql_checks
-from tests.warehouse_fixtures import build_small_warehouse
+from tests.support.warehouse_fixtures import build_small_warehouse
 from warehouse.db import SQL_DIR, connect
 from warehouse.quality import check_specs
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from dashboard_warehouse import DashboardWarehouse, build_test_warehouse
+from tests.support.dashboard_warehouse import DashboardWarehouse, build_test_warehouse
 
 from warehouse.build import build_all
 from warehouse.raw import ensure_raw_schema

@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import pytest
 import streamlit as st
-from apptest_pages import assert_clean, charts, header_labels, open_page, texts
-from dashboard_warehouse import DashboardWarehouse
+from tests.support.apptest_pages import assert_clean, charts, header_labels, open_page, texts
+from tests.support.dashboard_warehouse import DashboardWarehouse
 from streamlit.testing.v1 import AppTest
 
 from core.statuses import STATUS_LABELS

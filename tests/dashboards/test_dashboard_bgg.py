@@ -9,8 +9,8 @@ from pathlib import Path
 
 import duckdb
 import streamlit as st
-from apptest_pages import assert_clean, copy_with, header_labels, open_page
-from dashboard_warehouse import DashboardWarehouse
+from tests.support.apptest_pages import assert_clean, copy_with, header_labels, open_page
+from tests.support.dashboard_warehouse import DashboardWarehouse
 
 from dashboards.views import page_spec
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from dashboard_warehouse import DashboardWarehouse
+from tests.support.dashboard_warehouse import DashboardWarehouse
 
 from dashboards.launch import launch, url_for, wait_until_ready
 from dashboards.views import PAGES, PageSpec

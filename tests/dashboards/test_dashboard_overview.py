@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 import streamlit as st
-from apptest_pages import assert_clean, copy_with, metrics_of, open_page, texts
-from dashboard_warehouse import DashboardWarehouse
+from tests.support.apptest_pages import assert_clean, copy_with, metrics_of, open_page, texts
+from tests.support.dashboard_warehouse import DashboardWarehouse
 from streamlit.testing.v1 import AppTest
 
 from dashboards.views import PAGES, page_spec

@@ -17,7 +17,7 @@ from models.discovery.store import load_state
 from models.ensemble import Ensemble
 from models.evaluate import evaluate
 from models.interactions import normalise_interactions
-from tests.models.discovery_data import GENERATED_AT, discovery_data
+from tests.support.discovery_data import GENERATED_AT, discovery_data
 
 ENSEMBLE = {"members": {"ease": {"l2": 100.0}, "als": {"factors": 16, "iterations": 5}},
             "shares": {"ease": 2, "als": 1}}

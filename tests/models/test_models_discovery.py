@@ -16,8 +16,8 @@ from models.discovery.run import ChampionFit, Discovery, discover
 from models.discovery.serving import score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
-from tests.models.attribution_check import assert_attribution_matches_explain
-from tests.models.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
+from tests.support.attribution_check import assert_attribution_matches_explain
+from tests.support.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
 
 
 @pytest.fixture(scope="module")

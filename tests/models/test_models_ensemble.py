@@ -14,7 +14,7 @@ from models.ensemble import Ensemble, greedy_selection, row_statistics, zscore_r
 from models.candidates import default_candidates
 from models.evaluate import evaluate
 from models.interactions import WEIGHTINGS, InteractionMatrix
-from tests.models.attribution_check import assert_attribution_matches_explain
+from tests.support.attribution_check import assert_attribution_matches_explain
 
 
 class Fixed(Recommender):

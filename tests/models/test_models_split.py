@@ -8,14 +8,7 @@ import polars as pl
 import pytest
 
 from models.split import holdout_split, stable_sample
-
-
-def frame(sizes: dict[str, int]) -> pl.DataFrame:
-    rows = [(user, f"g{index:03d}") for user, size in sizes.items() for index in range(size)]
-    return pl.DataFrame(rows, schema=["user_id", "game_id"], orient="row")
-
-
-SIZES = {"a": 10, "b": 5, "c": 1, "d": 2, "e": 20}
+from tests.support.split_frames import SIZES, frame
 
 
 def test_same_seed_same_split_whatever_the_row_order() -> None:
@@ -125,7 +118,7 @@ def test_a_sample_keeps_its_members_when_others_join() -> None:
 
 def test_the_split_is_the_same_in_another_process() -> None:
     # Nights run in separate processes: a hash seeded per process would split anew each night.
-    code = ("from tests.models.test_models_split import frame, SIZES; from models.split import holdout_split; "
+    code = ("from tests.support.split_frames import frame, SIZES; from models.split import holdout_split; "
             "print(holdout_split(frame(SIZES), seed=5)[1].write_csv())")
     other = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
                            capture_output=True, text=True, check=True).stdout

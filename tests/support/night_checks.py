@@ -45,3 +45,14 @@ def trace_of(warehouse: Path, user_ids: list[str]) -> int:
                     "SELECT count(*) FROM marts.members WHERE list_contains(?, user_id)"):
             n += con.execute(sql, [user_ids]).fetchone()[0]
         return n
+
+
+def models_naming(models: Path, user: str) -> list[str]:
+    """Files under a models folder that still name `user` (Parquet with a user_id column)."""
+    import polars as pl
+
+    named = []
+    for path in sorted(models.rglob("*.parquet")):
+        if "user_id" in pl.read_parquet_schema(path) and user in set(pl.read_parquet(path)["user_id"].cast(pl.String)):
+            named.append(str(path.relative_to(models)))
+    return named

@@ -61,3 +61,21 @@ def build_small_warehouse(path: Path) -> Path:
     build_all(con)
     con.close()
     return path
+
+
+def make_warehouse(path: Path, run_id: str) -> None:
+    """Marts only: users 1 and 2 have collections and recommendations; user 1 has a play-next shelf,
+    user 2 a watch list."""
+    recs = pl.DataFrame({
+        "user_id": ["1", "1", "2"], "rank": [1, 2, 1], "game_id": ["a", "b", "c"], "score": [0.9, 0.5, 0.7],
+        "model": ["ease"] * 3, "run_id": [run_id] * 3, "reason": ["プロポリスが好きなあなたに"] * 3,
+    })
+    similar = pl.DataFrame({"game_id": ["a", "a", "b"], "rank": [1, 2, 1], "similar_game_id": ["b", "c", "a"],
+                            "score": [0.8, 0.1, 0.8], "run_id": [run_id] * 3})
+    collections = pl.DataFrame({"user_id": ["1", "2"], "game_id": ["p", "q"], "have": [True, True]})
+    shelf = pl.DataFrame({"user_id": ["1", "1"], "rank": [1, 2], "game_id": ["p", "r"], "score": [0.6, 0.2],
+                          "reason": ["「プロポリス」が好きなあなたに", "人気のゲーム"], "run_id": [run_id] * 2})
+    watched = pl.DataFrame({"user_id": ["2"], "rank": [1], "game_id": ["s"], "score": [0.4],
+                            "reason": ["「キューブ・タイル」が好きなあなたに"], "run_id": [run_id]})
+    create_marts(path, {"recommendations": recs, "similar_games": similar, "collections": collections,
+                        "next_to_play": shelf, "watch_next": watched})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from parsel import Selector
 
-from tests.conftest_shared import shared_file
+from tests.support.conftest_shared import shared_file
 
 
 BASE = "https://bodoge.hoobby.net"

@@ -1,6 +1,6 @@
 """The variant nights' checks: what each signal's night recorded, and nights 1→2→3 of a variant.
 
-Built on `tests.night_checks` (the same queries every night test judges a night with).
+Built on `tests.support.night_checks` (the same queries every night test judges a night with).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 from samplesite import SampleSiteServer, truth_frames
 from samplesite.model import Site
 from samplesite.nights import site_on_night
-from tests.crawl_fixtures import crawl_and_build
-from tests.night_checks import collections_differ, frame, trace_of
+from tests.support.crawl_fixtures import crawl_and_build
+from tests.support.night_checks import collections_differ, frame, trace_of
 
 
 def recorded(warehouse: Path, run_id: str) -> tuple[dict, dict]:

@@ -1,7 +1,7 @@
 """The sample sites the sample-site tests share: one small generated site and its truth.
 
 Module-scoped, so each test file that imports them generates the site once. Import the
-fixtures by name (`from tests.samplesite_fixtures import small, small_truth  # noqa: F401`).
+fixtures by name (`from tests.support.samplesite_fixtures import small, small_truth  # noqa: F401`).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import duckdb
 import pytest
 
 from pipelines.instance import PG_URL_ENV
-from tests.nightly_process import NightlyProcess, wait_until_gone
+from tests.support.nightly_process import NightlyProcess, wait_until_gone
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
-from tests.postgres_server import PASSWORD, Server, postgres_server
+from tests.support.postgres_server import PASSWORD, Server, postgres_server
 
 CLAIMED = "SELECT run_id FROM concurrency_slots WHERE run_id IS NOT NULL"
 

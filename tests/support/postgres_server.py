@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serve_process import free_port
+from tests.support.serve_process import free_port
 
 PASSWORD = "s3cret-Pg-pass-7781"  # must never show in a log, a line or dagster.yaml
 USER = "bodoge"

@@ -3,7 +3,7 @@
 `../shared` (the checkout's sibling) holds the site samples, real page texts and
 BoardGameGeek XML the parsers are checked against. It is not part of the project: a
 fresh clone may not have it, so every test that needs it skips with a clear reason.
-Import the helpers (`from tests.conftest_shared import shared_file`); this is a plain
+Import the helpers (`from tests.support.conftest_shared import shared_file`); this is a plain
 module, not a conftest, so it registers nothing on its own.
 """
 
@@ -18,7 +18,7 @@ SKIP_REASON = "../shared (site samples and BoardGameGeek XML) is not beside this
 
 def shared_dir() -> Path:
     """`<checkout>/../shared`; skips the calling test when it is absent."""
-    path = Path(__file__).resolve().parents[2] / "shared"
+    path = Path(__file__).resolve().parents[3] / "shared"
     if not path.is_dir():
         pytest.skip(SKIP_REASON)
     return path
@@ -45,7 +45,7 @@ def shared_params(folder: str, pattern: str) -> list[object]:
 
     Collection must not skip, so an absent ../shared gives one skipped param instead.
     """
-    root = Path(__file__).resolve().parents[2] / "shared" / folder
+    root = Path(__file__).resolve().parents[3] / "shared" / folder
     names = sorted(p.name for p in root.glob(pattern)) if root.is_dir() else []
     if not names:
         return [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_REASON), id="no-shared")]

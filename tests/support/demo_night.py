@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.readme_examples import build_demo_night
+from tests.support.readme_examples import build_demo_night
 
 
 def _session_root(factory: pytest.TempPathFactory) -> Path:

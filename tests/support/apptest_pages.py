@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-from dashboard_warehouse import DashboardWarehouse
+from tests.support.dashboard_warehouse import DashboardWarehouse
 from streamlit.testing.v1 import AppTest
 
 from dashboards.launch import APP

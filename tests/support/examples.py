@@ -4,7 +4,7 @@ Why one helper: the field and BoardGameGeek parsers are checked on many tables o
 strings, every row the same way (``function(given) == expected``). Written once here, that
 check is also stricter than a bare ``==``: the answer must have the expected type, so
 ``True`` does not pass for ``1`` nor a list for a tuple. Import it
-(``from tests.examples import check, examples``); it registers nothing on its own.
+(``from tests.support.examples import check, examples``); it registers nothing on its own.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ How lines compare (so padding is not content):
 Regenerate after a change to what the commands print (run from the repository root):
 
     uv run bodoge demo --data-dir /tmp/demo
-    uv run python -m tests.readme_examples --data-dir /tmp/demo --write
+    uv run python -m tests.support.readme_examples --data-dir /tmp/demo --write
 
 Without `--data-dir` it builds the demo's night itself in a temporary folder first
 (about 3 minutes on 2 cores). Without `--write` it only reports the examples that differ.
@@ -38,7 +38,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 ELISION = "…"
 BORDER_CHARS = set("━─═┏┳┓┡╇┩└┴┘┗┻┛┌┬┐├┼┤╞╪╡┯┷┿╋ ")  # rows always hold │ or ┃, borders never
 ROW_BARS = "│┃"
@@ -207,7 +207,7 @@ def write(readme: Path, data_dir: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.readme_examples", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.support.readme_examples", description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, help="a published night of `bodoge demo` (default: build one)")
     parser.add_argument("--write", action="store_true", help="rewrite README.md's example outputs")
     parser.add_argument("--readme", type=Path, default=README)

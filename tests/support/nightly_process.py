@@ -144,3 +144,10 @@ def site():
 def site_url(site):
     with SampleSiteServer(site) as server:
         yield server.base_url
+
+
+@pytest.fixture(scope="module")
+def slow_site_url(site):
+    """The same site asking for 0.2 s between requests: its crawl lasts well over a minute."""
+    with SampleSiteServer(site, crawl_delay=0.2) as server:
+        yield server.base_url
