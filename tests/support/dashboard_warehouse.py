@@ -20,12 +20,13 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import polars as pl
+import pytest
 
 from samplesite import generate_site, truth_frames
 from samplesite.model import Site
 from warehouse.build import build_all
 from warehouse.quality import run_checks
-from warehouse.raw import RawWriter
+from warehouse.raw import RawWriter, ensure_raw_schema
 
 BASE_URL = "http://127.0.0.1:8000"
 SPEC_FIELDS = ("min_players", "max_players", "min_minutes", "max_minutes", "min_age", "year")
@@ -251,3 +252,13 @@ if __name__ == "__main__":  # handy for poking at the dashboard by hand
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/dashboard-test.duckdb")
     t0 = time.perf_counter()
     print(build_test_warehouse(target), f"{time.perf_counter() - t0:.1f}s")
+
+
+@pytest.fixture(scope="session")
+def empty_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse as the first night leaves it before any crawl: every table, no rows."""
+    path = tmp_path_factory.mktemp("dashboard-empty") / "warehouse.duckdb"
+    with duckdb.connect(str(path)) as con:
+        ensure_raw_schema(con)
+        build_all(con)
+    return path

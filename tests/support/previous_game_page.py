@@ -3,14 +3,14 @@
 Why a frozen copy: `scrapers.pages.games.game_item` was made faster (text without
 `itertext`, hooks tested once per class attribute, plain URLs without `urllib`, one tag
 walk for `<main>` and the canonical link, ASCII text without NFKC), and each of those
-must leave every item as it was; `tests/test_pages_games_previous.py` compares the two
+must leave every item as it was; `tests/unit/test_pages_games_previous.py` compares the two
 page by page. This copy is main's `game_item` at a717d7e with the helpers it used
 written as their definitions: `text` is XPath's `string(.)`, the hooks are the XPaths
-`markup.find_hooks` answers for (held to them by `tests/test_fuzz_parsers.py`), `path`
+`markup.find_hooks` answers for (held to them by `tests/unit/test_fuzz_parsers.py`), `path`
 is `urlsplit`'s, and `normalize`/`parse_count` are the previous ones. The spec cells and
 a counter's status go through `scrapers.pages.specs` (`spec_values`, `status_of`),
 unchanged but for the `markup.text` and `fields.normalize` they call, which
-`tests/test_pages_games_previous.py` holds to XPath's `string(.)` and to the previous
+`tests/unit/test_pages_games_previous.py` holds to XPath's `string(.)` and to the previous
 `normalize` on any input.
 """
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -35,6 +38,28 @@ def create_marts(path: Path, tables: dict[str, pl.DataFrame]) -> None:
 
 
 def build_small_warehouse(path: Path) -> Path:
+    """The tiny warehouse at `path` (a new file): built once per process, then copied.
+
+    Why a copy: building it (raw writes and every mart) costs about half a second of CPU and
+    dozens of tests start from it; the file a build leaves is the same every time, but for
+    the crawl run's start and end times, which are those of the first build.
+    """
+    if path.exists():
+        return _build_small_warehouse(path)
+    global _SMALL
+    if _SMALL is None:
+        folder = Path(tempfile.mkdtemp(prefix="small-warehouse-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _SMALL = _build_small_warehouse(folder / "warehouse.duckdb")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_SMALL, path)
+    return path
+
+
+_SMALL: Path | None = None
+
+
+def _build_small_warehouse(path: Path) -> Path:
     con = connect(path)
     w = RawWriter(con, run_id="r1")
     w.start_run(base_url="http://127.0.0.1:1")
