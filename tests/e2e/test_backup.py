@@ -1,6 +1,7 @@
 """Warehouse backups: written, verified, kept 7 daily + 4 weekly; damage is found, litter swept.
 
-Here: the tests that start real processes; the rest of this subject: tests/unit/test_backup.py, tests/integration/test_backup.py.
+Here: the tests that start real processes; the rest of this subject: tests/unit/test_backup.py,
+tests/integration/test_backup.py.
 """
 
 from __future__ import annotations

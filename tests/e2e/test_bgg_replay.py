@@ -1,6 +1,7 @@
 """The BGG replay server: real HTTP answers from the project's fixtures (and ../shared/bgg-xml when present).
 
-Here: the tests that start real processes; the rest of this subject: tests/integration/test_bgg_replay.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/integration/test_bgg_replay.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A push endpoint that is down never stops the night; the bundle goes when the endpoint is back.
 
-Here: the tests that start real processes; the rest of this subject: tests/integration/test_delivery.py, tests/unit/test_delivery.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/integration/test_delivery.py, tests/unit/test_delivery.py.
 """
 
 from __future__ import annotations

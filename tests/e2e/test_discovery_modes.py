@@ -1,6 +1,7 @@
 """Game night (`recommend --group`) and play next (`recommend --owned-unplayed`) on a demo warehouse.
 
-Here: the tests that start real processes; the rest of this subject: tests/integration/test_discovery_modes.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/integration/test_discovery_modes.py.
 """
 
 from __future__ import annotations

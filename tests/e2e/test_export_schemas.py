@@ -1,6 +1,7 @@
 """The export's JSON Schemas: shipped in every bundle, versioned with the shape, every line held to them.
 
-Here: the tests that start real processes; the rest of this subject: tests/unit/test_export_schemas.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/unit/test_export_schemas.py.
 """
 
 from __future__ import annotations

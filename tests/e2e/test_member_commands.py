@@ -1,7 +1,8 @@
 """`bodoge similar`, `collection --max-minutes`, trimmed ids, the summary's counts and the
 sample site that continues the demo's, on a demo warehouse (`tests/support/discovery_warehouse.py`).
 
-Here: the tests that start real processes; the rest of this subject: tests/integration/test_member_commands.py, tests/unit/test_member_commands.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/integration/test_member_commands.py, tests/unit/test_member_commands.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """One rule for "playable with N players" and "fits in M minutes", whichever path answers.
 
-Here: the tests that start real processes; the rest of this subject: tests/unit/test_players_rule.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/unit/test_players_rule.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ lines compare, and how to regenerate the examples).
 
 The night is a real `bodoge demo` (crawl over HTTP, build, every model, export), shared with
 the analysts' cookbook (`tests/support/demo_night.py`): about
-2½ minutes on 2 idle cores, so the file is marked slow. `BODOGE_README_DATA_DIR=DIR` reuses
+2½ minutes on 2 idle cores (the parsing of the examples is in tests/unit/test_readme_examples.py).
+`BODOGE_README_DATA_DIR=DIR` reuses
 a published night of `bodoge demo` with its defaults (its sample-site.json must say so)
 while iterating.
 """

@@ -1,6 +1,7 @@
 """Warehouse backups: written, verified, kept 7 daily + 4 weekly; damage is found, litter swept.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_backup.py, tests/e2e/test_backup.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_backup.py, tests/e2e/test_backup.py.
 """
 
 from __future__ import annotations

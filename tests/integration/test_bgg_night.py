@@ -1,6 +1,8 @@
 """The night's BGG stage: skipped unless configured, never failing the night, reported either way.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/e2e/test_bgg_night.py, tests/unit/test_bgg_night.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/e2e/test_bgg_night.py,
+tests/unit/test_bgg_night.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The export bundle: complete, checksummed, atomically published; the push: idempotent, retried.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_export.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_export.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Every asset that writes takes the nightly lock, whoever starts the run (issue 24).
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_lock_resource.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_lock_resource.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The recommender's lineage is what the asset graph shows (issue 24, "lineage you can see").
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_recsys_lineage.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_recsys_lineage.py.
 """
 
 from __future__ import annotations

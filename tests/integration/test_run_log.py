@@ -1,7 +1,8 @@
 """Recording a finished run waits for a warehouse another process holds for a moment, and a
 night settles the rows of earlier nights that ended unrecorded.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/e2e/test_run_log.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/e2e/test_run_log.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The sample site night after night (samplesite.nights) and its change signals.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_samplesite_nights.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_samplesite_nights.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Settings reach Dagster through resources: sensors and assets never read the environment.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_settings_resources.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_settings_resources.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Each SQL check file is one Dagster asset check at the severity the file declares.
 
-Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a local HTTP stub; the rest of this subject: tests/unit/test_warehouse_checks.py.
+Here: the tests that run Dagster in this process, build a demo warehouse or site, or talk to a
+local HTTP stub; the rest of this subject: tests/unit/test_warehouse_checks.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Nights on an instance in PostgreSQL: a night killed with kill -9 while it holds the pool slot.
 
-Why a helper: the two PostgreSQL end-to-end files (the next night under `bodoge run`, and
-under `bodoge serve`) start the same way, and each runs on its own xdist worker.
+Why a helper: the two PostgreSQL nights (the next night under `bodoge run`, and under
+`bodoge serve`, tests/e2e/test_postgres_nights.py) start the same way.
 """
 
 from __future__ import annotations

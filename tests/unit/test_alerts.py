@@ -1,6 +1,7 @@
 """Alerts: a failed night POSTs one JSON alert (retried if the endpoint is down), never two.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/integration/test_alerts.py, tests/e2e/test_alerts.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/integration/test_alerts.py, tests/e2e/test_alerts.py.
 """
 
 from __future__ import annotations

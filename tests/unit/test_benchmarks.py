@@ -1,6 +1,7 @@
 """The benchmark code paths run and report every figure (correctness, never timing).
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_benchmarks.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_benchmarks.py.
 """
 
 from __future__ import annotations

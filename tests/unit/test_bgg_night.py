@@ -1,6 +1,7 @@
 """The night's BGG stage: skipped unless configured, never failing the night, reported either way.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_bgg_night.py, tests/integration/test_bgg_night.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_bgg_night.py, tests/integration/test_bgg_night.py.
 """
 
 from __future__ import annotations

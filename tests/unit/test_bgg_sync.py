@@ -1,6 +1,7 @@
 """The BGG sync: real Scrapy crawls over HTTP against the replay server, into a real DuckDB warehouse.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_bgg_sync.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_bgg_sync.py.
 """
 
 from __future__ import annotations

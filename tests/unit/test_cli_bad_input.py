@@ -1,6 +1,7 @@
 """Bad input on the command line ends in one line and a non-zero exit, never in a silent success.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_cli_bad_input.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_cli_bad_input.py.
 """
 
 from __future__ import annotations

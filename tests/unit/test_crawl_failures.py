@@ -1,6 +1,7 @@
 """A crawl that cannot do its job says so: one line, a non-zero exit, an honest run record.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_crawl_failures.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_crawl_failures.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ the base delay, Retry-After wins when longer but never past the cap, a header th
 be read asks for nothing, a 4xx is final, a refused connection is said as the socket said it.
 Real HTTP servers on localhost; only the waits are recorded instead of slept.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/integration/test_http_retry.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/integration/test_http_retry.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The instance's dagster.yaml: SQLite by default, PostgreSQL when asked, the operator's file never touched.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_instance_config.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_instance_config.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 restart) is not taken for the night's process: its run is failed, its pool slot freed, its
 scratch folder swept, and the next night does not wait for ever.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_pid_reuse.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_pid_reuse.py.
 """
 
 from __future__ import annotations

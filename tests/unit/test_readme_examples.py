@@ -2,7 +2,8 @@
 (its defaults), prints the lines the README shows (`tests/support/readme_examples.py` says how
 lines compare, and how to regenerate the examples).
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_readme_examples.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_readme_examples.py.
 """
 
 from __future__ import annotations

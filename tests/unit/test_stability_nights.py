@@ -1,6 +1,7 @@
 """benchmarks.stability_nights: who counts as unchanged, and a tiny two-night run end to end.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/e2e/test_stability_nights.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/e2e/test_stability_nights.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """dashboards.launch without a browser: the command line, and waiting that fails clearly.
 
-Here: the tests that start real processes; the rest of this subject: tests/unit/dashboards/test_dashboard_launch.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/unit/dashboards/test_dashboard_launch.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Seeded per-user holdout: reproducible, per-user shares, independent choices.
 
-Here: the tests that start real processes; the rest of this subject: tests/unit/models/test_models_split.py.
+Here: the tests that start real processes; the rest of this subject:
+tests/unit/models/test_models_split.py.
 """
 
 import subprocess

@@ -1,6 +1,7 @@
 """Row blocks on two threads (``models.base.map_blocks``) give the same arrays as in turn.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/integration/models/test_block_threads.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/integration/models/test_block_threads.py.
 """
 
 from __future__ import annotations

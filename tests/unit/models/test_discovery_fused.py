@@ -3,7 +3,8 @@ whole block ranked in one pass per member (``models.discovery.onepass``), give t
 ranked rows, scores and reasons of the separate steps, bit for bit, and keep the
 ensemble's statistics as they keep them.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/integration/models/test_discovery_fused.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/integration/models/test_discovery_fused.py.
 """
 
 from __future__ import annotations

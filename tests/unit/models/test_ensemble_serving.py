@@ -1,6 +1,7 @@
 """An ensemble champion serves from its members' kept statistics the same lists, bit for bit.
 
-Here: the tests that need no process, no socket and no Dagster run; the rest of this subject: tests/integration/models/test_ensemble_serving.py.
+Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
+tests/integration/models/test_ensemble_serving.py.
 """
 
 from __future__ import annotations
