@@ -293,7 +293,7 @@ def top_n(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     game against every game). A bounded heap per row costs one comparison a cell once it
     is full. A row holding NaN or ``+inf`` is ranked by the full partition
     (``top_n_exact``), which defines the order for them; on every other row both give
-    the same ids and values (``tests/models/test_kernels.py``).
+    the same ids and values (``tests/unit/models/test_kernels.py``).
     """
     scores = np.asarray(scores)
     n_rows, n_items = scores.shape

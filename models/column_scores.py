@@ -8,7 +8,7 @@ summed (compiled loops, the GIL released).
 Same numbers as the whole product's columns, bit for bit: scipy sums a product entry
 over the member's stored games in stored order, ``0 + a₁w₁ + a₂w₂ + …`` in float32
 (``csr_matvecs`` for a dense ``W``, ``csr_matmat`` for a sparse one), and so do these
-loops, over the same rows of the same matrices. ``tests/models/test_kernels.py``
+loops, over the same rows of the same matrices. ``tests/unit/models/test_kernels.py``
 compares them with the whole product.
 """
 

@@ -7,5 +7,5 @@ it, so the next command wrote its own. Here each lives once, by concern (`lock`,
 `scratch`, `procs`, `children`, `tether`, `signals`, `readiness`, `errors`).
 
 It sits just above `core` in the layers: it imports only `core` and libraries, and every
-other package may import it (`tests/test_layers.py`).
+other package may import it (`tests/unit/test_layers.py`).
 """

@@ -3,7 +3,7 @@
 Why one formatter: operators, the nightly log and a parent process reading its child's
 stderr all look for the last line of a failed command, in this one shape. It used to be
 written by hand in each command (the CLI, the SQL shell, the crawl child, argparse's
-errors, the export validator), and each copy could drift; `tests/test_ops_errors.py`
+errors, the export validator), and each copy could drift; `tests/unit/test_ops_errors.py`
 fails if the shape is written anywhere else.
 """
 

@@ -1,12 +1,18 @@
-"""Test order for two workers (the longest end-to-end files first, so none starts last), and the
-sample site the multi-night crawl tests share.
+"""The tiers' markers, the test order for two workers (the longest files first, so none starts
+last), and the sample site the multi-night crawl tests share.
 
-Why: the suite runs on two xdist workers, one file per worker at a time (`--dist
-loadfile`), handed out in collection order. A two-minute file collected near the end of
-the alphabet starts when the other worker has nothing left, and the suite waits for it
+Tiers: a test's folder is its tier. `tests/unit/` (no process, no socket, no Dagster run),
+`tests/integration/` (Dagster in process, demo warehouses and sites built in process, local HTTP
+stubs, the dashboard) and `tests/e2e/` (real processes and signals, crawls over HTTP, `bodoge
+serve`, PostgreSQL); each test gets its tier's marker here, so `-m unit` is `tests/unit/`, and
+`slow` (integration or e2e) is kept for `-m "not slow"`.
+
+Order: the command that runs every tier (README.md) uses two xdist workers, one file per worker
+at a time (`--dist loadfile`), handed out in collection order. A two-minute file collected
+near the end starts when the other worker has nothing left, and the suite waits for it
 alone. Longest first (the classic LPT rule) lets the short files fill in around them.
 xdist would otherwise reorder the files by their number of tests (its default
-`--loadscope-reorder`, which put every one-test end-to-end file last), so `pyproject.toml`
+`--loadscope-reorder`, which put every one-test end-to-end file last), so that command
 passes `--no-loadscope-reorder` and this order is the one the workers get.
 The costs are seconds measured in a full run on 2 cores; a file not listed costs nothing
 here and keeps its place among the rest.
@@ -24,26 +30,60 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 
-#: Files that take longest, with their seconds in a full run (the suite's --durations summed per
-#: file; two workers on two cores that other work shared, so only the order is exact).
+#: Tiers, by the folder under tests/ a test file is in.
+TIERS = ("unit", "integration", "e2e")
+
+#: Files that take longest (paths under tests/), with their seconds in a full run (the suite's
+#: --durations summed per file; two workers on two cores that other work shared, so only the
+#: order is exact). Merged files add up the files they were.
 SLOWEST: dict[str, int] = {
-    "test_nightly_crashes.py": 145, "test_signal_midnight.py": 140, "test_release_crashes.py": 145,
-    "test_benchmarks.py": 160, "test_incremental_crawl.py": 145, "test_delivery.py": 105,
-    "test_postgres_serve.py": 100, "test_readers_during_night.py": 100, "test_serve.py": 95,
-    "test_pipeline_e2e.py": 85, "test_crawl_failures.py": 60, "test_serve_killed.py": 85,
-    "test_signal_fallbacks.py": 85, "test_nightly_supervision.py": 85, "test_pid_reuse.py": 70,
-    "test_serve_failures.py": 70, "test_failed_nights.py": 95, "test_postgres_nights.py": 70,
-    "test_private_killed_crawl.py": 50, "test_listing_totals_crawl.py": 30, "test_dashboard_browser.py": 25,
-    "test_alerts.py": 20, "test_cli_evaluate.py": 20, "test_dashboard_apptest.py": 20, "test_dashboard_overview.py": 10, "test_restore.py": 30,
-    "test_one_page_listings_e2e.py": 30, "test_bgg_demo.py": 65, "test_stability_nights.py": 20,
-    "test_analyst_cookbook.py": 30, "test_recsys_lineage.py": 20, "test_readme_examples.py": 190, "test_export_schemas.py": 35,
+    "e2e/test_nightly_supervision.py": 230, "e2e/test_signal_fallbacks.py": 225, "e2e/test_serve.py": 180,
+    "e2e/test_postgres_nights.py": 170, "e2e/test_readme_examples.py": 190, "e2e/test_benchmarks.py": 160,
+    "e2e/test_release_crashes.py": 145, "e2e/test_incremental_crawl.py": 145, "e2e/test_delivery.py": 105,
+    "e2e/test_readers_during_night.py": 100, "e2e/test_failed_nights.py": 95, "e2e/test_pipeline.py": 85,
+    "e2e/test_pid_reuse.py": 70, "e2e/test_serve_failures.py": 70, "e2e/test_bgg_demo.py": 65,
+    "e2e/test_crawl_failures.py": 60, "e2e/test_private_killed_crawl.py": 50, "e2e/test_export_schemas.py": 35,
+    "e2e/test_listing_totals.py": 30, "e2e/test_one_page_listings.py": 30, "e2e/test_restore.py": 30,
+    "e2e/test_analyst_cookbook.py": 30, "integration/dashboards/test_dashboard_browser.py": 25,
+    "e2e/test_alerts.py": 20, "e2e/test_cli_evaluate.py": 20, "integration/dashboards/test_dashboard_apptest.py": 20,
+    "e2e/test_stability_nights.py": 20, "integration/test_recsys_lineage.py": 20,
+    "integration/dashboards/test_dashboard_overview.py": 10,
 }
 
 
+def _tier(item: pytest.Item) -> str | None:
+    """The tier folder a test under tests/ is in (None outside tests/); a test file anywhere else
+    under tests/ is refused, so no test runs without its tier."""
+    try:
+        first = item.path.relative_to(TESTS).parts[0]
+    except ValueError:
+        return None
+    if first not in TIERS:
+        raise pytest.UsageError(f"{item.nodeid}: test files live in tests/unit, tests/integration or tests/e2e "
+                                "(the folder is the tier: docs/development.md)")
+    return first
+
+
+def _cost(item: pytest.Item) -> int:
+    try:
+        return SLOWEST.get(item.path.relative_to(TESTS).as_posix(), 0)
+    except ValueError:
+        return 0
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by the markers given here
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Sort the items by their file's cost, longest first (stable: same order in every worker)."""
-    items.sort(key=lambda item: -SLOWEST.get(item.path.name, 0))
+    """Mark each test with its tier (and `slow` beyond unit), then sort the items by their
+    file's cost, longest first (stable: same order in every worker)."""
+    for item in items:
+        tier = _tier(item)
+        if tier is not None:
+            item.add_marker(tier)
+            if tier != "unit":
+                item.add_marker("slow")
+    items.sort(key=_cost, reverse=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,7 +111,7 @@ def site():
     """The 300-game, 600-member sample site the multi-night crawl tests serve and change
     (drawn once per module; a module that defines its own `site` fixture uses that one)."""
     from samplesite import generate_site
-    from tests.crawl_fixtures import NIGHTS_GAMES, NIGHTS_MEMBERS
+    from tests.support.crawl_fixtures import NIGHTS_GAMES, NIGHTS_MEMBERS
 
     return generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)
 

@@ -19,7 +19,7 @@ Why: the pairs' pass built and read several ``(pairs × listed games)`` arrays p
 block and looked each pair up in the sparse weights with a binary search: a fifth of
 the ranking's time. The compiled pass computes the same float32 contributions by the
 same operations in the same order, and keeps the first largest positive one with the
-lowest game on ties, as ``segment_argmax`` does; ``tests/models/test_discovery_anchors.py``
+lowest game on ties, as ``segment_argmax`` does; ``tests/integration/models/test_discovery_anchors.py``
 compares both ways for each kind of champion.
 """
 

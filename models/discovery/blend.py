@@ -112,7 +112,7 @@ def blend_rows(cf: np.ndarray, candidates: np.ndarray, warm: np.ndarray, content
     (``with_cf``) and both parts' slopes. The same float32 operations in the same order
     as the numpy passes they replace: each part ``(value − offset) · slope`` on the
     member's ``reference_scale`` and clipped to [-1, 1], then ``(cf' + w · content') + pop``
-    (``tests/models/test_kernels.py`` keeps those passes as the oracle)."""
+    (``tests/unit/models/test_kernels.py`` keeps those passes as the oracle)."""
     blended = new_rows(cf.shape, np.float32)
     with_cf = new_rows(cf.shape, np.bool_, zero=True)
     return blend_rows_into(cf, candidates, warm, content, pop_term, content_weight, reference, blended, with_cf)

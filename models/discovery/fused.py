@@ -11,7 +11,7 @@ The same numbers, bit for bit: every step is the loop the separate path runs
 (``models.column_scores``' products, ``models.member_statistics``' statistics and
 z-adds, ``models.discovery.blend``'s clip), on the same values in the same order, and
 the ensemble's statistics of the rows are kept as its own scoring keeps them (the
-reasons and the shelves read them). ``tests/models/test_discovery_fused.py`` compares
+reasons and the shelves read them). ``tests/integration/models/test_discovery_fused.py`` compares
 the ranked rows with the separate path's.
 """
 

@@ -14,7 +14,7 @@ The same numbers, bit for bit: every step is the row loop the separate path runs
 (``models.discovery.fused`` for an item-to-item champion, or the champion's own scores
 made the separate way; ``models.column_scores``' content product;
 ``models.discovery.blend``'s scales and blend; ``models.fast.kernels``' top-n), on the same
-values in the same order. ``tests/models/test_discovery_fused.py`` compares the ranked
+values in the same order. ``tests/integration/models/test_discovery_fused.py`` compares the ranked
 rows with the separate steps' for every kind of champion.
 """
 

@@ -18,6 +18,6 @@ contract (ties, NaN, ±inf, empty rows). Modules:
 * ``anchors``: the reasons' anchors for item-to-item champions;
 * ``rerank``: MMR.
 
-Layering: this package imports numpy, numba and itself only (``tests/test_layers.py``),
+Layering: this package imports numpy, numba and itself only (``tests/unit/test_layers.py``),
 as implicit's ``cpu/`` and LensKit's ``_accel``: callers above hand it plain arrays.
 """

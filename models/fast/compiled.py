@@ -8,7 +8,7 @@ the compilation (a second or two a loop) only the first time: beside the source
 Why a wrapper: numba refuses ``cache=True`` outright (a ``RuntimeError`` at import) when
 none of those can be written, as in a read-only checkout run by a service user without
 a home. Then the loops are compiled in each process instead: slower to start, the same
-numbers (``tests/models/test_compiled_cache.py``).
+numbers (``tests/e2e/models/test_compiled_cache.py``).
 
 Why the cache is stamped with this package: numba keys a loop's cached machine code on
 its own source file only, while a loop compiles in the loops it calls from other

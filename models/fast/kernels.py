@@ -12,7 +12,7 @@ same IEEE operations in the same order (float32 stays float32; numba does not re
 or fuse floating-point operations without ``fastmath``, which is never used here). An
 ensemble member's statistics, whose float64 row sums replay numpy's own pairwise
 summation (``models.fast.pairwise``), are compiled in ``models.fast.statistics``. The tests
-(``tests/models/test_kernels.py``) compare each kernel with its numpy reference on
+(``tests/unit/models/test_kernels.py``) compare each kernel with its numpy reference on
 random and adversarial input (ties, infinities, NaN, empty rows).
 
 Compiled by ``models.fast.compiled.compiled`` (the GIL released, the machine code cached on

@@ -5,7 +5,7 @@ eight lanes, halved above that). A compiled loop that replaced a numpy or scipy 
 a plain running total would give other last bits, and ties between games would then
 break another way. ``pairwise_sum`` is that order; ``csr_row_dots`` is scipy's sparse
 row products summed the way scipy sums them. Compiled by ``models.fast.compiled.compiled``;
-``tests/models/test_kernels.py`` compares each with numpy and scipy.
+``tests/unit/models/test_kernels.py`` compares each with numpy and scipy.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from warehouse.release.bundle_io import MANIFEST, ExportError, write_synced
 SCHEMA_VERSION = "1.0.0"
 """The version of the shape of every export file (manifest.json's `schema_version`).
 
-Change it with the shape (tests/test_export_schemas.py pins the shape of each version)."""
+Change it with the shape (tests/unit/test_export_schemas.py pins the shape of each version)."""
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS_DIR = "schemas"
 _ANNOTATIONS = frozenset({"$id", "title", "description", "$comment", "examples"})

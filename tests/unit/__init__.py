@@ -1,0 +1,1 @@
+"""Unit tests: no process, no socket, no Dagster run; the whole tier answers in about a minute."""

@@ -1,0 +1,124 @@
+"""The shipped deployments: the systemd unit, and Docker Compose with its image and instance.
+
+Why: a unit with a typo is ignored line by line by systemd (the service then never
+restarts, or stops the wrong way) and a compose file that names a missing file fails on
+the operator's machine, not here. Each file is checked by the real tool where this
+machine has it (`systemd-analyze verify`, `docker compose config`), skipping with the
+reason where it does not, and always by reading it against the repository; the compose
+deployment's dagster.yaml is loaded by Dagster itself against a real PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from bodoge.serve import LOCATION
+from pipelines.instance import PG_URL_ENV
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+UNIT = DEPLOY / "bodoge.service"
+INSTALL_DIR = "/opt/bodoge-pipeline"  # where the unit expects the checkout
+
+
+def unit_settings(text: str) -> dict[str, list[str]]:
+    """Every Key=value of a unit file (a key may repeat, as Environment= does)."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")) and "=" in line:
+            key, value = line.split("=", 1)
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def test_the_unit_restarts_on_failure_stops_with_sigterm_and_reads_its_environment_file() -> None:
+    s = unit_settings(UNIT.read_text(encoding="utf-8"))
+    assert s["Restart"] == ["on-failure"] and s["KillSignal"] == ["SIGTERM"] and s["KillMode"] == ["mixed"]
+    assert s["SuccessExitStatus"] == ["143"]  # serve's exit on SIGTERM is a clean stop
+    assert s["StartLimitIntervalSec"] == ["0"]  # keeps retrying while PostgreSQL comes up after a reboot
+    assert s["EnvironmentFile"] == ["/etc/bodoge/bodoge.env"]  # required: no "-", never the wrong instance
+    assert "BODOGE_DATA_DIR=/var/lib/bodoge" in s["Environment"] and s["StateDirectory"] == ["bodoge"]
+    assert s["ExecStart"] == [f"{INSTALL_DIR}/.venv/bin/bodoge serve --port 3000"]
+    assert s["WantedBy"] == ["multi-user.target"]
+
+
+def test_every_variable_of_the_example_environment_files_is_one_the_code_reads() -> None:
+    source = "\n".join(p.read_text(encoding="utf-8") for d in ("bodoge", "pipelines", "core", "warehouse")
+                       for p in (REPO / d).rglob("*.py"))
+    compose = (DEPLOY / "docker-compose.yml").read_text(encoding="utf-8")
+    for example, reader in ((DEPLOY / "bodoge.env.example", source), (DEPLOY / ".env.example", compose)):
+        names = re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", example.read_text(encoding="utf-8"), flags=re.M)
+        assert names, example
+        for name in names:
+            assert name in reader, f"{example.name}: {name} is read by nothing"
+    assert PG_URL_ENV in (DEPLOY / "bodoge.env.example").read_text(encoding="utf-8")
+
+
+def compose_file() -> dict:
+    return yaml.safe_load((DEPLOY / "docker-compose.yml").read_text(encoding="utf-8"))
+
+
+def dockerfile_copies(dockerfile: Path) -> list[tuple[list[str], str]]:
+    """(sources, destination) of every COPY without --from."""
+    copies = []
+    for line in dockerfile.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words[:1] == ["COPY"] and not any(w.startswith("--from") for w in words):
+            args = [w for w in words[1:] if not w.startswith("--")]
+            copies.append((args[:-1], args[-1]))
+    return copies
+
+
+def test_the_compose_file_names_real_files_and_wires_the_instance_to_postgres() -> None:
+    compose = compose_file()
+    services = compose["services"]
+    assert set(services) == {"postgresql", "code", "webserver", "daemon"}
+    db = services["postgresql"]
+    assert db["image"].startswith("postgres:") and "healthcheck" in db
+    user, name = db["environment"]["POSTGRES_USER"], db["environment"]["POSTGRES_DB"]
+    declared = set(compose["volumes"])
+    for svc_name, svc in services.items():
+        assert svc["restart"] == "unless-stopped", svc_name  # back after a reboot
+        for volume in svc.get("volumes", []):
+            assert volume.split(":")[0] in declared, (svc_name, volume)
+        if svc_name == "postgresql":
+            continue
+        context = (DEPLOY / svc["build"]["context"]).resolve()
+        assert context == REPO and (context / svc["build"]["dockerfile"]).is_file(), svc_name
+        assert svc["image"] == "bodoge-pipeline"
+        env = svc["environment"]
+        assert env["DAGSTER_HOME"] == "/opt/dagster/dagster_home"
+        assert re.fullmatch(rf"postgresql://{user}:\$\{{BODOGE_PG_PASSWORD[^}}]*\}}@postgresql:5432/{name}",
+                            env[PG_URL_ENV]), env[PG_URL_ENV]
+        assert svc_name == "code" or svc["depends_on"]["postgresql"]["condition"] == "service_healthy"
+    code = services["code"]
+    assert "bodoge-data:/data" in code["volumes"] and code["environment"]["BODOGE_DATA_DIR"] == "/data"
+    workspace = yaml.safe_load((DEPLOY / "workspace.yaml").read_text(encoding="utf-8"))
+    server = workspace["load_from"][0]["grpc_server"]
+    assert server == {"host": "code", "port": 4000, "location_name": LOCATION}
+    assert code["command"][:3] == ["dagster", "api", "grpc"] and "4000" in code["command"]
+    assert code["command"][-2:] == ["--location-name", LOCATION]
+    for svc in ("webserver", "daemon"):
+        assert "/opt/dagster/dagster_home/workspace.yaml" in services[svc]["command"]
+
+
+def test_the_dockerfile_copies_files_that_exist_and_installs_from_the_lock() -> None:
+    dockerfile = DEPLOY / "Dockerfile"
+    copies = dockerfile_copies(dockerfile)
+    sources = [src for srcs, _ in copies for src in srcs]
+    for src in sources:
+        assert (REPO / src).exists(), f"deploy/Dockerfile copies {src}, which the repository does not have"
+    assert {"pyproject.toml", "uv.lock"} <= set(sources)
+    text = dockerfile.read_text(encoding="utf-8")
+    assert "uv sync --locked" in text
+    import tomllib
+
+    packages = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]["build"][
+        "targets"]["wheel"]["packages"]
+    assert set(packages) <= set(sources), "the image lacks a package of the project"
+    home = re.search(r"DAGSTER_HOME=(\S+)", text).group(1)
+    assert (["deploy/dagster.yaml", "deploy/workspace.yaml"], f"{home}/") in copies

@@ -1,0 +1,64 @@
+"""The sample site night after night (samplesite.nights) and its change signals."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import pytest
+
+from samplesite import generate_site, render, truth_frames
+from samplesite.nights import site_on_night
+
+
+@pytest.fixture(scope="module")
+def site():
+    return generate_site(n_games=300, n_users=600, seed=3)
+
+
+def _coll(site) -> pl.DataFrame:
+    return truth_frames(site)["collections"]
+
+
+def test_nights_are_deterministic_and_night_one_is_the_generated_site(site):
+    assert site_on_night(site, 1) is site
+    again = generate_site(n_games=300, n_users=600, seed=3)
+    a, b = truth_frames(site_on_night(site, 3)), truth_frames(site_on_night(again, 3))
+    for name in a:
+        assert a[name].equals(b[name]), name
+    with pytest.raises(ValueError):
+        site_on_night(site, 0)
+
+
+def test_a_night_changes_about_one_percent_of_members_and_moves_their_cards_to_the_top(site):
+    n1, n2 = site, site_on_night(site, 2)
+    c1, c2 = _coll(n1), _coll(n2)
+    key = ["user_id", "game_id"]
+    changed = c2.join(c1, on=key, how="anti")["user_id"].to_list() + \
+        c1.join(c2, on=key, how="anti")["user_id"].to_list()
+    flips = c2.join(c1, on=key).filter(pl.col("updated_at") != pl.col("updated_at_right"))["user_id"].to_list()
+    users = set(changed) | set(flips)
+    old = {m.user_id for m in n1.members}
+    assert 3 <= len(users & old) <= 0.03 * len(n1.members)
+    assert {m.user_id for m in n2.members} - old, "new members join"
+    assert [m.user_id for m in n2.members if m.private] != [m.user_id for m in n1.members if m.private]
+    assert n2.gone_games and render(n2, n1.games[next(iter(n2.gone_games))].url).status == 404
+    assert len(n2.catalogue_order) >= len(n1.catalogue_order)  # new games came, one left
+    # every changed card is newer than any card of night 1, so it sorts first (更新順)
+    newest_1 = c1["updated_at"].max()
+    for u in set(flips):
+        cards = c2.filter(pl.col("user_id") == u)["updated_at"].to_list()
+        assert cards == sorted(cards, reverse=True) and cards[0] > newest_1
+
+
+def test_directory_shows_count_update_and_privacy_and_collections_their_total(site):
+    n2 = site_on_night(site, 2)
+    text = render(n2, "/friends?page=1").text
+    m = next(m for m in n2.members[:50] if not m.private and m.n_boardgames)
+    row = re.search(rf'<li class="friends-list-item" data-updated-at="([^"]+)"><a href="/friends/{m.user_id}">', text)
+    assert row and row.group(1) == str(n2.collections.updated_at[n2.collections.rows(m.index)[0]])
+    private = next((p for p in n2.members[:50] if p.private), None)
+    if private is not None:
+        assert f'/friends/{private.user_id}">' in text and "マイボードゲーム 非公開" in text
+    page = render(n2, f"{m.collection_url}?page=1").text
+    assert f"全{m.n_boardgames:,}個" in page
