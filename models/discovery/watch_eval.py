@@ -137,7 +137,9 @@ def _shelf(earlier: pl.DataFrame, later: pl.DataFrame, catalog: pl.DataFrame, po
         .sort(["user_id", "members", "game_id"], descending=[False, True, False])
         .with_columns(pl.int_range(1, pl.len() + 1).over("user_id").alias("rank"))
     )
-    sizes = ranked.group_by("user_id").len("shelf").join(converted.group_by("user_id").len("relevant"), on="user_id")
+    # In member order: group_by's order varies from run to run, and a float mean over it would too.
+    sizes = (ranked.group_by("user_id").len("shelf").join(converted.group_by("user_id").len("relevant"), on="user_id")
+             .sort("user_id"))
     return {
         "members": len(users),
         "mean_shelf": float(cast(float, sizes.get_column("shelf").mean())) if sizes.height else 0.0,
