@@ -134,7 +134,11 @@ def _settle_erasures(data_dir: Path, warehouse: str | Path) -> None:
     """
     from warehouse.privacy.erasure import settle_pending
 
-    settle_pending(data_dir, warehouse)
+    try:
+        settle_pending(data_dir, warehouse)
+    except Exception as exc:  # one line, as every crawl failure; the next night tries the cut again
+        cause = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise CrawlError(f"members the crawl found private are not cut yet: {cause}") from exc
 
 
 def _run_child(cmd: list[str], *, env: dict[str, str], progress: TextIO | None,

@@ -137,6 +137,24 @@ def test_the_crawls_parent_cuts_at_once_what_a_killed_crawl_journalled_but_could
     assert not journal_path(night).exists()
 
 
+def test_a_cut_the_crawls_parent_cannot_make_fails_the_crawl_in_one_line_and_stays_journalled(
+        night: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import scrapers.crawl
+    from scrapers.crawl import CrawlError, run_crawl
+
+    def killed_after_the_login_page(cmd: list[str], **kwargs: object) -> tuple[int, list[str]]:
+        note(night, [MEMBER])
+        broken = night / "exports" / "run-1" / "recommendations.jsonl"
+        broken.write_text('{"user_id":"17406", not json\n', encoding="utf-8")
+        return -9, []
+
+    monkeypatch.setattr(scrapers.crawl, "_run_child", killed_after_the_login_page)
+    with pytest.raises(CrawlError, match=r"^members the crawl found private are not cut yet: .*unreadable"):
+        run_crawl(base_url="http://127.0.0.1:1", warehouse=night / "warehouse.duckdb", data_dir=night)
+    assert pending(night) == {MEMBER}  # the next night tries again
+
+
+
 
 def test_after_a_crawl_the_privacy_cut_leaves_only_members_public_now_in_every_copy(night: Path) -> None:
     """The cut by rule the crawl asset calls: whoever the warehouse no longer knows as public
