@@ -41,7 +41,7 @@ def test_the_exports_own_files_are_answered_without_parsing(tmp_path: Path) -> N
     assert _keeps_everyone(similar, lambda user: False)  # no per-user line at all
 
 
-@settings(max_examples=50, deadline=None)  # each example is a DuckDB COPY to a file: 50 keep the unit tier fast
+@settings(max_examples=30, deadline=None)  # each example is a DuckDB COPY to a file: 30 keep the unit tier fast
 @given(users=st.lists(IDS, min_size=1, max_size=6, unique=True), public=st.sets(IDS, max_size=6))
 def test_writer_files_agree_with_reading_every_line(tmp_path_factory, users: list[str], public: set[str]) -> None:
     data = written(tmp_path_factory.mktemp("w"), users)
