@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.resources import NightlyLock, SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings, warehouse_file_free
 from pipelines.run_log import settle_unfinished
 from warehouse.migrate import MigrationFailed, migrate
 from warehouse.nights import ensure_night_marts, start_night
@@ -32,7 +32,8 @@ def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     still STARTED take the outcome Dagster recorded for them.
     """
     try:
-        steps = migrate(Path(duckdb.database), site.backups, run_id=context.run.run_id)
+        with warehouse_file_free(duckdb):  # migrate opens (and may restore) the file itself
+            steps = migrate(Path(duckdb.database), site.backups, run_id=context.run.run_id)
     except MigrationFailed as exc:
         raise dg.Failure(str(exc)) from None
     with duckdb.get_connection() as con:
