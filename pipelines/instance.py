@@ -4,7 +4,10 @@ Why a module of its own: `bodoge run`, `bodoge serve` and the runs they start al
 the instance from `DATA_DIR/dagster_home/dagster.yaml`, so one place decides what that
 file says.
 
-- SQLite stays the default (the demo, a laptop): nothing to install, nothing to set.
+- SQLite stays the default (the demo, a laptop): nothing to install, nothing to set. The
+  file names `instance_class: pipelines.sqlite_events.BodogeInstance`: Dagster's own
+  instance and storage in the same folder, with each event-log file kept open rather than
+  opened for every event (pipelines/sqlite_events.py says why).
 - `BODOGE_DAGSTER_PG_URL=postgresql://user:pass@host:5432/db` puts run storage, schedule
   storage, the event log and the concurrency pools (the `warehouse_writer` slot) in
   PostgreSQL, for a service that must survive its disk or be watched from elsewhere.
@@ -83,9 +86,15 @@ class Storage:
         return line
 
 
+# SQLite: Dagster's default storage in the instance's folder, its event log kept open
+# (pipelines/sqlite_events.py). Named as the instance's class, which gives the storage's
+# defaults from the folder it is read from: a copied or moved data directory stays whole.
+_SQLITE = "instance_class:\n  module: pipelines.sqlite_events\n  class: BodogeInstance\n"
+
+
 def render(*, postgres: bool) -> str:
-    """The dagster.yaml bodoge writes: SQLite (Dagster's default storage) or PostgreSQL."""
-    return f"{MARKER}\n{_COMMON}{_POSTGRES if postgres else ''}"
+    """The dagster.yaml bodoge writes: SQLite (Dagster's default storage, kept open) or PostgreSQL."""
+    return f"{MARKER}\n{_COMMON}{_POSTGRES if postgres else _SQLITE}"
 
 
 def configure(home: Path, environ: Mapping[str, str] | None = None) -> Storage:

@@ -14,7 +14,7 @@ from dagster_duckdb import DuckDBResource
 from core.config import resolve_paths
 from core.settings import SettingError
 from pipelines.defs.bgg.resources import BggSettings
-from pipelines.defs.resources import NightlyLock
+from pipelines.defs.resources import NightlyLock, warehouse_file_free
 from pipelines.described import described
 from scrapers.bgg_sync import NightOutcome, night_sync
 from warehouse.db import scalar
@@ -41,9 +41,10 @@ def bgg_raw_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, bg
     except SettingError as exc:  # `dg dev` with a malformed variable: reported like any BGG failure
         outcome = NightOutcome(status="failed", detail=str(exc))
     else:
-        outcome = night_sync(warehouse=warehouse, links_file=settings.bgg_links, api_url=settings.bgg_api_url,
-                             overrides_file=settings.bgg_overrides, delay=settings.bgg_delay,
-                             max_age_days=settings.bgg_max_age_days)
+        with warehouse_file_free(duckdb):  # the sync opens the file itself, and its child process does
+            outcome = night_sync(warehouse=warehouse, links_file=settings.bgg_links, api_url=settings.bgg_api_url,
+                                 overrides_file=settings.bgg_overrides, delay=settings.bgg_delay,
+                                 max_age_days=settings.bgg_max_age_days)
     line = f"bgg: {outcome.status}: {outcome.detail}"
     (context.log.warning if outcome.status == "failed" else context.log.info)(line)
     print(f"nightly: {line}", file=sys.stderr, flush=True)

@@ -4,7 +4,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.settings import SettingError
-from pipelines.defs.resources import CrawlSettings, NightlyLock, SiteSettings
+from pipelines.defs.resources import CrawlSettings, NightlyLock, SiteSettings, warehouse_file_free
 from pipelines.described import described
 from scrapers.crawl import run_crawl
 from warehouse.crawl_floor import crawl_floor
@@ -64,9 +64,10 @@ def raw_tables(
     except SettingError as exc:
         raise dg.Failure(str(exc)) from None
     context.log.info(f"crawling {site.base_url} into {paths.warehouse}")
-    result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None, full=options.full,
-                       max_pages=options.max_pages, max_age_days=options.max_age_days, data_dir=paths.data_dir,
-                       night_id=context.run.run_id)
+    with warehouse_file_free(duckdb):  # the crawler's process writes the file
+        result = run_crawl(base_url=site.base_url, warehouse=paths.warehouse, run_id=None, full=options.full,
+                           max_pages=options.max_pages, max_age_days=options.max_age_days,
+                           data_dir=paths.data_dir, night_id=context.run.run_id)
     context.log.info(f"crawl {result.run_id}: {result.pages} pages, written {result.written}")
     with duckdb.get_connection() as con:
         verdict = crawl_floor(con, run_id=result.run_id, floor=site.crawl_floor_fraction())

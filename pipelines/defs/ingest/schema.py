@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.resources import NightlyLock, SiteSettings
+from pipelines.defs.resources import NightlyLock, SiteSettings, warehouse_file_free
 from pipelines.run_log import settle_unfinished
 from warehouse.backup.migration import migrate_safely
 from warehouse.migrate import MigrationFailed
@@ -33,7 +33,8 @@ def warehouse_schema(context: dg.AssetExecutionContext, duckdb: DuckDBResource, 
     still STARTED take the outcome Dagster recorded for them.
     """
     try:
-        steps = migrate_safely(Path(duckdb.database), site.backups, run_id=context.run.run_id)
+        with warehouse_file_free(duckdb):  # migrating opens (and may restore) the file itself
+            steps = migrate_safely(Path(duckdb.database), site.backups, run_id=context.run.run_id)
     except MigrationFailed as exc:
         raise dg.Failure(str(exc)) from None
     with duckdb.get_connection() as con:
