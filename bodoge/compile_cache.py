@@ -1,8 +1,8 @@
 """Warm numba's on-disk cache of the models' compiled loops: `python -m bodoge.compile_cache`.
 
 Why: the ranking's loops are compiled by numba the first time a process calls them and
-cached on disk (`models.compiled`); a fresh checkout, or any change under models/ (the
-cache is stamped with the whole package), compiles them all again: ~24 s of CPU, in every
+cached on disk (`models.fast.compiled`); a fresh checkout, or any change under models/fast/
+(the cache is stamped with the kernel library), compiles them all again: ~24 s of CPU, in every
 process that runs a night's evaluation or discovery before one of them has written the
 cache. Two test workers, or a night and a test beside it, pay it each. Run once before
 them (the test suite's controller does, tests/conftest.py), it leaves each loading the
@@ -45,13 +45,13 @@ class Warming:
 
 
 def cache_folder() -> Path:
-    """Where numba keeps the loops' machine code: NUMBA_CACHE_DIR, else beside the models'
-    source. (numba may also fall back to the user's cache directory; this does not count
-    on it, so a read-only checkout is never warmed in vain.)"""
+    """Where numba keeps the loops' machine code: NUMBA_CACHE_DIR, else beside the kernel
+    library's source (models/fast/). (numba may also fall back to the user's cache
+    directory; this does not count on it, so a read-only checkout is never warmed in vain.)"""
     given = os.environ.get("NUMBA_CACHE_DIR")
     if given:
         return Path(given)
-    return _models_folder() / "__pycache__"
+    return _models_folder() / "fast" / "__pycache__"
 
 
 def _models_folder() -> Path:
@@ -66,7 +66,8 @@ def cacheable() -> bool:
 
 
 def stamp() -> str:
-    """A digest of what the cached machine code depends on: every source file under models/,
+    """A digest of what the warm-up depends on: every source file under models/ (the loops
+    in models/fast/, and the callers that choose which array types they are compiled for),
     this file (what it warms), and the numba, numpy and Python versions."""
     from importlib.metadata import version  # not the packages themselves: a warm call stays instant
 

@@ -113,8 +113,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _warm_compile_cache(config: pytest.Config) -> None:
     """Compile the models' numba loops once, into their disk cache, before the xdist workers start.
 
-    Why: after a fresh checkout or any change under models/ (the cache is stamped with the
-    whole package), each worker and each night process that reaches the evaluation or
+    Why: after a fresh checkout or any change under models/fast/ (the cache is stamped with the
+    kernel library, models/fast/), each worker and each night process that reaches the evaluation or
     discovery compiles the same loops for itself until one has cached them: ~24 s of CPU
     each. `python -m bodoge.compile_cache` runs the night's model path on a tiny site
     once (~40 s of CPU cold; 0.1 s when its stamp says the cache is warm for this code;
