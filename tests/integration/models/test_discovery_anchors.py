@@ -32,18 +32,18 @@ CHAMPIONS = {
 
 
 @pytest.fixture(scope="module")
-def site(demo_site):  # type: ignore[no-untyped-def]
+def site(demo_site):
     return demo_site
 
 
-def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-def]
+def _state(site, champion: str) -> DiscoveryModel:
     rows, catalog, _ = site
     name = "ensemble" if champion.startswith("ensemble") else champion
     with single_threaded_blas():
         return fit_state(rows, catalog, None, ChampionFit(champion=name, params=CHAMPIONS.get(champion, {})))
 
 
-def _listed(state: DiscoveryModel, members):  # type: ignore[no-untyped-def]
+def _listed(state: DiscoveryModel, members):
     """The members' scores, their 100 best games and each one's kind, as the ranking takes them."""
     scores = state.score(members, discover_candidates(members))
     ids, _ = top_n(scores.blended, 100)
@@ -117,7 +117,7 @@ def test_ties_between_liked_games_go_to_the_lowest_game(site) -> None:
     np.testing.assert_array_equal(anchors(state.anchor_inputs(), members, scores, ids, kinds), compiled)
 
 
-def _reversed_rows(matrix):  # type: ignore[no-untyped-def]
+def _reversed_rows(matrix):
     """``matrix`` with each row's entries in reverse order (no longer sorted)."""
     out = matrix.copy()
     for row in range(out.shape[0]):

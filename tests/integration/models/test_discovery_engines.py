@@ -39,7 +39,7 @@ MEMBERS = 600
 
 
 @pytest.fixture(scope="module")
-def site(demo_site):  # type: ignore[no-untyped-def]
+def site(demo_site):
     return demo_site
 
 
@@ -100,7 +100,7 @@ def test_an_unknown_engine_is_refused(site) -> None:
         state.with_engine("numpy")
 
 
-def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path) -> None:
     """`BODOGE_DISCOVERY_ENGINE` reaches the night's run (`discover_interactions(engine=…)`):
     the saved model's lists, the shelves and similar games are the same either way."""
     from datetime import UTC, datetime

@@ -35,11 +35,11 @@ CHAMPIONS = {
 
 
 @pytest.fixture(scope="module")
-def site(demo_site):  # type: ignore[no-untyped-def]
+def site(demo_site):
     return demo_site
 
 
-def _state(site, champion: str) -> DiscoveryModel:  # type: ignore[no-untyped-def]
+def _state(site, champion: str) -> DiscoveryModel:
     rows, catalog, _ = site
     with single_threaded_blas():
         return fit_state(rows, catalog, None, ChampionFit(champion=champion, params=CHAMPIONS.get(champion, {})))
