@@ -8,13 +8,14 @@ content score.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from models.base import LatentFactors, Recommender
 from models.discovery import reference
+from models.ensemble import Ensemble
 from models.fast.kernels import csr_gather_rows, csr_lookup, segment_argmax_loop
 
 
@@ -38,7 +39,7 @@ class Attribution:
         ``item_weights``, ``latent_factors``); None where its ``explain`` says nothing
         (popularity, BPR)."""
         if model.parts() is not None:
-            ensemble = EnsembleAttribution(model, matrix, compiled=compiled)
+            ensemble = EnsembleAttribution(cast(Ensemble, model), matrix, compiled=compiled)
             return ensemble if ensemble.parts else None
         weights = model.item_weights()
         if weights is not None and weights.explains:
@@ -136,8 +137,7 @@ class EnsembleAttribution(Attribution):
     The spreads come from the statistics the ensemble kept when it scored the batch
     (``Ensemble.keep_statistics``), not from scoring every member again."""
 
-    def __init__(self, model: Any, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
-        """``model``: an ensemble (``parts()``, ``member_spread``)."""
+    def __init__(self, model: Ensemble, matrix: sp.csr_matrix, *, compiled: bool = True) -> None:
         super().__init__(model, matrix, compiled=compiled)
         self.ensemble = model
         parts = model.parts() or []

@@ -18,12 +18,13 @@ the ranked rows with the separate path's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from models.base import ItemWeights, Recommender
+from models.ensemble import Ensemble
 from models.fast.compiled import new_rows
 from models.fast.fused import PARTS, empty_slot, fused_rows_into
 from models.member_statistics import RowStatistics
@@ -65,7 +66,7 @@ class FusedCF:
     """The fused champion's part for a champion made of item-to-item models (``for_model``;
     None for the others, which keep the separate path)."""
 
-    def __init__(self, parts: list[_Part], ensemble: Any) -> None:
+    def __init__(self, parts: list[_Part], ensemble: Ensemble | None) -> None:
         self.parts = parts
         self.ensemble = ensemble
         """The champion when it is an ensemble (its kept statistics, its rows), else None."""
@@ -78,7 +79,7 @@ class FusedCF:
         if members is not None:
             parts = [_part(member.name, member.model, member.share) for member in members]
             made = [part for part in parts if part is not None]
-            return FusedCF(made, model) if 0 < len(made) == len(parts) <= PARTS else None
+            return FusedCF(made, cast(Ensemble, model)) if 0 < len(made) == len(parts) <= PARTS else None
         part = _part("champion", model, 1.0)
         return FusedCF([part], None) if part is not None else None
 
@@ -123,8 +124,8 @@ class FusedCF:
     def keep(self, cf_rows: np.ndarray, rows: np.ndarray, statistics: np.ndarray) -> None:
         """Keep an ensemble's statistics of the pass (``(parts, 3, len(rows))``) as its own
         scoring keeps them: the reasons and both shelves read them."""
-        if self.ensemble is not None:
-            kept = self.ensemble.statistics_
+        kept = self.ensemble.statistics_ if self.ensemble is not None else None
+        if kept is not None:  # always, for an ensemble: the pass runs only while it keeps them (``usable``)
             for at, part in enumerate(self.parts):
                 kept.put(part.name, cf_rows[rows], RowStatistics(*statistics[at]))
 
