@@ -19,9 +19,21 @@ from bodoge.args import port_number, positive_int, setting_flag
 DEFAULT_PORT = 8765
 
 
-def register_site(sub: Any) -> None:
-    from samplesite.variants import VARIANTS
+class _Variants:
+    """`samplesite.variants.VARIANTS` for argparse's choices, loaded when argparse first checks
+    or lists them: importing the sample site loads NumPy (~0.1 s), and every `bodoge` command
+    builds this parser."""
 
+    def __iter__(self) -> Any:
+        from samplesite.variants import VARIANTS
+
+        return iter(VARIANTS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in list(self)
+
+
+def register_site(sub: Any) -> None:
     p = sub.add_parser("site", help="the bundled sample site: serve it, or write its ground truth")
     site_sub = p.add_subparsers(dest="site_command", required=True, metavar="ACTION")
     for name, helptext in (("serve", "serve the sample site on 127.0.0.1"), ("truth", "write its ground truth")):
@@ -39,9 +51,9 @@ def register_site(sub: Any) -> None:
         if name == "serve":
             sp.add_argument("--port", type=port_number,
                             help=f"default: the port the demo served on, else {DEFAULT_PORT}")
-            sp.add_argument("--variant", action="append", default=[], choices=VARIANTS, metavar="VARIANT",
+            sp.add_argument("--variant", action="append", default=[], choices=_Variants(), metavar="VARIANT",
                             help="draw the site without one signal the real site may not show "
-                                 f"(repeatable): {', '.join(VARIANTS)}")
+                                 "(repeatable): %(choices)s")
             sp.set_defaults(handler=cmd_site_serve)
         else:
             sp.add_argument("--out", required=True, help="folder for the Parquet files")

@@ -143,13 +143,13 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     """
     if not _count(con, "marts.model_runs"):
         return
-    rows: list[dict[str, Any]] = con.sql(
+    rows = _dicts(con.execute(
         "SELECT model, ndcg, precision, recall, map, coverage, champion, "
         "TRY_CAST(json_extract_string(params, '$.selection_ndcg') AS DOUBLE) AS selection_ndcg, "
         "selection, split FROM marts.model_runs "
         "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) "
         "AND split = (SELECT max(split) FROM marts.model_runs) ORDER BY ndcg DESC"  # 'time' names the champion
-    ).pl().to_dicts()
+    ))
     for line in champion_lines(rows):
         print(f"  {line}")
     served = con.execute(
@@ -159,9 +159,18 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     if served:
         print(f"  {served_line(*served[0])}")
     if _count(con, "marts.bgg_gain"):
-        gain = con.sql("SELECT split, n_members, ndcg_with, ndcg_without, gain, seconds FROM marts.bgg_gain "
-                       "WHERE run_id = (SELECT max(run_id) FROM marts.bgg_gain) ORDER BY split DESC").pl().to_dicts()
+        gain = _dicts(con.execute("SELECT split, n_members, ndcg_with, ndcg_without, gain, seconds FROM marts.bgg_gain "
+                                  "WHERE run_id = (SELECT max(run_id) FROM marts.bgg_gain) ORDER BY split DESC"))
         print(f"  {bgg_gain_line(gain)}")
+
+
+def _dicts(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """An executed query's rows as dicts by column name.
+
+    Why not `.pl().to_dicts()`: DuckDB's Polars result loads Polars and PyArrow, 0.6 s of
+    the `bodoge run` supervisor's start-up for two small tables (the summary's only use)."""
+    names = [column[0] for column in cursor.description or ()]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
 def bgg_gain_line(rows: list[dict[str, Any]]) -> str:

@@ -17,8 +17,6 @@ import os
 import sys
 from pathlib import Path
 
-from scrapy.crawler import CrawlerProcess
-
 from core.http import USER_AGENT
 from core.settings import Settings
 from ops.children import die_with_parent
@@ -61,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         die_with_parent(parent_pid=args.parent_pid)
     token = os.environ.pop("BODOGE_BGG_TOKEN", "")
     settings = Settings.from_env()
+    from scrapy.crawler import CrawlerProcess  # here: the sync's parent imports TOKEN_EXIT, never Scrapy
+
     from scrapers.spiders.bgg import TOKEN_REFUSED, BggSpider
 
     api_url = settings.bgg_api_url.rstrip("/")

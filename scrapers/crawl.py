@@ -24,7 +24,7 @@ from ops.children import stop
 from ops.errors import error_of
 from ops.lock import inherited_fds
 from ops.scratch import scratch_dir
-from scrapers.spiders.site import ALL_SECTIONS
+from scrapers.kinds import ALL_SECTIONS
 
 __all__ = ["CrawlError", "CrawlResult", "run_crawl"]
 # How long an interrupted crawl may take to stop gracefully (flush, record) before SIGKILL.

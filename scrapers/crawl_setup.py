@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from core.settings import SECRET_VARIABLES, Settings, is_http_url
 from scrapers import settings as default_settings
-from scrapers.spiders.site import ALL_SECTIONS
+from scrapers.kinds import ALL_SECTIONS
 
 
 class CrawlError(Exception):

@@ -38,6 +38,7 @@ from core.settings import default
 from scrapers import pages
 from scrapers.pages.source import page_selector
 from scrapers.items import ListingCrawl, Quarantined
+from scrapers.kinds import ALL_SECTIONS
 from scrapers.spiders.increments import PRIORITY_SIGNALS, IncrementalMixin
 from scrapers.spiders.totals import (
     LISTING_KEYS,
@@ -52,7 +53,6 @@ from scrapers.spiders.totals import (
     total_problem,
 )
 
-ALL_SECTIONS = ("games", "posts", "members", "cafes")
 _FRIEND = re.compile(r"/friends/(\d+)")
 _SPACE = re.compile(r"/spaces/([^/?#]+)")
 
