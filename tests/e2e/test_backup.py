@@ -8,30 +8,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 
 from warehouse.backup.backup import (
     DATABASE,
     list_backups,
-    make_backup,
 )
-from warehouse.db import connect
-from tests.support.warehouse_fixtures import build_small_warehouse
-
-T0 = datetime(2026, 11, 25, 18, 5, tzinfo=timezone.utc)  # 03:05 JST, a Wednesday night
-
-
-@pytest.fixture()
-def warehouse(tmp_path: Path) -> Path:
-    return build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
-
-
-def _backup(warehouse: Path, backups: Path, at: datetime, run_id: str = "night") -> object:
-    with connect(warehouse) as con:
-        return make_backup(con, warehouse, backups, run_id=run_id, now=at)
+from tests.support.backup_warehouse import T0, _backup, warehouse  # noqa: F401 - warehouse is a fixture
 
 
 def test_a_killed_backups_half_written_folder_is_swept(warehouse: Path, tmp_path: Path) -> None:

@@ -13,25 +13,12 @@ from warehouse.backup.backup import (
     MANIFEST,
     BackupError,
     list_backups,
-    make_backup,
     prune,
     to_keep,
     verify_backup,
 )
 from warehouse.db import connect
-from tests.support.warehouse_fixtures import build_small_warehouse
-
-T0 = datetime(2026, 11, 25, 18, 5, tzinfo=timezone.utc)  # 03:05 JST, a Wednesday night
-
-
-@pytest.fixture()
-def warehouse(tmp_path: Path) -> Path:
-    return build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
-
-
-def _backup(warehouse: Path, backups: Path, at: datetime, run_id: str = "night") -> object:
-    with connect(warehouse) as con:
-        return make_backup(con, warehouse, backups, run_id=run_id, now=at)
+from tests.support.backup_warehouse import T0, _backup, warehouse  # noqa: F401 - warehouse is a fixture
 
 
 def test_a_backup_holds_every_row_and_says_so_in_its_manifest(warehouse: Path, tmp_path: Path) -> None:

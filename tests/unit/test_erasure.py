@@ -1,5 +1,6 @@
 """The erasure journal: a member found private leaves the published night and the bundles at once,
-and a crawl that dies before the cut is finished by the next reader and the next night.
+and a crawl that dies before the cut is finished by the writers (the crawl's parent, the next
+night); readers never write.
 
 The crawl-sized version (a real `bodoge run` killed with kill -9 right after the login page)
 is tests/e2e/test_private_killed_crawl.py; these check each party on a small warehouse.
@@ -12,50 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.warehouse_fixtures import build_small_warehouse, create_marts
 from warehouse.db import connect
 from warehouse.privacy.erasure import Eraser, journal_path, note, pending, settle_pending
-from warehouse.release.export import export_bundle
 from warehouse.release.publish import published_path
 from warehouse.raw import RawWriter
-from warehouse.release.release import release_night
 from tests.support.night_checks import models_naming
-MEMBER = "17406"  # the small warehouse's public member, with a collection
-
-
-def _rows_of(path: Path, user: str) -> dict[str, int]:
-    """Rows naming `user` in each member column of a DuckDB file (only the non-zero ones)."""
-    import duckdb
-
-    with duckdb.connect(str(path), read_only=True) as con:
-        found = {}
-        for s, t, c in con.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() "
-                                   "WHERE column_name IN ('user_id', 'author_user_id')").fetchall():
-            n = con.execute(f"SELECT count(*) FROM {s}.{t} WHERE {c} = ?", [user]).fetchone()[0]
-            if n:
-                found[f"{s}.{t}"] = n
-        return found
-
-
-@pytest.fixture()
-def night(tmp_path: Path) -> Path:
-    """A data dir with a published night and a released bundle in which MEMBER has recommendations."""
-    import polars as pl
-
-    wh = tmp_path / "warehouse.duckdb"
-    build_small_warehouse(wh)
-    create_marts(wh, {
-        "recommendations": pl.DataFrame({"user_id": [MEMBER, "500"], "rank": [1, 1], "game_id": ["khora", "khora"],
-                                         "score": [0.9, 0.8], "model": ["ease"] * 2, "run_id": ["run-1"] * 2,
-                                         "reason": ["人気のゲーム"] * 2}),
-        "similar_games": pl.DataFrame({"game_id": ["khora"], "rank": [1], "similar_game_id": ["propolis"],
-                                       "score": [0.5], "run_id": ["run-1"]}),
-    })
-    with connect(wh) as con:
-        export_bundle(con, tmp_path / "exports")
-        release_night(con, tmp_path, run_id="night-1", bundle_run_id="run-1")
-    assert _rows_of(published_path(tmp_path), MEMBER)
-    return tmp_path
+from tests.support.erasure_night import MEMBER, _rows_of, night  # noqa: F401 - night is a fixture
 
 
 def _with_models(data: Path) -> None:
@@ -152,8 +115,6 @@ def test_a_cut_the_crawls_parent_cannot_make_fails_the_crawl_in_one_line_and_sta
     with pytest.raises(CrawlError, match=r"^members the crawl found private are not cut yet: .*unreadable"):
         run_crawl(base_url="http://127.0.0.1:1", warehouse=night / "warehouse.duckdb", data_dir=night)
     assert pending(night) == {MEMBER}  # the next night tries again
-
-
 
 
 def test_after_a_crawl_the_privacy_cut_leaves_only_members_public_now_in_every_copy(night: Path) -> None:

@@ -17,26 +17,9 @@ from warehouse.model_marts import record_pipeline_run
 from warehouse.nights import NIGHT_VIEWS, ensure_night_marts, start_night
 from warehouse.release.publish import publish_snapshot, published_path
 from tests.support.warehouse_fixtures import build_small_warehouse
+from tests.support.older_warehouse import _columns, _older
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
-
-
-def _columns(path: Path, table: str) -> list[str]:
-    with connect(path, read_only=True) as con:
-        return [r[0] for r in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'raw' AND table_name = ? "
-            "ORDER BY column_index", [table]).fetchall()]
-
-
-def _older(tmp_path: Path) -> Path:
-    """The small warehouse as a version before migrations and before raw.pages had ETags."""
-    path = build_small_warehouse(tmp_path / "data" / "warehouse.duckdb")
-    with connect(path) as con:
-        con.execute("INSERT INTO raw.pages VALUES ('game', 'khora', '/games/khora', 200, '\"e1\"', NULL, NULL, "
-                    "'r1', now())")
-        con.execute("ALTER TABLE raw.pages DROP COLUMN etag")
-        con.execute("DROP TABLE raw.schema_migrations")
-    return path
 
 
 def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Path) -> None:
