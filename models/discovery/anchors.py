@@ -34,7 +34,11 @@ import scipy.sparse as sp
 
 from models.discovery import reference
 from models.discovery.attribution import (
-    Attribution, EnsembleAttribution, ItemItemAttribution, gather, segment_argmax,
+    Attribution,
+    EnsembleAttribution,
+    ItemItemAttribution,
+    gather,
+    segment_argmax,
 )
 from models.discovery.members import Members
 from models.discovery.reasons import KIND_PERSONAL

@@ -36,8 +36,9 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas
+from models.discovery.lists import Scores
 from models.discovery.members import SITE, Members
-from models.discovery.model import DiscoveryModel, Scores
+from models.discovery.model import DiscoveryModel
 from models.discovery.reasons import KIND_PERSONAL, KIND_POPULAR, group_reason
 
 BLEND_MISERY = 0.5

@@ -17,7 +17,6 @@ import copy
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -31,10 +30,17 @@ from models.discovery.anchors import AnchorInputs, anchors
 from models.discovery.attribution import Attribution
 from models.discovery.blend import Blend, blend_rows, placed_scores
 from models.discovery.fused import FusedCF
+from models.discovery.lists import (
+    RANKED_SCHEMA,
+    Candidates,
+    Scores,
+    deepest,
+    discover_candidates,
+)
 from models.discovery.members import Members, member_rows
 from models.discovery.onepass import BlockInputs, Ranked, ranked_block
-from models.discovery.rerank import MMR_POOL, mmr_order
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
+from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
 from models.interactions import InteractionMatrix
 
@@ -51,61 +57,10 @@ RANK_THREADS = min(2, os.cpu_count() or 1)
 GIL for most of its time (BLAS stays single-threaded per call), so two threads use the
 night's two cores; ``pool.map`` keeps the batches' order, so the rows are the same."""
 
-RECOMMENDATION_COLUMNS = (
-    "user_id", "rank", "game_id", "score", "model", "run_id", "reason", "generated_at",
-)
-SIMILAR_COLUMNS = ("game_id", "rank", "similar_game_id", "score", "run_id")
-"""The rows of ``marts.recommendations`` and ``marts.similar_games``."""
-
-RANKED_SCHEMA = {
-    "user_id": pl.String, "rank": pl.Int32, "game_id": pl.String, "score": pl.Float64,
-    "reason": pl.String,
-}
-
-Candidates = Callable[[Members], np.ndarray]
-"""A mode's choice of games: dense ``(members, games)`` bool, True where a game may be listed."""
-
-
-def discover_candidates(members: Members) -> np.ndarray:
-    """Discovery: every game not in the member's collection (see ``models.discovery.members``)."""
-    allowed = np.ones(members.known.shape, dtype=bool)
-    known = members.known
-    marked = np.repeat(np.arange(known.shape[0]), np.diff(known.indptr))[known.data > 0]
-    allowed[marked, known.indices[known.data > 0]] = False  # no dense float copy of the rows
-    return allowed
-
-
-def _deepest(allowed: np.ndarray, take: int) -> int:
-    """``min(take, most candidates of any row)``: rows counted one at a time, stopping at
-    the first with ``take`` (discovery's first row; a shelf's rows are all counted)."""
-    most = 0
-    for row in allowed:
-        most = max(most, int(np.count_nonzero(row)))
-        if most >= take:
-            return take
-    return most
-
 
 NARROW_SHARE = 0.5
 """A batch whose candidates all lie in fewer than this share of the catalogue's columns
 is scored on those columns only (``DiscoveryModel.narrow``): a shelf holds a few games."""
-
-
-@dataclass
-class Scores:
-    """A batch's blended scores (``-inf`` outside the candidates) and the parts behind them.
-
-    ``cols``: the catalogue columns the arrays hold, ascending (None: the whole catalogue).
-    """
-
-    blended: np.ndarray
-    cf: np.ndarray
-    with_cf: np.ndarray
-    cf_scale: np.ndarray
-    content: np.ndarray
-    content_scale: np.ndarray
-    cf_rows: np.ndarray
-    cols: np.ndarray | None = None
 
 
 class DiscoveryModel:
@@ -355,7 +310,7 @@ class DiscoveryModel:
             if members_of is not None:
                 members = members_of(members, allowed)
             # A mode with few candidates (a member's shelf) needs no deeper lists than that.
-            return self._rank_batch(members, allowed, max(1, _deepest(allowed, take)))
+            return self._rank_batch(members, allowed, max(1, deepest(allowed, take)))
 
         starts = range(0, len(user_ids), batch)
         frames: list[pl.DataFrame] = []

@@ -24,9 +24,10 @@ from models.base import Recommender, map_blocks, single_threaded_blas
 from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend
-from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS, DiscoveryModel
-from models.discovery.similar import similar_games as similar_lists
+from models.discovery.lists import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
+from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
+from models.discovery.similar import similar_games as similar_lists
 from models.discovery.store import empty_interactions, save_state
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
 from models.split import time_split

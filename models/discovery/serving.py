@@ -18,8 +18,13 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas
+from models.discovery.lists import (
+    RECOMMENDATION_COLUMNS,
+    Candidates,
+    discover_candidates,
+)
 from models.discovery.members import Members, normalise_marked
-from models.discovery.model import RECOMMENDATION_COLUMNS, Candidates, DiscoveryModel, discover_candidates
+from models.discovery.model import DiscoveryModel
 from models.discovery.store import load_state
 
 

@@ -34,8 +34,9 @@ import numpy as np
 import polars as pl
 
 from models.base import single_threaded_blas
+from models.discovery.lists import Candidates, discover_candidates
 from models.discovery.members import Members
-from models.discovery.model import Candidates, DiscoveryModel, discover_candidates
+from models.discovery.model import DiscoveryModel
 from models.discovery.run import ChampionFit, catalog_frame, fit_on_earlier, fit_state
 from models.discovery.shelves import shelf_not_liked, watch_list
 from models.interactions import normalise_interactions

@@ -9,14 +9,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from models.discovery.model import RECOMMENDATION_COLUMNS
+from models.discovery.lists import RECOMMENDATION_COLUMNS
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.build import build_all
 from warehouse.db import connect
 from warehouse.raw import RawWriter
 from warehouse.release.publish import publish_snapshot
-
 
 EVERYTHING = "everything"  # a member watching every game: every game is in their collection
 

@@ -14,7 +14,8 @@ import pytest
 
 from models.base import single_threaded_blas, top_n
 from models.discovery.anchors import _parts, anchors
-from models.discovery.model import DiscoveryModel, discover_candidates
+from models.discovery.lists import discover_candidates
+from models.discovery.model import DiscoveryModel
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR
 from models.discovery.run import ChampionFit, fit_state
 from models.ensemble import Ensemble

@@ -17,7 +17,8 @@ import pytest
 
 from models.base import single_threaded_blas
 from models.discovery.fused import FusedCF
-from models.discovery.model import DiscoveryModel, discover_candidates
+from models.discovery.lists import discover_candidates
+from models.discovery.model import DiscoveryModel
 from models.discovery.onepass import ranked_block
 from models.discovery.run import ChampionFit, fit_state
 from models.discovery.shelves import SHELVES, shelf_rows

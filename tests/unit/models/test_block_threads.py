@@ -6,7 +6,6 @@ tests/integration/models/test_block_threads.py.
 
 from __future__ import annotations
 
-
 import models.base as base
 
 

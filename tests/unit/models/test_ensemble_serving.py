@@ -6,7 +6,6 @@ tests/integration/models/test_ensemble_serving.py.
 
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.sparse as sp
 

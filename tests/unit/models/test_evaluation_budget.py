@@ -8,7 +8,14 @@ from datetime import datetime, timezone
 import polars as pl
 import pytest
 
-from models.budget import LARGE_INTERACTIONS, LARGE_USERS, LEFT_OUT, MAX_SETTINGS, EvaluationBudget, sample_test_users
+from models.budget import (
+    LARGE_INTERACTIONS,
+    LARGE_USERS,
+    LEFT_OUT,
+    MAX_SETTINGS,
+    EvaluationBudget,
+    sample_test_users,
+)
 from models.candidates import default_candidates
 from models.evaluate import evaluate
 from models.tuning import settings

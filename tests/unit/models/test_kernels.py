@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from models.base import top_n_exact, top_n
+from models.base import top_n, top_n_exact
+from models.discovery import reference as spec
 from models.discovery.attribution import gather, gather_flat, segment_argmax
 from models.discovery.blend import blend_rows, reference_scale
-from models.discovery import reference as spec
 from models.discovery.rerank import mmr_order
 from models.ensemble import row_statistics, zscore_rows
 from models.member_statistics import add_zscores, row_statistics_of

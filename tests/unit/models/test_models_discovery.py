@@ -11,13 +11,18 @@ import polars as pl
 import pytest
 
 from models.discovery.blend import Blend
-from models.discovery.model import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
+from models.discovery.lists import RECOMMENDATION_COLUMNS, SIMILAR_COLUMNS
 from models.discovery.run import ChampionFit, Discovery, discover
 from models.discovery.serving import score_user_on_the_fly
 from models.discovery.store import load_state
 from models.interactions import normalise_interactions
 from tests.support.attribution_check import assert_attribution_matches_explain
-from tests.support.discovery_data import GENERATED_AT, NEW_GAME, SOLO_GAME, discovery_data
+from tests.support.discovery_data import (
+    GENERATED_AT,
+    NEW_GAME,
+    SOLO_GAME,
+    discovery_data,
+)
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 import scipy.sparse as sp
 
 from models.base import Recommender
-from models.ensemble import Ensemble, greedy_selection, row_statistics, zscore_rows
 from models.candidates import default_candidates
+from models.ensemble import Ensemble, greedy_selection, row_statistics, zscore_rows
 from models.evaluate import evaluate
 from models.interactions import WEIGHTINGS, InteractionMatrix
 from tests.support.attribution_check import assert_attribution_matches_explain

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from models.base import top_n_exact, top_n
+from models.base import top_n, top_n_exact
 from models.similarity import LSA_COMPONENTS, GramRows, reduce_text
 
 

@@ -11,7 +11,11 @@ import pytest
 from models.base import single_threaded_blas
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.watch_eval import (
-    before_candidates, evaluate_watch_split, nightly_lists, random_order_ndcg, watch_pairs,
+    before_candidates,
+    evaluate_watch_split,
+    nightly_lists,
+    random_order_ndcg,
+    watch_pairs,
 )
 from models.interactions import normalise_interactions
 from samplesite.generator import generate_site
