@@ -180,9 +180,7 @@ def gather_flat(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         # binary search per pair (the same stored values, 0 where none is stored).
         return csr_lookup(weights.indptr, weights.indices, weights.data,
                           np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
-    if sp.issparse(weights):
-        return np.asarray(weights[rows, cols], dtype=np.float32).ravel()
-    return np.asarray(weights[rows, cols], dtype=np.float32)
+    return reference.gather_flat(weights, rows, cols)  # scipy's or numpy's own indexing
 
 
 def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -190,8 +188,7 @@ def gather(weights: Any, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     if _canonical_csr(weights) and cols.size:
         return csr_gather_rows(weights.indptr, weights.indices, weights.data, weights.shape[1],
                                np.asarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64))
-    flat_rows = np.broadcast_to(rows[:, None], cols.shape).ravel()
-    return gather_flat(weights, flat_rows, cols.ravel()).reshape(cols.shape)
+    return reference.gather(weights, rows, cols)
 
 
 def segment_argmax(segment: np.ndarray, values: np.ndarray, label: np.ndarray, n_segments: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The champion's part of a discovery block in one compiled pass per member (``FusedCF``).
 
 Why: for the item-to-item champions (EASE, cosine, BM25, RP3beta, and ensembles of them)
-``DiscoveryModel._cf_scores`` made, per block of ~335 members × 25,000 games, each
+``DiscoveryModel.cf_scores`` made, per block of ~335 members × 25,000 games, each
 member model's scores, the ensemble's running total and its mean, and then the placed
 and clipped copy: five or six arrays of 33 MB, each written and read again, so most of
 the time went to moving rows through memory. Here each member's rows are made, z-scored,
@@ -130,7 +130,7 @@ class FusedCF:
                 kept.put(part.name, cf_rows[rows], RowStatistics(*statistics[at]))
 
     def scores(self, cf_rows: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray, width: int) -> np.ndarray:
-        """``DiscoveryModel._cf_scores`` over the whole catalogue: the clipped champion scores
+        """``DiscoveryModel.cf_scores`` over the whole catalogue: the clipped champion scores
         of the members at positions ``rows`` (user rows ``cf_rows[rows]``), champion column
         ``src[j]`` placed at catalogue column ``dst[j]``, in a zero ``(len(cf_rows), width)``."""
         out = new_rows((cf_rows.size, width), np.float32, zero=True)

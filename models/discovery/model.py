@@ -138,7 +138,7 @@ class DiscoveryModel:
 
     # ----------------------------------------------------------------- scoring
 
-    def _cf_scores(self, cf_rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+    def cf_scores(self, cf_rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """Champion scores on catalogue columns (only ``cols``, if given: see ``Scores``),
         clipped at 0; 0 where it has nothing to say. With ``cols`` the champion is asked
         for those columns only (``Recommender.score_columns``): the item-to-item models
@@ -188,12 +188,6 @@ class DiscoveryModel:
             pair_similarity=self.content.pair_similarity, compiled=self.engine == "compiled",
         )
 
-    def cf_scores(self, cf_rows: np.ndarray) -> np.ndarray:
-        """The champion's part over the whole catalogue for these user rows (-1: unknown):
-        its scores clipped at 0 and placed at the catalogue's columns, 0 where it has
-        nothing to say (``models.discovery.reference``, step 1)."""
-        return self._cf_scores(cf_rows)
-
     def cf_rows_with_shared(self, cf_rows: np.ndarray) -> np.ndarray:
         """Positions of the members the champion can speak for: known, with a shared game."""
         known = np.flatnonzero(cf_rows >= 0)
@@ -221,7 +215,7 @@ class DiscoveryModel:
         outside ``cols`` is one.
         """
         cf_rows = self.user_rows(members.user_ids)
-        cf = self._cf_scores(cf_rows, cols)
+        cf = self.cf_scores(cf_rows, cols)
         cf_cols = self.cf_cols if cols is None else self.cf_cols[cols]
         graph = self.graph if cols is None else self._graph_columns(cols)
         pop_term = self.pop_term() if cols is None else self.pop_term()[cols]

@@ -64,14 +64,14 @@ def test_candidate_mask_equals_the_dense_reference(site: dict[str, pl.DataFrame]
 
 
 @pytest.mark.parametrize("only_collected", [False, True])
-def test_cf_scores_and_evidence_equal_the_general_path(site: dict[str, pl.DataFrame], only_collected: bool) -> None:
+def testcf_scores_and_evidence_equal_the_general_path(site: dict[str, pl.DataFrame], only_collected: bool) -> None:
     state, users = _state(site, only_collected=only_collected), _users(site)
     assert state._cf_identity is only_collected
     members = state.members(site["rows"], users[:50])
     cf_rows = state.interactions.user_rows(members.user_ids)
-    fast = state._cf_scores(cf_rows)
+    fast = state.cf_scores(cf_rows)
     state._cf_identity = False
-    general = state._cf_scores(cf_rows)
+    general = state.cf_scores(cf_rows)
     np.testing.assert_array_equal(fast, general)
     assert (fast > 0).any() and np.isfinite(fast).all()
 
