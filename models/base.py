@@ -9,6 +9,7 @@ tie handling cannot drift between models.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import threading
@@ -205,6 +206,30 @@ class Recommender(ABC):
     def parts(self) -> list[Part] | None:
         """A composite model's members with their shares (an ensemble), or None."""
         return None
+
+    def with_rows(self, matrix: sp.csr_matrix) -> Self:
+        """This fitted model scoring the members of ``matrix`` instead of those it was fitted
+        on: fold-in (the HTTP API's fresh lists, ``models.discovery.foldin``).
+
+        ``matrix`` holds confidences over the same games, built as the fit's were (the
+        run's weighting); row ``r`` of it is what ``score([r])`` then scores. Nothing learnt
+        changes: item-to-item models read their weight rows, a factor model solves each
+        member's factors against its item factors (``fold_in``), an ensemble folds its
+        members in. A copy; the fitted model is shared, not changed.
+
+        Why the fit itself scores through the same step: a member's row given back gives
+        the very scores of the night (the factor models keep solved factors, never the
+        ones their last sweep left)."""
+        if matrix.shape[1] != self.n_items:
+            raise ValueError(f"fold-in rows have {matrix.shape[1]} games, the model {self.n_items}")
+        other = copy.copy(self)
+        other.matrix_ = sp.csr_matrix(matrix, dtype=np.float32)
+        other.fold_in()
+        return other
+
+    def fold_in(self) -> None:
+        """Recompute what this model keeps per member of ``matrix_`` (nothing, for a model
+        that scores a member from their row alone)."""
 
     def score_columns(self, user_rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``score(user_rows)[:, cols]``: the same numbers, for a caller that needs a few

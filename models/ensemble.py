@@ -148,6 +148,12 @@ class Ensemble(Recommender):
         """The fitted members with their shares, in the ensemble's order."""
         return [Part(name, float(self.shares[name]), member) for name, member in self.models_.items()]
 
+    def fold_in(self) -> None:
+        """Each member scores the new rows (``Recommender.with_rows``); statistics kept for
+        the old rows belong to them, so they are kept afresh if they were kept."""
+        self.models_ = {name: model.with_rows(self.matrix_) for name, model in self.models_.items()}
+        self.keep_statistics(self.statistics_ is not None)
+
     def _weighted(self) -> list[str]:
         return [name for name, weight in self.shares.items() if weight > 0]
 

@@ -42,7 +42,7 @@ from models.discovery.onepass import BlockInputs, Ranked, ranked_block
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
-from models.interactions import InteractionMatrix
+from models.interactions import ConfidenceWeights, InteractionMatrix
 
 ENGINES = ("compiled", "reference")
 """How a ``DiscoveryModel`` computes its lists (docs/discovery.md): ``compiled``, the kernel
@@ -130,6 +130,23 @@ class DiscoveryModel:
         champion, content and collections, shared, not copied."""
         other = copy.copy(self)
         other._use(engine)
+        return other
+
+    def folded(self, rows: pl.DataFrame, weights: ConfidenceWeights) -> DiscoveryModel:
+        """This night's model scoring the members of ``rows`` (normalised collections, marked
+        as the night's are) from those rows instead of the rows it was fitted on: fold-in.
+
+        Their champion rows are built as the night built its matrix (``weights``, the
+        night's weighting, over the champion's games) and the champion scores them through
+        ``Recommender.with_rows``; popularity, the content graph and which games the
+        champion shares are the night's. Everything else is the same code: ``rank`` of
+        the result gives the list the night would have given for these rows."""
+        other = copy.copy(self)
+        other.collections = rows
+        if self.model is not None:
+            other.interactions = InteractionMatrix.from_frame(rows, weights, game_ids=self.interactions.game_ids)
+            other.model = self.model.with_rows(other.interactions.matrix)
+        other._use(self.engine)
         return other
 
     def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:

@@ -93,3 +93,20 @@ def sparse_product_rows_into(indptr, indices, data, w_indptr, w_indices, w_data,
     for row in range(indptr.size - 1):
         sparse_product_row(row, indptr, indices, data, w_indptr, w_indices, w_data, sums, out[row])
     return out
+
+
+@compiled
+def factor_scores(users, item_factors_t):
+    """``users @ item_factors_t`` (float32 member factors times the transposed item factors),
+    each entry summed over the factors in order, one member at a time: a member scored
+    alone (fold-in) gets the same numbers as in the night's batch, which a BLAS product
+    does not promise (its kernels differ by the number of rows)."""
+    n_users, n_factors = users.shape
+    n_items = item_factors_t.shape[1]
+    out = np.zeros((n_users, n_items), dtype=np.float32)
+    for user in range(n_users):
+        for factor in range(n_factors):
+            weight = users[user, factor]
+            for item in range(n_items):
+                out[user, item] += weight * item_factors_t[factor, item]
+    return out

@@ -1,0 +1,110 @@
+"""Fold-in: a member's lists from the collection the site holds *now*, by the night's model and code.
+
+Why: the night ranks every member from their collection at 03:00; a member who adds a game
+at 21:00 would keep seeing it recommended until the next night. Our champions make a fresh
+list cheap: the item-to-item ones score a member as a sum of weight rows, ALS (and BPR)
+solve one member's factors against the saved item factors (``Recommender.with_rows``). So a
+member's current collection is ranked by ``DiscoveryModel.folded`` and then by the very
+``DiscoveryModel.rank`` the night runs: the same blend, candidates, re-ranking and reasons,
+not a copy of them. A member's unchanged collection gives the night's list bit for bit
+(``tests/integration/models/test_fold_in.py``, every champion kind), and a member the night
+never saw (a new member) is ranked from their posted collection alike.
+
+What a posted collection is: the member's site rows (``game_id`` with the flags 持ってる,
+経験あり, お気に入り, 興味あり and an optional rating), as the site holds them. A linked
+member's BoardGameGeek rows are not the site's to post: the night's rows of the member
+that are not site rows (``members.SITE``) are added back, so they weigh in as at night and
+a reason still names only a posted game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from models.base import single_threaded_blas
+from models.discovery.lists import RANKED_SCHEMA, Candidates, discover_candidates
+from models.discovery.members import SITE, Members
+from models.discovery.model import DiscoveryModel
+from models.discovery.shelves import PLAY_NEXT, SHELF_DEPTH, WATCH_NEXT, shelf_not_liked
+from models.discovery.store import load_state
+from models.interactions import FLAGS, WEIGHTINGS, ConfidenceWeights, normalise_interactions
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A list fold-in can give: its candidate games, how a batch's members are adjusted
+    (the shelves take their own games out of the liked games) and the night's depth."""
+
+    candidates: Candidates
+    members_of: Callable[[Members, np.ndarray], Members] | None
+    depth: int | None
+
+
+MODES = ("discovery", "watch_list", "play_next")
+"""The lists fold-in gives, as the API names them."""
+
+
+@dataclass(frozen=True)
+class FoldIn:
+    """The night's saved model, ready to rank posted collections (``load``)."""
+
+    state: DiscoveryModel
+    weights: ConfidenceWeights
+    meta: dict[str, Any]
+
+    @classmethod
+    def load(cls, model_dir: str | Path, *, engine: str = "compiled") -> FoldIn:
+        """The model a night saved (``models.discovery.store``), with its weighting."""
+        state, meta = load_state(model_dir, engine=engine)
+        return cls(state=state, weights=WEIGHTINGS[meta.get("weighting", "graded")], meta=meta)
+
+    def mode(self, name: str) -> Mode:
+        """One of ``MODES`` with the depth the night stores it at."""
+        if name == "discovery":
+            return Mode(discover_candidates, None, int(self.meta.get("depth", 100)))
+        shelf = {"watch_list": WATCH_NEXT, "play_next": PLAY_NEXT}[name]
+        return Mode(shelf.games, shelf_not_liked, SHELF_DEPTH)
+
+    def rows(self, user_id: str, collection: pl.DataFrame) -> pl.DataFrame:
+        """The member's rows as the night would hold them: ``collection`` (the posted site
+        rows: ``game_id``, the flags, ``rating``) normalised as the night's are, plus the
+        night's non-site rows of the member (BoardGameGeek) when the night kept any."""
+        frame = collection.with_columns(pl.lit(str(user_id)).alias("user_id"))
+        posted = normalise_interactions(frame.select("user_id", "game_id", *[c for c in (*FLAGS, "rating")
+                                                                           if c in frame.columns]),
+                                        source="the posted collection")
+        saved = self.state.collections
+        if SITE not in saved.columns:
+            return posted
+        elsewhere = saved.filter((pl.col("user_id") == str(user_id)) & ~pl.col(SITE))
+        elsewhere = elsewhere.join(posted.select("game_id"), on="game_id", how="anti")
+        rows = pl.concat([posted.with_columns(pl.lit(True).alias(SITE)), elsewhere.select(*posted.columns, SITE)],
+                         how="vertical_relaxed")
+        return rows.sort("user_id", "game_id")
+
+    def rank(self, user_id: str, collection: pl.DataFrame, mode: str = "discovery",
+             depth: int | None = -1) -> pl.DataFrame:
+        """The member's list of ``mode`` for ``collection``: ``user_id``, ``rank``,
+        ``game_id``, ``score``, ``reason``, best first; the night's depth (-1), ``depth``
+        games, or every candidate (None)."""
+        return self.rank_rows(user_id, self.rows(user_id, collection), mode, depth)
+
+    def night_rows(self, user_id: str) -> pl.DataFrame:
+        """The member's rows the night ranked (site and other rows), empty for a stranger."""
+        return self.state.collections.filter(pl.col("user_id") == str(user_id))
+
+    def rank_rows(self, user_id: str, rows: pl.DataFrame, mode: str = "discovery",
+                  depth: int | None = -1) -> pl.DataFrame:
+        """``rank`` from rows already normalised and marked (``rows``, ``night_rows``)."""
+        chosen = self.mode(mode)
+        state = self.state.folded(rows, self.weights)
+        with single_threaded_blas():
+            ranked, _ = state.rank(rows, [str(user_id)], chosen.depth if depth == -1 else depth,
+                                   candidates=chosen.candidates, members_of=chosen.members_of)
+        return ranked if ranked.height else pl.DataFrame(schema=RANKED_SCHEMA)
