@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +39,28 @@ def empty_interactions() -> InteractionMatrix:
 
 
 def save_state(state: DiscoveryModel, directory: str | Path, meta: dict[str, Any]) -> Path:
-    """Write the files listed in the module docstring."""
+    """Write the files listed in the module docstring into a new folder and put it in
+    ``directory``'s place (the old one removed after).
+
+    Why a new folder, never files rewritten in place: the published night's served model
+    (``warehouse.release.served``) holds hard links to these files, which must keep the
+    night they were published with while the next night saves its champion."""
     directory = Path(directory)
+    if directory.parent.is_dir():  # what a killed save left (it holds members' rows)
+        for stale in [*directory.parent.glob(f".{directory.name}.saving-*"),
+                      *directory.parent.glob(f".{directory.name}.old-*")]:
+            shutil.rmtree(stale, ignore_errors=True)
+    fresh = directory.with_name(f".{directory.name}.saving-{os.getpid()}")
+    _write_state(state, fresh, meta)
+    old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
+    if directory.exists():
+        os.replace(directory, old)
+    os.replace(fresh, directory)
+    shutil.rmtree(old, ignore_errors=True)
+    return directory
+
+
+def _write_state(state: DiscoveryModel, directory: Path, meta: dict[str, Any]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     if state.model is not None:
         save_model(directory, state.model, state.interactions, weights=WEIGHTINGS.get(meta.get("weighting", "")))

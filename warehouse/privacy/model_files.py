@@ -9,9 +9,10 @@ start-up: `warehouse.privacy.cut.cut_everywhere`):
 
 - every Parquet file under models/ with a `user_id` column loses those members' rows
   (written beside and renamed over, so a crash leaves the old file or the new one);
-- the saved champion is removed whole when it was fitted on any of them: its matrix and
-  factors are indexed by member, and a re-fit is the next night's work. Until then
-  `bodoge recommend` serves the stored lists without re-ranking.
+- the saved champion, and each published night's served model (models/served/), is removed
+  whole when it was fitted on any of them: its matrix and factors are indexed by member,
+  and a re-fit is the next night's work. Until then `bodoge recommend` serves the stored
+  lists without re-ranking, and the API answers fold-in requests with 503.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import shutil
 from pathlib import Path
 
 import polars as pl
+
+from warehouse.release.served import SERVED
 
 log = logging.getLogger("bodoge.privacy")
 
@@ -40,16 +43,26 @@ def _names_any(path: Path, users: set[str]) -> bool:
         return False
 
 
+def _saved_models(models_dir: Path) -> list[Path]:
+    """The saved champion and the published nights' served models (`warehouse.release.served`),
+    and what a killed save or link left of either."""
+    found = [models_dir / CHAMPION] + sorted(models_dir.glob(f".{CHAMPION}.*"))
+    served = models_dir / SERVED
+    if served.is_dir():
+        found += sorted(served.iterdir())
+    return [path for path in found if path.is_dir()]
+
+
 def cut_members_from_models(models_dir: Path, users: set[str]) -> list[str]:
     """Cut `users` from every file under `models_dir`; the paths changed (relative), sorted."""
     models_dir = Path(models_dir)
     if not users or not models_dir.is_dir():
         return []
     changed: list[str] = []
-    champion = models_dir / CHAMPION
-    if champion.is_dir() and any(_names_any(p, users) for p in champion.glob("*.parquet")):
-        shutil.rmtree(champion)
-        changed.append(CHAMPION + "/")
+    for saved in _saved_models(models_dir):
+        if any(_names_any(p, users) for p in saved.glob("*.parquet")):
+            shutil.rmtree(saved)
+            changed.append(str(saved.relative_to(models_dir)) + "/")
     for path in sorted(models_dir.rglob("*.parquet")):
         if not _names_any(path, users):
             continue

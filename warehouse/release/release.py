@@ -37,6 +37,7 @@ import duckdb
 
 from warehouse.release.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
 from warehouse.release.retention import latest_name, prune_bundles
+from warehouse.release.served import prune_served, serve_model
 from warehouse.release.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
 
 log = logging.getLogger("bodoge.export")
@@ -64,6 +65,7 @@ def release_night(
     started = time.perf_counter()
     mark_released(con, night_id=run_id, export_run_id=bundle_run_id)
     try:
+        serve_model(data_dir, bundle_run_id)  # the night's champion beside its bundle (fold-in)
         tmp = write_snapshot(con, data_dir, run_id=run_id, export_run_id=bundle_run_id, checks=checks,
                              night_id=run_id)
         pause_point("publish", data_dir)
@@ -75,6 +77,7 @@ def release_night(
         raise
     pause_point("prune", data_dir)
     prune_bundles(con, exports, keep=keep)
+    prune_served(data_dir)
     return published
 
 
