@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any, Callable
 
+from bodoge.api.main import register_api
 from bodoge.args import add_data_dir, an_id, comma_list, open_warehouse, positive_int
 from bodoge.cli_bgg import add_poll_flags, poll_filter, poll_n, register_bgg
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
@@ -292,7 +293,7 @@ _COMMANDS: list[Callable[[Any], None]] = [
     register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
     _register_recommend, _register_collection, _register_cafes, register_similar, _register_dashboard, register_sql,
     register_site,
-    register_backup, register_restore, register_bgg,
+    register_backup, register_restore, register_bgg, register_api,
 ]
 
 

@@ -93,10 +93,12 @@ def game_night(
     cafe: str | None,
     anywhere: bool,
     n: int,
-    model_dir: Path,
+    model_dir: Path | None,
+    state: Any = None,
 ) -> list[dict[str, Any]]:
     """`--group`: the group's list from the saved model and the members' collections now; a game
-    BoardGameGeek's poll calls best with the group's size ranks higher (`models.discovery.group`)."""
+    BoardGameGeek's poll calls best with the group's size ranks higher (`models.discovery.group`).
+    `state`: the saved model already loaded from `model_dir` (the API holds it)."""
     from models.discovery.group import GroupError, Table, game_night as rank_group
     from models.discovery.store import is_saved, load_state
     from models.discovery.members import normalise_marked
@@ -113,7 +115,7 @@ def game_night(
         cafe_games = con.sql("SELECT DISTINCT game_id FROM marts.cafe_games WHERE space_slug = ?", params=[cafe]).pl()
         if cafe_games.height == 0:
             raise GroupError(f"unknown cafe {cafe!r}: no cafe with that slug offers any game in the warehouse")
-    if not is_saved(model_dir):
+    if state is None and not is_saved(model_dir):
         raise GroupError(f"no saved model in {model_dir}: run `bodoge run` first")
     size = len(set(user_ids))
     playable = con.sql(f"SELECT g.game_id FROM marts.games g WHERE {PLAYABLE_WITH}", params={"players": size}).pl()
@@ -128,7 +130,8 @@ def game_night(
         anywhere=anywhere,
         best=pl.Series(sorted(poll_games(con, players=size, how="best")), dtype=pl.String),
     )
-    state, _ = load_state(model_dir)
+    if state is None:
+        state, _ = load_state(model_dir)
     return _with_specs(con, rank_group(state, table, n=n))
 
 

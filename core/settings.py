@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 #: Variables that carry a secret (the BGG token, or the file holding it): never settings, never
 #: written by `to_env`, read only where needed and kept from every process that does not need them.
-SECRET_VARIABLES = ("BODOGE_BGG_TOKEN", "BODOGE_BGG_TOKEN_FILE")
+SECRET_VARIABLES = ("BODOGE_BGG_TOKEN", "BODOGE_BGG_TOKEN_FILE", "BODOGE_API_TOKEN", "BODOGE_API_TOKEN_FILE")
 
 
 class SettingError(ValueError):
