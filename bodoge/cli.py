@@ -160,6 +160,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from core.config import resolve_paths
     from bodoge.display import group_table, play_next_table, print_rows, recommendation_table, watch_next_table
     from bodoge.recommend import game_night, play_next, recommend, watch_next
+    from warehouse.release.served import night_model
     from warehouse.views import parse_count
 
     mode = _recommend_mode(args)
@@ -169,8 +170,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     players = parse_count(args.players) if args.players is not None else None
     if args.max_minutes is not None and args.max_minutes < 1:
         raise ValueError(f"--max-minutes must be at least 1, not {args.max_minutes}")
-    model_dir = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse).champion
+    paths = resolve_paths(data_dir=args.data_dir, warehouse=args.warehouse)
     with open_warehouse(args) as con:
+        model_dir = night_model(con, paths.data_dir, fallback=paths.champion)  # the published night's own
         if mode == "group":
             members = args.group  # already trimmed, blanks dropped (bodoge.args.comma_list)
             rows = game_night(con, members, cafe=args.cafe, anywhere=args.anywhere, n=args.n, model_dir=model_dir)

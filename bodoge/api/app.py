@@ -95,8 +95,10 @@ class Guard:
         return False
 
 
-def create_app(serving: Serving, *, token: str | None = None) -> ASGIApp:
-    """The application over `serving` (started and stopped with the app)."""
+def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | None = None) -> ASGIApp:
+    """The application over `serving` (started and stopped with the app). `bare_bytes`: also
+    `GET /bare`, a constant JSON body of that size through the same server and guard, the
+    yardstick of `benchmarks.api` (off unless asked for)."""
 
     def unready() -> Response:
         return error("no published night is loaded yet" + (f" ({serving.last_error})" if serving.last_error else ""),
@@ -193,12 +195,18 @@ def create_app(serving: Serving, *, token: str | None = None) -> ASGIApp:
         log.error("api: %s answering %s", type(exc).__name__, getattr(request.scope.get("route"), "path", "-"))
         return error("internal error", 500)
 
+    constant = b'{"x":"' + b"x" * max(0, (bare_bytes or 0) - 8) + b'"}'
+
+    async def bare(request: Request) -> Response:
+        return Response(constant, media_type="application/json")
+
     member = "/v1/members/{user_id}/"
     routes = [
         Route("/healthz", healthz), Route("/readyz", readyz), Route("/openapi.json", openapi),
         Route("/v1/night", the_night),
         *[Route(member + segment, member_list, methods=["GET", "POST"]) for segment in MODES],
         Route("/v1/games/{game_id}/similar", similar), Route("/v1/game-night", game_night, methods=["POST"]),
+        *([Route("/bare", bare)] if bare_bytes else []),
     ]
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

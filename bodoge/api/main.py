@@ -21,6 +21,8 @@ GRACE_SECONDS = 10
 """How long a SIGTERM waits for the requests in flight."""
 TOKEN_VARIABLES = ("BODOGE_API_TOKEN", "BODOGE_API_TOKEN_FILE")
 _DATA_DIR_VARIABLE = "BODOGE_API_DATA_DIR"
+BARE_VARIABLE = "BODOGE_API_BARE_BYTES"
+"""Set by `benchmarks.api` only: serve `GET /bare`, a constant body of that many bytes."""
 
 
 class ApiError(ValueError):
@@ -61,7 +63,9 @@ def app_from_env() -> Any:
     from bodoge.api.app import create_app
     from bodoge.api.serving import Serving
 
-    return create_app(Serving(Path(os.environ[_DATA_DIR_VARIABLE])), token=read_token())
+    bare = os.environ.get(BARE_VARIABLE, "")
+    return create_app(Serving(Path(os.environ[_DATA_DIR_VARIABLE])), token=read_token(),
+                      bare_bytes=int(bare) if bare.isdigit() else None)
 
 
 def serve(*, data_dir: Path, host: str, port: int, workers: int) -> int:

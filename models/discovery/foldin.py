@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas
 from models.discovery.lists import RANKED_SCHEMA, Candidates, discover_candidates
 from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel
@@ -104,7 +103,9 @@ class FoldIn:
         """``rank`` from rows already normalised and marked (``rows``, ``night_rows``)."""
         chosen = self.mode(mode)
         state = self.state.folded(rows, self.weights)
-        with single_threaded_blas():
-            ranked, _ = state.rank(rows, [str(user_id)], chosen.depth if depth == -1 else depth,
-                                   candidates=chosen.candidates, members_of=chosen.members_of)
+        # No `single_threaded_blas` here: it costs ~2 ms a call (threadpoolctl looks the
+        # libraries up each time), more than the ranking; the numbers do not depend on BLAS
+        # threads, and the processes that serve (`bodoge`) start with OPENBLAS_NUM_THREADS=1.
+        ranked, _ = state.rank(rows, [str(user_id)], chosen.depth if depth == -1 else depth,
+                               candidates=chosen.candidates, members_of=chosen.members_of)
         return ranked if ranked.height else pl.DataFrame(schema=RANKED_SCHEMA)

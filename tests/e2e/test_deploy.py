@@ -88,3 +88,12 @@ def test_the_compose_instance_loads_in_dagster_with_everything_in_postgres(tmp_p
         assert instance.run_monitoring_settings["free_slots_after_run_end_seconds"] == 60
     tables = {t for (t,) in pg.query("compose", "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert {"runs", "event_logs", "concurrency_limits", "concurrency_slots", "jobs"} <= tables
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not on this machine")
+def test_the_api_unit_verifies() -> None:
+    """deploy/bodoge-api.service: systemd accepts it; it reads the data directory only."""
+    text = (DEPLOY / "bodoge-api.service").read_text(encoding="utf-8")
+    assert verify_unit(text) == ""
+    assert "ReadOnlyPaths=/var/lib/bodoge" in text and "bodoge api " in text
+    assert "restart specifier" in verify_unit(text.replace("Restart=on-failure", "Restart=onfailure"))

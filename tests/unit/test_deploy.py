@@ -76,7 +76,7 @@ def dockerfile_copies(dockerfile: Path) -> list[tuple[list[str], str]]:
 def test_the_compose_file_names_real_files_and_wires_the_instance_to_postgres() -> None:
     compose = compose_file()
     services = compose["services"]
-    assert set(services) == {"postgresql", "code", "webserver", "daemon"}
+    assert set(services) == {"postgresql", "code", "webserver", "daemon", "api"}
     db = services["postgresql"]
     assert db["image"].startswith("postgres:") and "healthcheck" in db
     user, name = db["environment"]["POSTGRES_USER"], db["environment"]["POSTGRES_DB"]
@@ -91,6 +91,10 @@ def test_the_compose_file_names_real_files_and_wires_the_instance_to_postgres() 
         assert context == REPO and (context / svc["build"]["dockerfile"]).is_file(), svc_name
         assert svc["image"] == "bodoge-pipeline"
         env = svc["environment"]
+        if svc_name == "api":  # not a Dagster process: the published night, read-only, behind the token
+            assert svc["command"][:2] == ["bodoge", "api"] and "bodoge-data:/data:ro" in svc["volumes"]
+            assert env["BODOGE_API_TOKEN"].startswith("${BODOGE_API_TOKEN:?") and svc["ports"] == ["127.0.0.1:8000:8000"]
+            continue
         assert env["DAGSTER_HOME"] == "/opt/dagster/dagster_home"
         assert re.fullmatch(rf"postgresql://{user}:\$\{{BODOGE_PG_PASSWORD[^}}]*\}}@postgresql:5432/{name}",
                             env[PG_URL_ENV]), env[PG_URL_ENV]

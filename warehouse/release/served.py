@@ -20,6 +20,9 @@ import logging
 import os
 import shutil
 from pathlib import Path
+from typing import Any
+
+import duckdb
 
 from warehouse.release.bundle_io import fsync_dir
 
@@ -73,3 +76,15 @@ def prune_served(data_dir: Path) -> list[str]:
     if gone:
         log.info("exports: removed %d served model(s) without a bundle", len(gone))
     return gone
+
+
+def night_model(con: Any, data_dir: Path, *, fallback: Path) -> Path:
+    """The served model of the night `con` holds (its `marts.publication` names the bundle),
+    else `fallback` (the saved champion: a warehouse, or a night published by `bodoge build`)."""
+    try:
+        row = con.execute("SELECT export_run_id FROM marts.publication ORDER BY published_at DESC LIMIT 1").fetchone()
+    except duckdb.Error:
+        return fallback
+    if row and row[0] and (served_dir(data_dir, row[0]) / "discovery.json").is_file():
+        return served_dir(data_dir, row[0])
+    return fallback
