@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data_dir = args.data_dir
     if data_dir is None:
-        data_dir = Path(tempfile.mkdtemp(prefix="bench-api-")) / "data"
+        data_dir = Path(tempfile.mkdtemp(prefix="bench-api-")) / "night"
         print(f"api: building a demo night in {data_dir}", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "bodoge.cli", "demo", "--data-dir", str(data_dir)], check=True,
                        stdout=subprocess.DEVNULL)
