@@ -75,6 +75,15 @@ class LineIndex:
         span = self.spans.get(key)
         return None if span is None else os.pread(self.fd, span[1], span[0])
 
+    def model_gone(self) -> bool:
+        """Drop the model when its files were removed (a privacy cut after this night loaded):
+        it holds every member's rows. True when it was dropped."""
+        if self.model_dir is None or (self.model_dir / "discovery.json").is_file():
+            return False
+        with self._lock:
+            self.model_dir, self._fold = None, None
+        return True
+
     def close(self) -> None:
         os.close(self.fd)
 
@@ -172,14 +181,20 @@ class Night:
 
     def fold_in(self) -> Any:
         """The night's served model (`models.discovery.foldin.FoldIn`), loaded on first use;
-        None when the night has none (cut for privacy, or published by `bodoge build`)."""
+        None when the night has none (cut for privacy, or published by `bodoge build`),
+        also when the cut removed it after the night was loaded."""
         if self.model_dir is None:
             return None
         with self._lock:
             if self._fold is None:
                 from models.discovery.foldin import FoldIn
 
-                self._fold = FoldIn.load(self.model_dir)
+                try:
+                    self._fold = FoldIn.load(self.model_dir)
+                except (OSError, ValueError, KeyError) as error:  # cut for privacy after the night loaded
+                    log.warning("api: no model to fold in with (%s)", type(error).__name__)
+                    self.model_dir = None
+                    return None
             return self._fold
 
     def close(self) -> None:

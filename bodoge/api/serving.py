@@ -84,6 +84,8 @@ class Serving:
             return  # nothing published (yet, or for a moment): keep serving what is loaded
         current = self.night
         if current is not None and current.identity == identity:
+            if current.model_gone():
+                log.info("api: the night's model was removed (a privacy cut): fold-in waits for the next night")
             return
         try:
             night = Night.load(self.data_dir)

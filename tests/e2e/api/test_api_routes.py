@@ -211,3 +211,30 @@ def test_a_set_token_is_enforced_and_never_logged(data: Path, caplog) -> None:
     assert "/v1/members/{user_id}/discovery" in logged  # one line per request, by route
     for secret in (token, user, *[c["game_id"] for c in collection]):
         assert secret not in logged
+
+
+def test_a_member_cut_for_privacy_leaves_the_service(tmp_path: Path, tmp_path_factory) -> None:
+    """The real privacy cut (`cut_everywhere`) while the service runs: it moves to the cut
+    night, the member is gone from every answer, the night's model (fitted on them) is gone
+    from the service too (fold-in 503 until the next night), the old night is closed."""
+    from warehouse.privacy.cut import cut_everywhere
+
+    data = copy_night(shared_demo_night(tmp_path_factory), tmp_path / "data")
+    user, other = list(lines(data))[3:5]
+    serving = Serving(data)
+    with TestClient(create_app(serving)) as client:
+        before = client.get("/v1/night").json()["night_id"]
+        assert client.post(f"/v1/members/{other}/discovery", json={"collection": _collection(data, other)}).status_code == 200
+        old = serving.night
+        cut_everywhere(data, {user})
+        deadline = time.monotonic() + 5
+        while serving.night is old:
+            assert time.monotonic() < deadline, "the service kept the uncut night"
+            time.sleep(0.05)
+        assert client.get("/v1/night").json()["night_id"] == before  # the same night, cut
+        assert client.get(f"/v1/members/{user}/discovery").status_code == 404
+        assert client.get(f"/v1/members/{other}/discovery").status_code == 200
+        folded = client.post(f"/v1/members/{other}/discovery", json={"collection": _collection(data, other)})
+        assert folded.status_code == 503 and "model" in folded.json()["error"]
+        assert serving.night is not None and serving.night.model_dir is None and user not in serving.night.members
+        assert serving._retired == [] and old is not None and old._fold is None  # the old night let go
