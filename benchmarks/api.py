@@ -125,6 +125,7 @@ def scoring(data_dir: Path, users: list[str], games: int) -> dict[str, Any]:
     for user in users:
         rows = fold.night_rows(user)
         matrix = InteractionMatrix.from_frame(rows, fold.weights, game_ids=fold.state.interactions.game_ids).matrix
+        assert fold.state.model is not None, "the night has no champion"
         started = time.perf_counter()
         fold.state.model.with_rows(matrix).score(np.zeros(1, dtype=np.int64))
         timings.append(time.perf_counter() - started)

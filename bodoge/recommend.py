@@ -131,6 +131,7 @@ def game_night(
         best=pl.Series(sorted(poll_games(con, players=size, how="best")), dtype=pl.String),
     )
     if state is None:
+        assert model_dir is not None  # is_saved(model_dir) above
         state, _ = load_state(model_dir)
     return _with_specs(con, rank_group(state, table, n=n))
 

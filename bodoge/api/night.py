@@ -75,15 +75,6 @@ class LineIndex:
         span = self.spans.get(key)
         return None if span is None else os.pread(self.fd, span[1], span[0])
 
-    def model_gone(self) -> bool:
-        """Drop the model when its files were removed (a privacy cut after this night loaded):
-        it holds every member's rows. True when it was dropped."""
-        if self.model_dir is None or (self.model_dir / "discovery.json").is_file():
-            return False
-        with self._lock:
-            self.model_dir, self._fold = None, None
-        return True
-
     def close(self) -> None:
         os.close(self.fd)
 
@@ -196,6 +187,15 @@ class Night:
                     self.model_dir = None
                     return None
             return self._fold
+
+    def model_gone(self) -> bool:
+        """Drop the model when its files were removed (a privacy cut after this night loaded):
+        it holds every member's rows. True when it was dropped."""
+        if self.model_dir is None or (self.model_dir / "discovery.json").is_file():
+            return False
+        with self._lock:
+            self.model_dir, self._fold = None, None
+        return True
 
     def close(self) -> None:
         for index in self.lists.values():

@@ -238,3 +238,19 @@ def test_a_member_cut_for_privacy_leaves_the_service(tmp_path: Path, tmp_path_fa
         assert folded.status_code == 503 and "model" in folded.json()["error"]
         assert serving.night is not None and serving.night.model_dir is None and user not in serving.night.members
         assert serving._retired == [] and old is not None and old._fold is None  # the old night let go
+
+
+def test_a_model_removed_after_its_night_loaded_is_let_go(tmp_path: Path, tmp_path_factory) -> None:
+    """The cut removes models/ after the published night: a night loaded in between, whose
+    model was already in memory, drops it at the watcher's next look."""
+    import shutil
+
+    data = copy_night(shared_demo_night(tmp_path_factory), tmp_path / "data")
+    serving = Serving(data)
+    serving.refresh()
+    night = serving.night
+    assert night is not None and night.model_dir is not None and night.fold_in() is not None
+    shutil.rmtree(night.model_dir)
+    serving.refresh()
+    assert serving.night is night and night.model_dir is None and night._fold is None and night.fold_in() is None
+    serving.stop()
