@@ -17,6 +17,7 @@ empty one — each gets a short note instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -206,6 +207,21 @@ def apply_style() -> None:
         f".stApp {tag}" for tag in ("p", "li", "label", "h1", "h2", "h3", "h4", "td", "th", "summary", "caption")
     )
     st.html(f"<style>.stApp, {selectors} {{ font-family: {FONT_FAMILY}; }}</style>")
+
+
+_MARKDOWN = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def plain(value: Any) -> str:
+    """Site text (a member's name, a game's or cafe's title) for a Markdown element, as text.
+
+    Why: `st.markdown`, `st.info` and their kin read Markdown, and names come from the site.
+    `**Recommended for ![x](http://…/img.png)**` drew an image the analyst's browser fetched;
+    a name could as well be a link, a heading, LaTeX (`$…$`) or `:red[…]`. Every ASCII
+    punctuation mark is backslash-escaped (CommonMark allows it for each), so the name is
+    drawn as the site wrote it, character for character.
+    """
+    return _MARKDOWN.sub(r"\\\1", str(value))
 
 
 def number(value: Any) -> str:
