@@ -112,7 +112,10 @@ class Eraser:
 
     `learned` returns True when the member is in the published night now (read once, when
     the crawl starts), so the writer commits at once instead of at its next full batch:
-    their rows leave what readers see within the page that showed the login page.
+    their rows leave what readers see within the page that showed the login page. A
+    published night that cannot be read (damaged) is no reason to stop the crawl: who it
+    shows is then unknown (`published` is None), so every member found private is cut by
+    name from every copy, at once.
     """
 
     def __init__(self, data_dir: Path) -> None:
@@ -124,7 +127,7 @@ class Eraser:
         """Journal `user` (durably, before anything else); whether a commit is urgent."""
         note(self.data_dir, [user])
         self._learned.add(user)
-        return user in self.published
+        return self.published is None or user in self.published
 
     def committed(self) -> None:
         """Raw no longer holds the members learned so far: cut them everywhere, then forget them."""
@@ -134,23 +137,28 @@ class Eraser:
         # Those the published night does not show leave the models' files only: a night that
         # failed after training may have kept them there.
         done = cut_everywhere(self.data_dir, users, shown=self.published)
-        if users & self.published:
+        if self.published is not None and users & self.published:
             self.published -= users
             log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",
                      len(done.published), len(done.bundles))
         settle(self.data_dir, users)
 
 
-def _published_members(data_dir: Path) -> set[str]:
-    """Every member id the published night names (empty before the first night)."""
-    from warehouse.release.publish import member_columns, published_path
+def _published_members(data_dir: Path) -> set[str] | None:
+    """Every member id the published night names (empty before the first night; None when
+    the file cannot be read, said in one line: a derived file the night replaces)."""
+    from warehouse.release.publish import first_line, member_columns, published_path, unreadable_line
 
     path = published_path(data_dir)
     if not path.is_file():
         return set()
-    with duckdb.connect(str(path), read_only=True) as con:
-        users: set[str] = set()
-        for schema, table, column in member_columns(con):
-            users |= {r[0] for r in con.execute(
-                f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
-        return users
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            users: set[str] = set()
+            for schema, table, column in member_columns(con):
+                users |= {r[0] for r in con.execute(
+                    f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
+            return users
+    except duckdb.Error as exc:
+        log.warning("privacy: %s", unreadable_line(path, first_line(exc)))
+        return None
