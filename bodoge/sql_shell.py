@@ -105,15 +105,9 @@ def night_path(args: argparse.Namespace) -> Path:
 
 def open_night(args: argparse.Namespace) -> Any:
     """The night's file, read-only and without access to any other file."""
-    import duckdb
+    from warehouse.readers import open_reader
 
-    from warehouse.db import WarehouseError, first_line
-
-    path = night_path(args)
-    try:
-        con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot open {path}: {first_line(exc)}") from exc
+    con = open_reader(night_path(args), config={"enable_external_access": False})  # honours the erasure journal
     con.execute("SET lock_configuration = true")
     return con
 

@@ -36,7 +36,7 @@ from dashboards.views import page_spec
 
 CACHE_TTL_SECONDS = 3600
 
-Version = tuple[int, int, int, int]
+Version = tuple[int, ...]
 
 
 class WarehouseBusy(Exception):
@@ -51,15 +51,19 @@ def warehouse_path() -> Path:
 
 
 def file_version(path: Path) -> Version:
-    """Changes whenever the warehouse (or its write-ahead log) is written."""
+    """Changes whenever the warehouse (or its write-ahead log) is written, or the erasure
+    journal beside it (`warehouse.readers`) comes, changes or goes: cached answers must not
+    outlive a member's erasure."""
+    from warehouse.journal import JOURNAL_NAME
+
     stamps: list[int] = []
-    for candidate in (path, path.with_name(path.name + ".wal")):
+    for candidate in (path, path.with_name(path.name + ".wal"), path.with_name(JOURNAL_NAME)):
         try:
             stat = candidate.stat()
             stamps += [stat.st_mtime_ns, stat.st_size]
         except FileNotFoundError:
             stamps += [0, 0]
-    return (stamps[0], stamps[1], stamps[2], stamps[3])
+    return tuple(stamps)
 
 
 def last_written(path: Path) -> datetime | None:
@@ -80,8 +84,13 @@ class Warehouse:
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The page run's connection, opened read-only on first use."""
         if self._con is None:
+            from warehouse.readers import open_reader, pending_beside
+
             try:
-                self._con = duckdb.connect(str(self.path), read_only=True)
+                if pending_beside(self.path):  # members found private left out, the file only read
+                    self._con = open_reader(self.path)
+                else:
+                    self._con = duckdb.connect(str(self.path), read_only=True)
             except duckdb.IOException as exc:
                 if "lock" in str(exc).lower():
                     raise WarehouseBusy(str(exc).splitlines()[0]) from exc

@@ -32,18 +32,11 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.journal import JOURNAL_NAME, journal_path, pending  # noqa: F401 - the journal's names, here too
 from warehouse.privacy.cut import cut_everywhere
 from warehouse.release.bundle_io import fsync_dir
 
 log = logging.getLogger("bodoge.privacy")
-
-JOURNAL_NAME = "erasures.pending"
-
-
-def journal_path(data_dir: Path) -> Path:
-    """DATA_DIR/erasures.pending: one member id a line, for as long as their cut is pending."""
-    return Path(data_dir) / JOURNAL_NAME
-
 
 def note(data_dir: Path, users: list[str] | set[str]) -> None:
     """Append `users` to the journal and fsync it (and the folder, when the file is new)."""
@@ -54,15 +47,6 @@ def note(data_dir: Path, users: list[str] | set[str]) -> None:
     _write_ids(path, users, os.O_APPEND)
     if new:
         fsync_dir(path.parent)
-
-
-def pending(data_dir: Path) -> set[str]:
-    """Member ids whose cut is still pending (empty without a journal)."""
-    try:
-        text = journal_path(data_dir).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 def settle(data_dir: Path, users: set[str]) -> None:

@@ -245,13 +245,7 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
         os.chmod(tmp, 0o644)
         snap = duckdb.connect(str(tmp))
         try:
-            snap.execute("CREATE TEMP TABLE cut_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [sorted(gone)])
-            for schema, table, column in member_columns(snap):
-                where = f"{column} IN (SELECT user_id FROM cut_now)"
-                if column == "user_id":
-                    snap.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
-                else:  # their posts stay, without the author (as in raw.posts)
-                    snap.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+            drop_members(snap, gone)
             snap.execute("CHECKPOINT")
         except BaseException:
             snap.close()
@@ -262,6 +256,24 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
         os.replace(tmp, target)
     log.info("published night: %d member(s) no longer public cut out", len(gone))
     return sorted(gone)
+
+
+def drop_members(con: duckdb.DuckDBPyConnection, users: set[str] | list[str]) -> None:
+    """Delete these members' rows from every member column of `con`'s database; their posts
+    stay without the author (as in raw.posts). What a cut does to a copy of the night, and
+    what a reader does to its in-memory copy while an erasure is pending (`warehouse.readers`)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE cut_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [sorted(users)])
+    tables = set(con.execute("SELECT schema_name, table_name FROM duckdb_tables() "
+                             "WHERE database_name = current_database()").fetchall())
+    try:
+        for schema, table, column in (c for c in member_columns(con) if c[:2] in tables):
+            where = f"{column} IN (SELECT user_id FROM temp.cut_now)"
+            if column == "user_id":
+                con.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
+            else:
+                con.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.cut_now")
 
 
 def _members_to_cut(con: duckdb.DuckDBPyConnection, users: list[str], *, keep: bool) -> set[str]:
