@@ -97,9 +97,14 @@ def night_path(args: argparse.Namespace) -> Path:
     path = Path(args.db).resolve()
     if not path.is_file():
         raise FileNotFoundError(2, "no such file", str(args.db))
-    if path == paths.warehouse or (paths.warehouse.exists() and path.samefile(paths.warehouse)):
+    from ops.lock import LOCK_NAME
+    from warehouse.release.publish import PUBLISHED_NAME
+
+    night_writes = (path.parent / LOCK_NAME).exists() and path.name != PUBLISHED_NAME  # any data dir's, not only ours
+    if night_writes or path == paths.warehouse or (paths.warehouse.exists() and path.samefile(paths.warehouse)):
+        data_dir = path.parent if night_writes else paths.data_dir
         raise SqlError(f"{args.db} is the warehouse the night writes: open the published night instead "
-                       f"(bodoge sql without --db reads {paths.data_dir / 'published.duckdb'})")
+                       f"(bodoge sql --data-dir {data_dir} reads {data_dir / PUBLISHED_NAME})")
     return path
 
 

@@ -92,3 +92,13 @@ def test_the_sql_shell_refuses_configuration_in_one_line(night, sql: str) -> Non
     assert done.stdout == "" and done.stderr.count("\n") == 1 and done.stderr.startswith("bodoge: error: ")
     assert "settings are fixed" in done.stderr
     assert not Path("/tmp/bodoge-sql-log").exists()
+
+
+def test_the_sql_shell_refuses_any_data_dirs_warehouse(night, tmp_path: Path) -> None:
+    """Issue 39 (case 10): `--db X/warehouse.duckdb` opened the live warehouse unless X was also
+    `--data-dir`; any file beside a `.nightly.lock` but the published night is refused."""
+    data, _ = night
+    done = subprocess.run([*BODOGE, "sql", "SELECT 1", "--db", str(data / "warehouse.duckdb")],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and "is the warehouse the night writes" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1

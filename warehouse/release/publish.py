@@ -332,8 +332,8 @@ def _fresh_tmp(target: Path) -> Path:
     """
     from ops.procs import owner_alive
 
-    for litter in target.parent.glob(f".{target.name}.*.tmp"):
-        pid = litter.name.removeprefix(f".{target.name}.").removesuffix(".tmp")
+    for litter in target.parent.glob(f".{target.name}.*.tmp*"):  # and its WAL (`….tmp.wal`, a disk full mid-cut)
+        pid = litter.name.removeprefix(f".{target.name}.").split(".", 1)[0]
         try:  # a pid alone: its process counts only if it started before the file was last written
             written_at = litter.stat().st_mtime
         except OSError:
