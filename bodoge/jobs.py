@@ -293,7 +293,8 @@ def _supervise(log_path: Path, result_path: Path, lock: RunLock, stop: Forwardin
                     log.flush()
                 except OSError as exc:
                     watched.log_error = _os_error(exc)
-                    log = _close_quietly(log)
+                    _close_quietly(log)
+                    log = None
             if line.startswith(PROGRESS_PREFIXES):
                 print(line.rstrip(), file=progress, flush=True)
         watched.code = stop.proc.wait()
@@ -309,12 +310,11 @@ def _os_error(exc: OSError) -> str:
 def _close_quietly(log: TextIO | None) -> None:
     """Close the log; what could not be flushed any more is lost, never raised."""
     if log is None:
-        return None
+        return
     try:
         log.close()
     except OSError:
         pass
-    return None
 
 
 def _parsed(text: str) -> dict:

@@ -46,7 +46,7 @@ def test_no_reader_writes_the_published_night_even_with_an_erasure_pending(night
 
 
 def test_readers_on_a_read_only_mount_leave_out_the_journals_members_and_answer_everyone_else(
-        night: Path, tmp_path: Path) -> None:
+        night: Path, tmp_path: Path) -> None:  # noqa: F811 - a fixture
     """Issue 39 (cases 6 and 7): with an erasure pending (the crawl, its parent and the supervisor
     all killed between the journal's line and the cut), readers showed the member; a reader that
     may not write the data dir failed for everyone. Now every reader leaves out the journal's
