@@ -154,10 +154,11 @@ def reader_path(args: argparse.Namespace) -> Any:
 
 @contextmanager
 def open_warehouse(args: argparse.Namespace) -> Iterator[Any]:
-    """The published night (or --warehouse FILE), read-only, closed afterwards."""
-    from warehouse.db import connect
+    """The published night (or --warehouse FILE), read-only, closed afterwards; without the
+    members an erasure journal beside it names (`warehouse.readers.open_reader`)."""
+    from warehouse.readers import open_reader
 
-    con = connect(reader_path(args), read_only=True)
+    con = open_reader(reader_path(args))
     try:
         yield con
     finally:

@@ -74,6 +74,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     settings = Settings.load(args, only=_READS)
     paths = settings.paths
+    if not paths.data_dir.is_dir():  # a typo'd --data-dir: said before any folder or lock is made there
+        raise RestoreError(f"no data directory {paths.data_dir}: nothing to restore into (check --data-dir)")
     lock = try_acquire(paths.data_dir)
     if lock is None:
         who = holder(paths.data_dir / LOCK_NAME)

@@ -2,19 +2,45 @@
 
 Why one module: every command prints the same things (a game's name, a player range, a
 table) and must print them the same way; the commands in `cli.py` only fetch and hand over.
+
+Why every cell is `text(...)`: names, titles, reasons and ids come from the site or a
+user, and Rich reads a plain string as markup. A game titled `[/]…` made Rich raise (so
+`bodoge run` exited 2 after publishing, and `bodoge collection` failed for every member
+holding it), `[link=…]` became a terminal hyperlink, and raw control characters reached
+the terminal (`ESC ]0;…` set its title). Site text is text: never markup, and C0/C1
+control characters are shown escaped (`\x1b`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from core.statuses import STATUS_LABELS
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def shown(value: Any) -> str:
+    """`value` as one printable string: C0/C1 control characters (ESC, BEL, newlines…) as `\\xNN`."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+
+
+def text(value: Any) -> Text:
+    """A cell or title for Rich: the value as literal text (never read as markup), controls escaped."""
+    return Text(shown(value))
+
+
+def _add_row(table: Table, *cells: Any) -> None:
+    table.add_row(*(text(cell) for cell in cells))
 
 
 def fmt_range(low: int | None, high: int | None, unit: str) -> str:
@@ -51,11 +77,12 @@ def shown_count(shown: int, total: int | None) -> str:
 
 def collection_table(user_id: str, rows: list[dict[str, Any]], *, total: int | None = None) -> Table:
     """A member's collection; `total` is how many games the collection holds when `rows` is a cut of it."""
-    table = Table(title=f"{user_id} のマイボードゲーム ({shown_count(len(rows), total)})", title_justify="left")
+    table = Table(title=text(f"{user_id} のマイボードゲーム ({shown_count(len(rows), total)})"), title_justify="left")
     for header in ("game", "players", "time", "age", "year", "status", "★", "updated"):
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(
+        _add_row(
+            table,
             game_name(row),
             fmt_range(row["min_players"], row["max_players"], "人"),
             fmt_range(row["min_minutes"], row["max_minutes"], "分"),
@@ -70,7 +97,7 @@ def collection_table(user_id: str, rows: list[dict[str, Any]], *, total: int | N
 
 def _ranked_table(title: str, rows: list[dict[str, Any]], *, brought_by: bool = False) -> Table:
     """A ranked list of games: rank, name, players, time, [who brings it], why."""
-    table = Table(title=f"{title} ({len(rows)} games)", title_justify="left")
+    table = Table(title=text(f"{title} ({len(rows)} games)"), title_justify="left")
     headers = ("#", "game", "players", "time") + (("brought by",) if brought_by else ()) + ("why",)
     for header in headers:
         table.add_column(header, overflow="fold")
@@ -83,17 +110,18 @@ def _ranked_table(title: str, rows: list[dict[str, Any]], *, brought_by: bool = 
         ]
         if brought_by:
             cells.append(", ".join(row.get("brought_by") or []) or "(どこかで)")
-        table.add_row(*cells, row.get("reason") or "")
+        _add_row(table, *cells, row.get("reason") or "")
     return table
 
 
 def similar_table(game: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
     """`bodoge similar`: the night's similar games of one game, best first, with their similarity."""
-    table = Table(title=f"{game_name(game)} に似たゲーム ({len(rows)} games)", title_justify="left")
+    table = Table(title=text(f"{game_name(game)} に似たゲーム ({len(rows)} games)"), title_justify="left")
     for header in ("#", "game", "players", "time", "similarity"):
         table.add_column(header, overflow="fold", justify="right" if header == "similarity" else "left")
     for row in rows:
-        table.add_row(
+        _add_row(
+            table,
             str(row["rank"]),
             game_name(row),
             fmt_range(row["min_players"], row["max_players"], "人"),
@@ -106,13 +134,13 @@ def similar_table(game: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
 def cafes_lines(user_id: str, cafes: list[dict[str, Any]]) -> list[str]:
     """`bodoge cafes` as text: each cafe with its counts, then the member's games it offers."""
     if not cafes:
-        return [f"No cafe offers any of {user_id}'s watching or favourite games."]
+        return [shown(f"No cafe offers any of {user_id}'s watching or favourite games.")]
     lines = []
     for cafe in cafes:
         lines.append(f"{cafe['space_name'] or cafe['space_slug']} ({cafe['space_slug']}): {cafe['n_games']} games "
                      f"({cafe['n_favorite']} お気に入り, {cafe['n_watching']} 興味あり)")
         lines.extend(f"  {'★' if game['favorite'] else '・'} {game_name(game)}" for game in cafe["games"])
-    return lines
+    return [shown(line) for line in lines]
 
 
 def evaluation_table(report: Any) -> Table:
@@ -123,7 +151,7 @@ def evaluation_table(report: Any) -> Table:
         table.add_column(col, justify="left" if col == "model" else "right")
     for row in report.table().sort("ndcg", descending=True).iter_rows(named=True):
         name = row["model"] + (" ★" if row["champion"] else "")
-        table.add_row(name, *(f"{row[c]:.4f}" if c != "fit_seconds" else f"{row[c]:.2f}s" for c in columns[1:]))
+        _add_row(table, name, *(f"{row[c]:.4f}" if c != "fit_seconds" else f"{row[c]:.2f}s" for c in columns[1:]))
     return table
 
 

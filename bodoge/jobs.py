@@ -19,7 +19,13 @@ Why a supervisor and a worker process (`pipelines.worker`): nobody watches the n
   the progress lines and, on failure, one line naming the root cause and that log;
 - SIGTERM and Ctrl-C reach the worker, which stops its run cleanly; the supervisor exits
   143 or 130, and a worker that died any other way is still reported in one line;
-- a failed night POSTs one alert to `--alert-url` (pipelines.alerts), since nobody watches.
+- a failed night POSTs one alert to `--alert-url` (pipelines.alerts), since nobody watches;
+- a full disk is a failed night like any other: the log is written and flushed line by
+  line, and a write that fails stops the log there (said in the closing line) while the
+  worker's lines still reach the terminal; the worker's outcome comes back on its output
+  when it cannot write its result file, and the alert goes out without a file first.
+  Before, the supervisor's own unguarded log write raised ENOSPC out of `run_nightly`:
+  exit 2, no alert, an empty log.
 
 A successful night ends by publishing `DATA_DIR/published.duckdb` (the `published_night`
 asset), which is what readers open.
@@ -38,6 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.settings import Paths, Settings, is_http_url
+from ops.children import RESULT_PREFIX
 from ops.lock import LOCK_FD_ENV, RunLock, acquire
 from ops.signals import Forwarding, forwarded_signals
 
@@ -158,11 +165,15 @@ def run_nightly(settings: Settings, *, progress: TextIO | None = None, bgg_token
         try:
             say(f"started; full log: {log_path}")
             _deliver_pending(paths, push_url, say, stop)
-            with open(log_path, "a", encoding="utf-8") as log:
-                code = _supervise(log, result_path, lock, stop, progress, env)
+            watch = _supervise(log_path, result_path, lock, stop, progress, env)
         finally:
             lock.release()
-    outcome = _read_result(result_path)
+    code = watch.code
+    outcome = _read_result(result_path) or watch.outcome
+    if watch.log_error:
+        log_path_note = f"{log_path}, cut short: {watch.log_error}"
+    else:
+        log_path_note = str(log_path)
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     run_id = outcome.get("run_id") or "(not started)"
     if stop.signum is not None:
@@ -170,18 +181,18 @@ def run_nightly(settings: Settings, *, progress: TextIO | None = None, bgg_token
         raise JobInterrupted(
             stop.signum,
             f"interrupted by {name}: nightly run {run_id} stopped and marked failed; "
-            f"nothing was published; the next run starts cleanly (log: {log_path})",
+            f"nothing was published; the next run starts cleanly (log: {log_path_note})",
         )
     if not outcome.get("success"):
         failure = outcome.get("failure") or {}
         step = failure.get("step")
-        root = _worker_death(code) if not outcome else str(failure.get("cause", "unknown cause"))
+        root = _worker_death(code, watch.last_line) if not outcome else str(failure.get("cause", "unknown cause"))
         cause = f"{step}: {root}" if step else root
         if alert_url:
             alert_id = outcome.get("run_id") or log_path.stem
             _alert(paths, alert_url, say, run_id=alert_id, step=step, cause=root, log_path=log_path,
                    base_url=base_url)
-        raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path})")
+        raise JobFailed(f"nightly run {run_id} failed: {cause}; nothing was published (log: {log_path_note})")
     if alert_url:
         _alert(paths, alert_url, say)
     return JobSummary(
@@ -235,33 +246,97 @@ def _deliver_pending(paths: Paths, push_url: str | None, say: Any, stop: Forward
         say(f"bundle {item.run_id} still not delivered to {item.url}: {item.last_error}; tried again {later}")
 
 
-def _supervise(log: TextIO, result_path: Path, lock: RunLock, stop: Forwarding, progress: TextIO,
-               settings: dict[str, str]) -> int:
+@dataclass(slots=True)
+class Watched:
+    """What the supervisor saw of its worker: the exit code, its outcome when the worker could
+    only print it, the last line it printed, and why the log stopped (None: it is whole)."""
+
+    code: int = 0
+    outcome: dict = field(default_factory=dict)
+    last_line: str = ""
+    log_error: str | None = None
+
+
+def _supervise(log_path: Path, result_path: Path, lock: RunLock, stop: Forwarding, progress: TextIO,
+               settings: dict[str, str]) -> Watched:
     """Start the worker with the night's `settings`, copy its output to the log (progress
-    lines to the terminal too)."""
+    lines to the terminal too), each line flushed as it comes.
+
+    Why guarded: the log lives on the data dir's disk, the very disk a night can fill. A
+    write that fails (ENOSPC, EFBIG, EIO) closes the log there; the worker is still read
+    to its end, so the night ends as every failed night does (one line, one alert).
+    """
+    watched = Watched()
     env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1", LOCK_FD_ENV: str(lock.fd)}
-    stop.proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.worker", "--result", str(result_path), "--parent-pid", str(os.getpid())],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        text=True, encoding="utf-8", errors="replace", env=env, pass_fds=(lock.fd,),
-    )
-    assert stop.proc.stdout is not None
-    for line in stop.proc.stdout:
-        log.write(line)
-        if line.startswith(PROGRESS_PREFIXES):
-            print(line.rstrip(), file=progress, flush=True)
-    return stop.proc.wait()
+    log: TextIO | None = None
+    try:
+        log = open(log_path, "a", encoding="utf-8")
+    except OSError as exc:
+        watched.log_error = _os_error(exc)
+    try:
+        stop.proc = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.worker", "--result", str(result_path),
+             "--parent-pid", str(os.getpid())],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            text=True, encoding="utf-8", errors="replace", env=env, pass_fds=(lock.fd,),
+        )
+        assert stop.proc.stdout is not None
+        for line in stop.proc.stdout:
+            if line.startswith(RESULT_PREFIX):
+                watched.outcome = _parsed(line[len(RESULT_PREFIX):])
+                continue
+            if line.strip():
+                watched.last_line = line.strip()
+            if log is not None:
+                try:
+                    log.write(line)
+                    log.flush()
+                except OSError as exc:
+                    watched.log_error = _os_error(exc)
+                    _close_quietly(log)
+                    log = None
+            if line.startswith(PROGRESS_PREFIXES):
+                print(line.rstrip(), file=progress, flush=True)
+        watched.code = stop.proc.wait()
+    finally:
+        _close_quietly(log)
+    return watched
 
 
-def _worker_death(code: int) -> str:
+def _os_error(exc: OSError) -> str:
+    return f"[Errno {exc.errno}] {exc.strerror}" if exc.errno else str(exc)
+
+
+def _close_quietly(log: TextIO | None) -> None:
+    """Close the log; what could not be flushed any more is lost, never raised."""
+    if log is None:
+        return
+    try:
+        log.close()
+    except OSError:
+        pass
+
+
+def _parsed(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _worker_death(code: int, last_line: str = "") -> str:
+    """Why the worker ended without an outcome; its last line when it printed one (a
+    traceback's last line names the error: a full disk, a database it could not write)."""
     if code < 0:
         return f"the nightly worker was killed by {signal.Signals(-code).name}"
-    return f"the nightly worker exited with code {code} before reporting"
+    said = f" (its last line: {last_line[:300]})" if last_line else ""
+    return f"the nightly worker exited with code {code} before reporting{said}"
 
 
 def _read_result(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return _parsed(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     finally:

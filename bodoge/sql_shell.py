@@ -9,7 +9,11 @@ Why sealed: it opens `DATA_DIR/published.duckdb` (or `--db FILE`) read-only and 
 `enable_external_access = false`, which DuckDB will not let a statement turn back on. So
 no statement can write the file, ATTACH the night's warehouse (an open reader there makes
 the night fail), or read and write other files: to keep a result, use `--format csv` and
-redirect it. Temporary tables and `SET VARIABLE` still work (they live in memory).
+redirect it. Temporary tables and `SET VARIABLE` still work (they live in memory). The
+configuration is locked (`lock_configuration`): a statement cannot turn on logging to a
+file, profiling output or anything else the shell did not choose; DuckDB's own
+`PermissionException` from `CALL enable_logging(storage='file', …)` aborted the process
+(rc 134, no `bodoge:` line) before it was locked.
 
 Every failure (SQL, a missing file, a write) is one line `bodoge: error: …`: exit 2 for a
 command, the line then the next prompt for the interactive shell.
@@ -93,23 +97,24 @@ def night_path(args: argparse.Namespace) -> Path:
     path = Path(args.db).resolve()
     if not path.is_file():
         raise FileNotFoundError(2, "no such file", str(args.db))
-    if path == paths.warehouse or (paths.warehouse.exists() and path.samefile(paths.warehouse)):
+    from ops.lock import LOCK_NAME
+    from warehouse.release.publish import PUBLISHED_NAME
+
+    night_writes = (path.parent / LOCK_NAME).exists() and path.name != PUBLISHED_NAME  # any data dir's, not only ours
+    if night_writes or path == paths.warehouse or (paths.warehouse.exists() and path.samefile(paths.warehouse)):
+        data_dir = path.parent if night_writes else paths.data_dir
         raise SqlError(f"{args.db} is the warehouse the night writes: open the published night instead "
-                       f"(bodoge sql without --db reads {paths.data_dir / 'published.duckdb'})")
+                       f"(bodoge sql --data-dir {data_dir} reads {data_dir / PUBLISHED_NAME})")
     return path
 
 
 def open_night(args: argparse.Namespace) -> Any:
     """The night's file, read-only and without access to any other file."""
-    import duckdb
+    from warehouse.readers import open_reader
 
-    from warehouse.db import WarehouseError, first_line
-
-    path = night_path(args)
-    try:
-        return duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot open {path}: {first_line(exc)}") from exc
+    con = open_reader(night_path(args), config={"enable_external_access": False})  # honours the erasure journal
+    con.execute("SET lock_configuration = true")
+    return con
 
 
 def night_banner(con: Any, args: argparse.Namespace) -> str:
@@ -152,6 +157,8 @@ def _message(line: str) -> str:
         return f"the night is read-only: {line}"
     if "disabled by configuration" in line:
         return f"this shell reads the night's file only (use --format csv > FILE to keep a result): {line}"
+    if "configuration has been locked" in line:
+        return f"this shell's settings are fixed (it reads the night, read-only): {line}"
     return line
 
 
@@ -176,12 +183,14 @@ def _print_table(cursor: Any, columns: list[str], out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from bodoge.display import text
+
     rows = cursor.fetchmany(TABLE_ROWS + 1)
     table = Table(title_justify="left")
     for column in columns:
-        table.add_column(column, overflow="fold")
-    for row in rows[:TABLE_ROWS]:
-        table.add_row(*("NULL" if v is None else _plain(v) for v in row))
+        table.add_column(text(column), overflow="fold")
+    for row in rows[:TABLE_ROWS]:  # values are text, never Rich markup (a title `[/]…` is a title)
+        table.add_row(*(text("NULL" if v is None else _plain(v)) for v in row))
     more = f"first {TABLE_ROWS:,} rows shown; --format csv prints all" if len(rows) > TABLE_ROWS else ""
     table.caption = more or f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
     Console(file=out, soft_wrap=False, width=None if out.isatty() else 200).print(table)

@@ -74,7 +74,7 @@ def checks_lines(published: dict | None, checks: list[dict[str, Any]]) -> str:
 
 def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | None = None) -> None:
     """Counts, checks, the champion's metrics, one member's recommendations, collection and cafes."""
-    from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table
+    from bodoge.display import collection_table, crawl_line, game_name, print_table, recommendation_table, shown
     from warehouse.release.publish import publication
     from warehouse.readers import open_published
     from warehouse.views import cafes_for, collection, recommendations_for
@@ -110,7 +110,7 @@ def print_summary(paths: Paths, summary: JobSummary, *, demo_seconds: float | No
             print(f"Member {user_id}: where to play what they want to play")
             for cafe in cafes:
                 names = "、".join(game_name(g) for g in cafe["games"][:4])
-                print(f"  {cafe['space_name']}: {cafe['n_games']} games ({names}{'…' if cafe['n_games'] > 4 else ''})")
+                print(shown(f"  {cafe['space_name']}: {cafe['n_games']} games ({names}{'…' if cafe['n_games'] > 4 else ''})"))
     finally:
         con.close()
     print()

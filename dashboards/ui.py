@@ -17,6 +17,7 @@ empty one — each gets a short note instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -35,7 +36,7 @@ from dashboards.views import page_spec
 
 CACHE_TTL_SECONDS = 3600
 
-Version = tuple[int, int, int, int]
+Version = tuple[int, ...]
 
 
 class WarehouseBusy(Exception):
@@ -50,15 +51,19 @@ def warehouse_path() -> Path:
 
 
 def file_version(path: Path) -> Version:
-    """Changes whenever the warehouse (or its write-ahead log) is written."""
+    """Changes whenever the warehouse (or its write-ahead log) is written, or the erasure
+    journal beside it (`warehouse.readers`) comes, changes or goes: cached answers must not
+    outlive a member's erasure."""
+    from warehouse.journal import JOURNAL_NAME
+
     stamps: list[int] = []
-    for candidate in (path, path.with_name(path.name + ".wal")):
+    for candidate in (path, path.with_name(path.name + ".wal"), path.with_name(JOURNAL_NAME)):
         try:
             stat = candidate.stat()
             stamps += [stat.st_mtime_ns, stat.st_size]
         except FileNotFoundError:
             stamps += [0, 0]
-    return (stamps[0], stamps[1], stamps[2], stamps[3])
+    return tuple(stamps)
 
 
 def last_written(path: Path) -> datetime | None:
@@ -79,8 +84,13 @@ class Warehouse:
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The page run's connection, opened read-only on first use."""
         if self._con is None:
+            from warehouse.readers import open_reader, pending_beside
+
             try:
-                self._con = duckdb.connect(str(self.path), read_only=True)
+                if pending_beside(self.path):  # members found private left out, the file only read
+                    self._con = open_reader(self.path)
+                else:
+                    self._con = duckdb.connect(str(self.path), read_only=True)
             except duckdb.IOException as exc:
                 if "lock" in str(exc).lower():
                     raise WarehouseBusy(str(exc).splitlines()[0]) from exc
@@ -206,6 +216,21 @@ def apply_style() -> None:
         f".stApp {tag}" for tag in ("p", "li", "label", "h1", "h2", "h3", "h4", "td", "th", "summary", "caption")
     )
     st.html(f"<style>.stApp, {selectors} {{ font-family: {FONT_FAMILY}; }}</style>")
+
+
+_MARKDOWN = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def plain(value: Any) -> str:
+    """Site text (a member's name, a game's or cafe's title) for a Markdown element, as text.
+
+    Why: `st.markdown`, `st.info` and their kin read Markdown, and names come from the site.
+    `**Recommended for ![x](http://…/img.png)**` drew an image the analyst's browser fetched;
+    a name could as well be a link, a heading, LaTeX (`$…$`) or `:red[…]`. Every ASCII
+    punctuation mark is backslash-escaped (CommonMark allows it for each), so the name is
+    drawn as the site wrote it, character for character.
+    """
+    return _MARKDOWN.sub(r"\\\1", str(value))
 
 
 def number(value: Any) -> str:

@@ -22,6 +22,10 @@ from pathlib import Path
 
 from ops.procs import proc_stat
 
+#: The line a nightly worker prints its outcome on when it cannot write its result file (a full
+#: disk): `pipelines.worker` prints it, `bodoge.jobs` reads it.
+RESULT_PREFIX = "nightly-result: "
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 

@@ -7,7 +7,9 @@ knows the one-line cause and the log of its night) and from the daemon's sensors
 Never more than one alert per failed night: each alert has a key (`failed-<run id>`,
 `stale-<published run id>`, `push-pending-<bundle>`, `push-overdue-<bundle>`), claimed by
 creating `DATA_DIR/alerts/<key>.json` exclusively before the POST, so a supervisor and a
-sensor seeing the same failed run, or a re-run of the sensor, send it once. A POST that never gets through (after the push code's retries
+sensor seeing the same failed run, or a re-run of the sensor, send it once. A disk that
+refuses the claim's bytes (full, read-only) never stops the alert: the claim stays as far
+as it got (an empty file still claims the key) and the POST goes out. A POST that never gets through (after the push code's retries
 with backoff) releases its claim, so the next chance tries again.
 """
 
@@ -48,19 +50,24 @@ def send_alert(data_dir: Path, url: str, *, key: str, payload: dict[str, Any], *
     next chance tries again). `retry` holds core.http.Retry's fields (attempts, base_delay, …).
     """
     folder = Path(data_dir) / ALERTS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
     claim = folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", key) + ".json")
     body = {"key": key, "host": socket.gethostname(), "data_dir": str(data_dir),
             "sent_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **payload}
     data = json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return False
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+    except OSError:  # no claim can be made on this disk: the alert matters more than its record
+        fd = None
+    if fd is not None:
+        try:
+            os.write(fd, data)
+        except OSError:
+            pass  # the empty claim still claims the key
+        finally:
+            os.close(fd)
     try:
         post_with_retry(url, data, {"Content-Type": "application/json", "Idempotency-Key": key},
                         retry=Retry(**retry))

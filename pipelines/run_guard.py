@@ -51,8 +51,11 @@ def repair_data_dir(data_dir: Path, warehouse: str, *, say: Callable[[str], None
     (warehouse.privacy.erasure), and exports/LATEST is set to the published night's bundle
     (warehouse.release.release), whatever step the previous night died at."""
     from warehouse.privacy.erasure import settle_pending
+    from warehouse.release.publish import published_path, unreadable, unreadable_line
     from warehouse.release.release import repair_release
 
+    if why := unreadable(published_path(data_dir)):
+        say(unreadable_line(published_path(data_dir), why))
     settled = settle_pending(data_dir, warehouse)
     if settled:
         say(f"{len(settled)} member(s) a killed crawl found private: cut from the warehouse, "

@@ -13,6 +13,7 @@ every `core.settings` field, and DAGSTER_HOME), read as for the daemon's runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -22,7 +23,7 @@ from typing import Any
 import dagster as dg
 
 from core.settings import Settings
-from ops.children import die_with_parent
+from ops.children import RESULT_PREFIX, die_with_parent
 from ops.procs import identity
 
 from pipelines.recovery import PID_TAG
@@ -95,9 +96,17 @@ def run(result_path: Path) -> int:
 
 
 def _write(path: Path, outcome: dict) -> None:
+    """The outcome into the result file; on the output as one line when the file cannot be
+    written (a full disk): the supervisor still learns the step and the cause."""
+    text = json.dumps(outcome, ensure_ascii=False, default=str)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(outcome, ensure_ascii=False, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        print(RESULT_PREFIX + text, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -106,7 +106,7 @@ def per_cafe(wh: ui.Warehouse) -> None:
                        tooltip=["name", "game_id", "n_wanting", "n_watching", "n_favorite"]),
                  alt_text=f"Most wanted games offered by {names[slug]}")
         else:
-            st.info(f"{names[slug]} offers none of the games members want.")
+            st.info(f"{ui.plain(names[slug])} offers none of the games members want.")
 
 
 def nowhere(wh: ui.Warehouse) -> None:

@@ -292,7 +292,7 @@ def explorer(wh: ui.Warehouse) -> None:
         left, right = st.columns([3, 2])
         with left:
             recs = wh.query(member_recommendations, user_id=user_id)
-            st.markdown(f"**Recommended for {names[user_id] or user_id}**")
+            st.markdown(f"**Recommended for {ui.plain(names[user_id] or user_id)}**")
             ui.table(
                 recs.select("rank", "name", "reason", "score", "popularity_rank", "min_players", "max_players",
                             "max_minutes", "game_id"),

@@ -43,3 +43,45 @@ def test_no_reader_writes_the_published_night_even_with_an_erasure_pending(night
     Warehouse(published_path(night)).close()
     assert _file_state(published_path(night)) == before
     assert pending(night) == {MEMBER}  # the writers' to cut (the crawl's parent, the next night)
+
+
+def test_readers_on_a_read_only_mount_leave_out_the_journals_members_and_answer_everyone_else(
+        night: Path, tmp_path: Path) -> None:  # noqa: F811 - a fixture
+    """Issue 39 (cases 6 and 7): with an erasure pending (the crawl, its parent and the supervisor
+    all killed between the journal's line and the cut), readers showed the member; a reader that
+    may not write the data dir failed for everyone. Now every reader leaves out the journal's
+    members, read-only, on a read-only mount of the data dir, `bodoge sql --db` on its
+    published night included, and answers everyone else."""
+    import pytest
+
+    note(night, [MEMBER])
+    before = _file_state(published_path(night))
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    made = subprocess.run(["mount", "--bind", "-o", "ro", str(night), str(ro)], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot make a read-only bind mount here: {made.stderr.strip()}")
+    try:
+        assert subprocess.run(["touch", str(ro / "probe")], capture_output=True).returncode != 0  # really read-only
+
+        def bodoge(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run([*BODOGE, *args], capture_output=True, text=True, timeout=60)
+
+        for command in (["collection", MEMBER], ["recommend", MEMBER]):
+            done = bodoge(*command, "--data-dir", str(ro))
+            assert done.returncode != 0 and done.stdout == "", (command, done.stdout)
+            assert done.stderr.count("\n") == 1 and "unknown user" in done.stderr, done.stderr
+        done = bodoge("collection", "500", "--data-dir", str(ro))
+        assert done.returncode == 0 and done.stdout, done.stderr
+        count = f"SELECT count(*) FROM marts.members WHERE user_id = '{MEMBER}'"
+        for where in (["--data-dir", str(ro)], ["--db", str(ro / "published.duckdb")]):
+            done = bodoge("sql", count, "--format", "csv", *where)
+            assert done.returncode == 0 and done.stdout.splitlines()[1] == "0", (where, done.stderr, done.stdout)
+        done = bodoge("sql", "SELECT count(*) FROM marts.members", "--format", "csv", "--data-dir", str(ro))
+        assert int(done.stdout.splitlines()[1]) > 0
+        done = bodoge("sql", f"ATTACH '{ro / 'published.duckdb'}' AS again", "--data-dir", str(ro))
+        assert done.returncode == 2  # the copy is as sealed as the file: no way round it to the file
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+    assert _file_state(published_path(night)) == before
+    assert pending(night) == {MEMBER}  # readers never settle it: the next night's writer does

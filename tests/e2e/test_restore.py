@@ -131,3 +131,13 @@ def test_a_damaged_backup_is_passed_over_for_an_older_good_one(tmp_path: Path) -
     assert run.returncode == 0, run
     assert f"from backup {old.name}" in run.stdout and f"passed over: backup {new.name}" in run.stderr
     assert "next night: a full crawl" in run.stdout  # the small warehouse was never crawled
+
+
+def test_a_mistyped_data_dir_is_one_line_and_creates_nothing(tmp_path: Path) -> None:
+    """Issue 39 (case 10): `bodoge restore --data-dir <typo>` made the folder and a lock in it
+    before saying there was no backup."""
+    typo = tmp_path / "dtaa"
+    done = subprocess.run([sys.executable, "-m", "bodoge.cli", "restore", "--data-dir", str(typo)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and done.stderr.count("\n") == 1 and "no data directory" in done.stderr, done.stderr
+    assert not typo.exists()

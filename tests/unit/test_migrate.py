@@ -163,3 +163,31 @@ def test_a_warehouse_no_night_has_migrated_yet_still_publishes_the_views(tmp_pat
         assert reader.execute("SELECT night_id, model_run_id FROM marts.model_quality").fetchall() == [
             (None, "20261101T030000Z-aaaaaa")]
         assert reader.execute("SELECT run_id, night_id FROM marts.publication").fetchall() == [("build-1", None)]
+
+
+def test_a_failed_migration_puts_back_the_backup_as_scrubbed_and_prunes_nothing(tmp_path: Path) -> None:
+    """Issue 39 (case 4): the pre-migration backup was scrubbed (rewritten) after its checksum was
+    read, so `put_back` refused it ("does not have its checksum (disk full?)") and the warehouse
+    was left as the transaction rolled it back, not restored; and that backup had already
+    pruned the same day's older one. Here a member the crawl found private (gone from raw, still
+    in the marts) makes the scrub rewrite it."""
+    from tests.support.backup_warehouse import _backup
+
+    warehouse = _older(tmp_path)
+    backups = tmp_path / "data" / "backups"
+    with connect(warehouse) as con:
+        con.execute("DELETE FROM raw.collection_entries WHERE user_id = '17406'")
+        con.execute("DELETE FROM raw.listing_crawls WHERE listing = 'collection' AND key = '17406'")
+    earlier = _backup(warehouse, backups, datetime.now(timezone.utc).replace(hour=0, minute=0, second=1),
+                      run_id="earlier-today")
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    shutil.copy(MIGRATIONS_DIR / "001_baseline.sql", folder)
+    (folder / "002_rename_ratings.sql").write_text("ALTER TABLE raw.no_such_table RENAME COLUMN a TO b;\n")
+    with pytest.raises(MigrationFailed, match="put back from backup"):
+        migrate_safely(warehouse, backups, run_id="night-9", folder=folder)
+    taken = next(b for b in list_backups(backups) if b.run_id == "pre-migration-night-9")
+    assert verify_backup(taken.path)
+    assert warehouse.read_bytes() == taken.database.read_bytes()  # put back byte for byte, as scrubbed
+    assert list(warehouse.parent.glob("warehouse.duckdb.replaced-*"))
+    assert earlier.path.is_dir(), "the pre-migration backup pruned the day's older backup"

@@ -105,3 +105,17 @@ def test_the_run_summary_says_how_old_the_published_night_and_its_oldest_page_ar
     row = {"run_id": "night-7", "published_at": now - timedelta(minutes=5), "oldest_page_at": now - timedelta(days=3)}
     assert freshness_line(row, now) == "published night night-7 from 5 min ago; oldest crawled page from 3 d ago"
     assert freshness_line(None, now) == "published night: none yet"
+
+
+def test_a_dead_processs_temporary_wal_is_swept_too(tmp_path: Path) -> None:
+    """Issue 39 (case 10): a disk full mid-cut left `.published.duckdb.<pid>.tmp.wal`, which the
+    sweep (globbing `.tmp` only) never removed."""
+    from warehouse.release.publish import _fresh_tmp
+
+    target = tmp_path / "published.duckdb"
+    dead = 4_000_000  # above any pid_max: no process has it
+    litter = [tmp_path / f".published.duckdb.{dead}.tmp", tmp_path / f".published.duckdb.{dead}.tmp.wal"]
+    for path in litter:
+        path.write_bytes(b"x")
+    _fresh_tmp(target)
+    assert [p for p in litter if p.exists()] == []

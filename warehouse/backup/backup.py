@@ -88,8 +88,15 @@ class Backup:
 
 
 def make_backup(con: duckdb.DuckDBPyConnection, warehouse: Path, backups: Path, *, run_id: str | None,
-                now: datetime | None = None) -> Backup:
-    """Checkpoint `con`'s warehouse, copy it into `backups/<UTC time>/`, verify it, prune old ones.
+                now: datetime | None = None, prune_old: bool = True) -> Backup:
+    """Checkpoint `con`'s warehouse, copy it into `backups/<UTC time>/`, verify it, prune old
+    ones (unless `prune_old` is False), scrub them all; returns the backup as it finally is.
+
+    Why "finally": the scrub may rewrite the new backup too (a member the crawl found private
+    is still in the marts), with a new checksum in its manifest. Returning the manifest read
+    before the scrub made `put_back` refuse the pre-migration backup for a checksum it no
+    longer had. Why `prune_old`: a pre-migration backup is a safety copy of its own, not the
+    day's backup; pruning by it removed the same day's older backup.
 
     The caller must hold the warehouse's only writer (nothing may write during the copy).
     Raises BackupError (one line) when the copy cannot be written or does not verify.
@@ -125,9 +132,9 @@ def make_backup(con: duckdb.DuckDBPyConnection, warehouse: Path, backups: Path, 
         if isinstance(exc, (OSError, duckdb.Error)):
             raise BackupError(f"backup into {backups} failed: {first_line(exc)}") from exc
         raise
-    backup = read_manifest(final)
-    removed = prune(backups)
+    removed = prune(backups) if prune_old else []
     scrub_backups(backups, public_users(con))
+    backup = read_manifest(final)
     log.info("backup %s verified in %.1fs%s", backup.describe(), backup.seconds,
              f"; {len(removed)} old backup(s) removed" if removed else "")
     return backup

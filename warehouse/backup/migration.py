@@ -37,7 +37,8 @@ def migrate_safely(warehouse: Path, backups: Path, *, run_id: str | None, folder
 
     def back_up(con: duckdb.DuckDBPyConnection) -> None:
         log.info("warehouse %s: migration step(s) pending; backing it up first", warehouse)
-        taken.append(make_backup(con, warehouse, backups, run_id=f"pre-migration-{run_id or 'manual'}"))
+        taken.append(make_backup(con, warehouse, backups, run_id=f"pre-migration-{run_id or 'manual'}",
+                                 prune_old=False))
 
     try:
         return migrate(warehouse, folder=folder, before=back_up)

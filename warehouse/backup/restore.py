@@ -142,8 +142,13 @@ def put_back(backup: Backup, warehouse: Path) -> list[Path]:
     tmp = warehouse.with_name(f".{warehouse.name}.restore-{os.getpid()}.tmp")
     try:
         copy_file(backup.database, tmp)
-        if file_sha256(tmp)[0] != backup.sha256:
-            raise RestoreError(f"the copy of backup {backup.name} does not have its checksum (disk full?)")
+        copied = file_sha256(tmp)[0]
+        if copied != backup.sha256:
+            source = file_sha256(backup.database)[0]
+            where = ("the backup's file itself no longer matches its manifest" if source != backup.sha256
+                     else "the copy differs from the backup's file")
+            raise RestoreError(f"backup {backup.name} not put back: {where} (sha256 {copied[:12]}…, "
+                               f"manifest {backup.sha256[:12]}…)")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         kept = []
         for old in (warehouse, warehouse.with_name(warehouse.name + ".wal")):

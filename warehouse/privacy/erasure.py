@@ -32,18 +32,11 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.journal import JOURNAL_NAME, journal_path, pending  # noqa: F401 - the journal's names, here too
 from warehouse.privacy.cut import cut_everywhere
 from warehouse.release.bundle_io import fsync_dir
 
 log = logging.getLogger("bodoge.privacy")
-
-JOURNAL_NAME = "erasures.pending"
-
-
-def journal_path(data_dir: Path) -> Path:
-    """DATA_DIR/erasures.pending: one member id a line, for as long as their cut is pending."""
-    return Path(data_dir) / JOURNAL_NAME
-
 
 def note(data_dir: Path, users: list[str] | set[str]) -> None:
     """Append `users` to the journal and fsync it (and the folder, when the file is new)."""
@@ -54,15 +47,6 @@ def note(data_dir: Path, users: list[str] | set[str]) -> None:
     _write_ids(path, users, os.O_APPEND)
     if new:
         fsync_dir(path.parent)
-
-
-def pending(data_dir: Path) -> set[str]:
-    """Member ids whose cut is still pending (empty without a journal)."""
-    try:
-        text = journal_path(data_dir).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 def settle(data_dir: Path, users: set[str]) -> None:
@@ -112,7 +96,10 @@ class Eraser:
 
     `learned` returns True when the member is in the published night now (read once, when
     the crawl starts), so the writer commits at once instead of at its next full batch:
-    their rows leave what readers see within the page that showed the login page.
+    their rows leave what readers see within the page that showed the login page. A
+    published night that cannot be read (damaged) is no reason to stop the crawl: who it
+    shows is then unknown (`published` is None), so every member found private is cut by
+    name from every copy, at once.
     """
 
     def __init__(self, data_dir: Path) -> None:
@@ -124,7 +111,7 @@ class Eraser:
         """Journal `user` (durably, before anything else); whether a commit is urgent."""
         note(self.data_dir, [user])
         self._learned.add(user)
-        return user in self.published
+        return self.published is None or user in self.published
 
     def committed(self) -> None:
         """Raw no longer holds the members learned so far: cut them everywhere, then forget them."""
@@ -134,23 +121,28 @@ class Eraser:
         # Those the published night does not show leave the models' files only: a night that
         # failed after training may have kept them there.
         done = cut_everywhere(self.data_dir, users, shown=self.published)
-        if users & self.published:
+        if self.published is not None and users & self.published:
             self.published -= users
             log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",
                      len(done.published), len(done.bundles))
         settle(self.data_dir, users)
 
 
-def _published_members(data_dir: Path) -> set[str]:
-    """Every member id the published night names (empty before the first night)."""
-    from warehouse.release.publish import member_columns, published_path
+def _published_members(data_dir: Path) -> set[str] | None:
+    """Every member id the published night names (empty before the first night; None when
+    the file cannot be read, said in one line: a derived file the night replaces)."""
+    from warehouse.release.publish import first_line, member_columns, published_path, unreadable_line
 
     path = published_path(data_dir)
     if not path.is_file():
         return set()
-    with duckdb.connect(str(path), read_only=True) as con:
-        users: set[str] = set()
-        for schema, table, column in member_columns(con):
-            users |= {r[0] for r in con.execute(
-                f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
-        return users
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            users: set[str] = set()
+            for schema, table, column in member_columns(con):
+                users |= {r[0] for r in con.execute(
+                    f"SELECT DISTINCT {column} FROM {schema}.{table} WHERE {column} IS NOT NULL").fetchall()}
+            return users
+    except duckdb.Error as exc:
+        log.warning("privacy: %s", unreadable_line(path, first_line(exc)))
+        return None

@@ -17,6 +17,13 @@ published.duckdb and exports/LATEST together) and how old its pages are.
 Every replacement of published.duckdb (a publish, a cut of members found private) holds
 `published_lock`: a cut copies the current file, and without the lock a night published
 during that copy would be replaced by the older, cut copy.
+
+A published night DuckDB cannot read (truncated, damaged) is a derived file: no reader can
+show anything of it, and the next successful night replaces it whole. So a cut or a scrub
+says so in one line and leaves it (`unreadable`), instead of failing the crawl that called
+it; before, every night failed with "cannot write to warehouse …: Could not read enough
+bytes from file …/published.duckdb", and an operator following that line would restore a
+healthy warehouse.
 """
 
 from __future__ import annotations
@@ -182,6 +189,33 @@ def scrub_published(data_dir: Path, public: set[str]) -> list[str]:
     return _cut(data_dir, sorted(public), keep=True)
 
 
+def unreadable(path: Path) -> str | None:
+    """Why DuckDB cannot read the published night at `path` (one line), or None when it can
+    (or there is none). Every column of every table is read: a truncated file opens and lists
+    its tables, and fails only on the blocks it lost (a scan of the file, once a night)."""
+    if not path.is_file():
+        return None
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables() "
+                                             "WHERE database_name = current_database()").fetchall():
+                con.execute(f"SELECT count(*) FROM {_quote_ident(schema)}.{_quote_ident(table)} "
+                            "WHERE hash(COLUMNS(*)) IS NOT NULL").fetchall()
+    except duckdb.Error as exc:
+        return first_line(exc)
+    return None
+
+
+def first_line(exc: BaseException) -> str:
+    return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+
+
+def unreadable_line(path: Path, why: str) -> str:
+    """What a writer says of a published night it cannot read."""
+    return (f"{path} cannot be read ({why}): it is only the last published copy of the warehouse, "
+            "left for the next successful night to replace (the warehouse itself is not touched)")
+
+
 def cut_members(data_dir: Path, users: list[str] | set[str]) -> list[str]:
     """Cut these members (found private) out of the published night; returns those it held.
 
@@ -198,8 +232,12 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
     with published_lock(data_dir):
         if not target.is_file():
             return []
-        with duckdb.connect(str(target), read_only=True) as reader:
-            gone = _members_to_cut(reader, users, keep=keep)
+        try:
+            with duckdb.connect(str(target), read_only=True) as reader:
+                gone = _members_to_cut(reader, users, keep=keep)
+        except duckdb.Error as exc:
+            log.warning("published night: %s", unreadable_line(target, first_line(exc)))
+            return []
         if not gone:
             return []
         tmp = _fresh_tmp(target)
@@ -207,13 +245,7 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
         os.chmod(tmp, 0o644)
         snap = duckdb.connect(str(tmp))
         try:
-            snap.execute("CREATE TEMP TABLE cut_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [sorted(gone)])
-            for schema, table, column in member_columns(snap):
-                where = f"{column} IN (SELECT user_id FROM cut_now)"
-                if column == "user_id":
-                    snap.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
-                else:  # their posts stay, without the author (as in raw.posts)
-                    snap.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+            drop_members(snap, gone)
             snap.execute("CHECKPOINT")
         except BaseException:
             snap.close()
@@ -224,6 +256,24 @@ def _cut(data_dir: Path, users: list[str], *, keep: bool) -> list[str]:
         os.replace(tmp, target)
     log.info("published night: %d member(s) no longer public cut out", len(gone))
     return sorted(gone)
+
+
+def drop_members(con: duckdb.DuckDBPyConnection, users: set[str] | list[str]) -> None:
+    """Delete these members' rows from every member column of `con`'s database; their posts
+    stay without the author (as in raw.posts). What a cut does to a copy of the night, and
+    what a reader does to its in-memory copy while an erasure is pending (`warehouse.readers`)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE cut_now AS SELECT unnest(?::VARCHAR[]) AS user_id", [sorted(users)])
+    tables = set(con.execute("SELECT schema_name, table_name FROM duckdb_tables() "
+                             "WHERE database_name = current_database()").fetchall())
+    try:
+        for schema, table, column in (c for c in member_columns(con) if c[:2] in tables):
+            where = f"{column} IN (SELECT user_id FROM temp.cut_now)"
+            if column == "user_id":
+                con.execute(f"DELETE FROM {schema}.{table} WHERE {where}")
+            else:
+                con.execute(f"UPDATE {schema}.{table} SET {column} = NULL WHERE {where}")
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.cut_now")
 
 
 def _members_to_cut(con: duckdb.DuckDBPyConnection, users: list[str], *, keep: bool) -> set[str]:
@@ -282,8 +332,8 @@ def _fresh_tmp(target: Path) -> Path:
     """
     from ops.procs import owner_alive
 
-    for litter in target.parent.glob(f".{target.name}.*.tmp"):
-        pid = litter.name.removeprefix(f".{target.name}.").removesuffix(".tmp")
+    for litter in target.parent.glob(f".{target.name}.*.tmp*"):  # and its WAL (`….tmp.wal`, a disk full mid-cut)
+        pid = litter.name.removeprefix(f".{target.name}.").split(".", 1)[0]
         try:  # a pid alone: its process counts only if it started before the file was last written
             written_at = litter.stat().st_mtime
         except OSError:

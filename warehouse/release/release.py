@@ -134,8 +134,11 @@ def _published_bundle(data_dir: Path) -> str | None:
     path = published_path(data_dir)
     if not path.is_file():
         return None
-    with duckdb.connect(str(path), read_only=True) as con:
-        row = publication(con)
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            row = publication(con)
+    except duckdb.Error:  # a damaged copy claims no bundle: the night replaces it
+        return None
     return (row or {}).get("export_run_id") or None
 
 
