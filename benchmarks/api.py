@@ -16,8 +16,8 @@ What it measures, in one run (progress on stderr, one JSON object last on stdout
   (``Recommender.with_rows(...).score``), p50 ms, for the night's champion and for an
   item-to-item champion (cosine) at ``--scoring-games`` games;
 * ``rss_mb``: the service's resident memory after the load;
-* ``move_seconds``: from a new night's release (the real export and release code on the
-  night's own warehouse) to the service answering with it.
+* ``move_seconds``: from the instant a new night's release (the real export and release code
+  on the night's own warehouse) replaces ``published.duckdb`` to the service answering with it.
 
 The load generator is a bounded asyncio HTTP/1.1 client in its own process, so its work
 and the service's do not share a GIL (they do share the machine's cores: on 2 cores the
@@ -37,6 +37,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -170,15 +171,27 @@ def move(url: str, data_dir: Path) -> float:
     from warehouse.release.release import release_night
 
     night = f"bench-{int(time.time())}"
+    published = data_dir / "published.duckdb"
+    before = os.stat(published).st_ino
+    swapped: list[float] = []
+
+    def watch() -> None:  # the instant the release replaces the published night
+        while os.stat(published).st_ino == before:
+            time.sleep(0.002)
+        swapped.append(time.perf_counter())
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     with duckdb.connect(str(data_dir / "warehouse.duckdb")) as con:
         for table in ("recommendations", "next_to_play", "watch_next"):
             con.execute(f"UPDATE marts.{table} SET run_id = ?", [night + "-run"])
         bundle = export_bundle(con, data_dir / "exports")
         release_night(con, data_dir, run_id=night, bundle_run_id=bundle.run_id)
-    released = time.perf_counter()
     while httpx.get(url + "/v1/night", timeout=60).json()["night_id"] != night:
         time.sleep(0.01)
-    return round(time.perf_counter() - released, 2)
+    answered = time.perf_counter()
+    watcher.join()
+    return round(answered - swapped[0], 2)
 
 
 def run(data_dir: Path, *, seconds: float, clients: int, scoring_games: int) -> dict[str, Any]:

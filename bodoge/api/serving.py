@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bodoge.api.night import Night, NoNight, file_identity
-from warehouse.privacy.erasure import journal_path, pending
+from warehouse.journal import journal_path, pending
 from warehouse.release.publish import published_path
 
 log = logging.getLogger("bodoge.api")

@@ -219,5 +219,5 @@ def test_readers_never_reach_the_privacy_cut() -> None:
     the erasure journal names, rewriting the file. Readers read; the writers cut
     (tests/e2e/test_erasure.py::test_no_reader_writes_the_published_night_even_with_an_erasure_pending)."""
     graph = module_imports()
-    for reader in ("warehouse.readers", "pipelines.alerts", "dashboards.ui"):
+    for reader in ("warehouse.readers", "pipelines.alerts", "dashboards.ui", "bodoge.api.serving", "bodoge.api.night"):
         assert [m for m in graph[reader] if m.startswith("warehouse.privacy")] == [], reader
