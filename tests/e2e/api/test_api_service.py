@@ -84,14 +84,14 @@ def test_a_night_published_under_load_drops_nothing_and_mixes_nothing(data: Path
         for thread in threads:
             thread.start()
         try:
-            time.sleep(1.0)
+            time.sleep(0.3)  # the clients are answered by the first night
             publish_second_night(data, "second-night")
             after = lines(data)
             deadline = time.monotonic() + 30
             while httpx.get(url + "/v1/night").json()["night_id"] != "second-night":
                 assert time.monotonic() < deadline, "the service did not move to the new night"
                 time.sleep(0.05)
-            time.sleep(1.0)
+            time.sleep(0.3)  # and then by the second
         finally:
             stop.set()
             for thread in threads:
