@@ -144,6 +144,9 @@ def print_rows(rows: Any, *, as_json: bool, table: Callable[[], Table]) -> None:
     else:
         print_table(table())
 def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    """The discovery list; a welcome list (nothing personal to go on yet) is titled as one."""
+    if rows and rows[0].get("welcome"):
+        return _ranked_table(f"{user_id} さん、ようこそ: みんなが持っているゲーム (welcome list)", rows)
     return _ranked_table(f"{user_id} へのおすすめ", rows)
 
 
