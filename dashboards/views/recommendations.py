@@ -189,11 +189,12 @@ def beyond_accuracy_runs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     ).pl()
 
 
+# The member's two shelves (marts.next_to_play, marts.watch_next) and their headings. (A comment,
+# not a string under the name: Streamlit's magic writes a page's bare strings onto the page.)
 SHELVES = {
     "next_to_play": "Play next (積みゲー): owned, not yet played",
     "watch_next": "From their watch list (興味ありの中からおすすめ): 興味あり, not had or played",
 }
-"""The member's two shelves (marts.next_to_play, marts.watch_next) and their headings."""
 
 
 def member_shelf(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str) -> pl.DataFrame:
