@@ -16,7 +16,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import ui
-from dashboards.charts import show
+from dashboards.charts import show, time_x
 from core.statuses import STATUS_LABELS
 from dashboards.sql import query, reader
 from warehouse.views import UnknownUserError, collection
@@ -137,7 +137,7 @@ def model_history(wh: ui.Warehouse) -> None:
         k = runs["k"].drop_nulls()
         at_k = f"@{k[0]}" if k.len() else ""
         base = alt.Chart(runs).encode(
-            x=alt.X("trained_at:T", title="trained"),
+            x=time_x("trained_at", "trained (UTC)"),
             y=alt.Y(f"{metric}:Q", title=f"{METRICS[metric]}{at_k if metric != 'coverage' else ''}"),
             color=alt.Color("model:N", title="model"),
             tooltip=["run_id", "model", "trained_at", "champion", alt.Tooltip(f"{metric}:Q", format=".4f"),
@@ -220,7 +220,7 @@ def beyond_accuracy(wh: ui.Warehouse) -> None:
         ) or "long_tail_share"
         chosen = runs.filter(pl.col("split") == split)
         base = alt.Chart(chosen).encode(
-            x=alt.X("trained_at:T", title="trained"),
+            x=time_x("trained_at", "trained (UTC)"),
             y=alt.Y(f"{metric}:Q", title=BEYOND[metric]),
             color=alt.Color("model:N", title="model"),
             tooltip=["run_id", "model", "split", "champion", alt.Tooltip(f"{metric}:Q", format=".3f"),

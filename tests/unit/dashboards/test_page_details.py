@@ -20,3 +20,19 @@ def test_no_poll_data_hides_the_columns_and_says_so() -> None:
 def test_any_poll_data_keeps_both_columns() -> None:
     shown, note = without_empty_poll(_games([[3, 4], None]))
     assert shown.columns == ["game_id", "best_players", "recommended_players"] and note == ""
+
+
+def test_time_axes_read_in_24_hour_form() -> None:
+    """Issue 42: the model chart's axis read "03 PM"; every time axis says %H:%M."""
+    import ast
+    from pathlib import Path
+
+    import dashboards
+    from dashboards.charts import time_x
+
+    assert "%H:%M" in time_x("trained_at", "trained").to_dict()["axis"]["format"]
+    for path in (Path(dashboards.__file__).parent / "views").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        temporal = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
+                    and isinstance(node.value, str) and node.value.endswith(":T")]
+        assert temporal == [], f"{path.name}: use dashboards.charts.time_x for a time axis"
