@@ -1,21 +1,11 @@
-"""Issue 42's smaller frictions that are code: piped tables honour COLUMNS; `bodoge run` without a
-site says how to serve the demo's again."""
+"""Issue 42's smaller frictions that are code: `bodoge run` without a site says how to serve the
+demo's again."""
 
 from __future__ import annotations
 
 import pytest
 
-from bodoge.display import piped_width
 from core.config import require_base_url
-
-
-def test_piped_tables_take_columns_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("COLUMNS", raising=False)
-    assert piped_width() == 200
-    monkeypatch.setenv("COLUMNS", "120")
-    assert piped_width() == 120
-    monkeypatch.setenv("COLUMNS", "10")
-    assert piped_width() == 40
 
 
 def test_no_site_says_how_to_serve_the_demos_again(monkeypatch: pytest.MonkeyPatch) -> None:
