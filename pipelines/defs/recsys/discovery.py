@@ -18,6 +18,7 @@ from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.bgg_training import site_rows_only
 from warehouse.model_marts import replace_table, utcnow
 from warehouse.nights import record_lists
+from warehouse.privacy.public import public_users
 from warehouse.views import post_games
 
 READS = ("recsys.interactions", "recsys.content_model", "recsys.champion_choice")
@@ -58,7 +59,11 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
     generated_at = utcnow()
     with duckdb.get_connection() as con:
         site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
-        public = con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl().get_column("user_id").to_list()
+        # marts.members as the privacy rule sees them: a collection page the crawl could not complete
+        # (incomplete, no entry) is not public to the export, the backups or the published night
+        known_public = public_users(con)
+        public = [u for u in con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl()
+                  .get_column("user_id").to_list() if u in known_public]
         hints = post_games(con)
     result = discover_interactions(
         interactions=mark_site(rows.drop("updated_at"), site_rows),  # which rows a reason may name
