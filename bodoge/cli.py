@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from bodoge.api.main import register_api
 from bodoge.args import add_data_dir, an_id, comma_list, open_warehouse, positive_int
-from bodoge.cli_bgg import add_poll_flags, poll_filter, poll_n, register_bgg
+from bodoge.cli_bgg import NoPollData, add_poll_flags, poll_filter, poll_n, register_bgg, say_no_poll_data
 from bodoge.cli_night import register_build, register_crawl, register_demo, register_run, register_serve
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
@@ -107,7 +107,10 @@ def cmd_collection(args: argparse.Namespace) -> int:
     with open_warehouse(args) as con:
         rows = collection(con, args.user_id, status=args.status, players=players, max_minutes=args.max_minutes,
                           sort=args.sort, reverse=args.reverse)
-        rows = poll_filter(con, rows, args, players)
+        try:
+            rows = poll_filter(con, rows, args, players)
+        except NoPollData as error:
+            return say_no_poll_data(error, as_json=args.json)
     print_rows(rows, as_json=args.json, table=lambda: collection_table(args.user_id, rows))
     return 0
 
@@ -186,7 +189,10 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         else:
             rows = recommend(con, args.user_id, n=poll_n(args), players=players, max_minutes=args.max_minutes,
                              model_dir=model_dir)
-            rows = poll_filter(con, rows, args, players, n=args.n)
+            try:
+                rows = poll_filter(con, rows, args, players, n=args.n)
+            except NoPollData as error:
+                return say_no_poll_data(error, as_json=args.json)
             table = lambda: recommendation_table(args.user_id, rows)  # noqa: E731
     print_rows(rows, as_json=args.json, table=table)
     return 0

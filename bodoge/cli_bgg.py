@@ -11,6 +11,7 @@ The sync's flags are `core.settings` fields (`setting_flag`): `--delay 0` and
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +96,17 @@ def add_poll_flags(p: argparse.ArgumentParser) -> None:
     """`--best` / `--recommended`: with `--players N`, keep games BGG's poll calls best / recommended for N."""
     group = p.add_mutually_exclusive_group()
     group.add_argument("--best", dest="bgg_poll", action="store_const", const="best",
-                       help="with --players N: only games BoardGameGeek's community calls best with N (where known)")
+                       help="with --players N: keep only games whose BoardGameGeek poll calls N players best; "
+                            "games without BGG poll data are left out (when none of them has any, one line says "
+                            "so: `bodoge bgg sync`, docs/bgg.md)")
     group.add_argument("--recommended", dest="bgg_poll", action="store_const", const="recommended",
-                       help="with --players N: only games BoardGameGeek's community recommends for N (where known)")
+                       help="with --players N: keep only games whose BoardGameGeek poll recommends N players; "
+                            "games without BGG poll data are left out (when none has any, one line says so)")
+
+
+class NoPollData(Exception):
+    """`--best`/`--recommended` over games none of which has BGG poll data: the command says so
+    in one line and exits 0 (an empty table looked like "nothing qualifies")."""
 
 
 def poll_n(args: argparse.Namespace, *, mode: str = "discover") -> int:
@@ -112,11 +121,24 @@ def poll_n(args: argparse.Namespace, *, mode: str = "discover") -> int:
 def poll_filter(con: Any, rows: list[dict[str, Any]], args: argparse.Namespace, players: int | None, *,
                 n: int | None = None) -> list[dict[str, Any]]:
     """Rows kept by BGG's poll for `players` when `--best`/`--recommended` was given, else as they are."""
-    from warehouse.bgg_views import keep_poll_games, poll_games
+    from warehouse.bgg_views import keep_poll_games, poll_games, polled_games
 
     how = getattr(args, "bgg_poll", None)
     if how is None:
         return rows
     if players is None:
         raise ValueError(f"--{how} needs --players N")
+    if rows and not polled_games(con, {row["game_id"] for row in rows}):
+        raise NoPollData(f"no BoardGameGeek poll data for these games: --{how} keeps only games BGG's poll calls "
+                         f"{how} with {players} players (`bodoge bgg sync` fetches it; docs/bgg.md)")
     return keep_poll_games(rows, poll_games(con, players=players, how=how), n=n)
+
+
+def say_no_poll_data(error: NoPollData, *, as_json: bool) -> int:
+    """The one line for `NoPollData` (on stderr beside `[]` with --json), exit status 0."""
+    if as_json:
+        print("[]")
+        print(f"bodoge: {error}", file=sys.stderr)
+    else:
+        print(str(error))
+    return 0

@@ -107,6 +107,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from warehouse.db import WarehouseError
     from warehouse.backup.migration import migrate_safely
     from warehouse.release.publish import publish_snapshot
+    from warehouse.release.release import released_ids
     from warehouse.quality import check_specs, run_checks
 
     settings = Settings.load(args, only=("data_dir", "warehouse", "backup_dir"))
@@ -129,10 +130,12 @@ def cmd_build(args: argparse.Namespace) -> int:
             checks = [{"name": r.name, "asset": f"marts/{spec.table}", "passed": r.passed,
                        "severity": r.severity.upper(), "description": r.description}
                       for r, spec in zip(results, check_specs(), strict=True)]
-            published = publish_snapshot(con, paths.data_dir, run_id=run_id, checks=checks)
+            night_id, bundle, said = released_ids(con, paths.data_dir)  # agrees with exports/LATEST, or says not
+            published = publish_snapshot(con, paths.data_dir, run_id=run_id, checks=checks, night_id=night_id,
+                                         export_run_id=bundle)
     finally:
         lock.release()
-    print(f"published {run_id} for readers: {published.path}")
+    print(f"published {run_id} for readers: {published.path}, {said}")
     return 0
 
 

@@ -172,6 +172,9 @@ def print_rows(rows: Any, *, as_json: bool, table: Callable[[], Table]) -> None:
     else:
         print_table(table())
 def recommendation_table(user_id: str, rows: list[dict[str, Any]]) -> Table:
+    """The discovery list; a welcome list (nothing personal to go on yet) is titled as one."""
+    if rows and rows[0].get("welcome"):
+        return _ranked_table(f"{user_id} さん、ようこそ: みんなが持っているゲーム (welcome list)", rows)
     return _ranked_table(f"{user_id} へのおすすめ", rows)
 
 
@@ -188,7 +191,9 @@ def group_table(user_ids: list[str], rows: list[dict[str, Any]]) -> Table:
 
 
 def print_table(table: Table) -> None:
-    """Print to the terminal; piped output gets a wide page so rows do not fold."""
+    """Print to the terminal (long cells fold to its width, never cut); piped output gets a wide
+    page (200 columns) so rows do not fold. Not `COLUMNS`: test runners and job runners set it
+    (pytest-xdist's workers say 80) whatever reads the pipe (docs/commands.md)."""
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
 
 

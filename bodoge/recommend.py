@@ -24,6 +24,10 @@ from warehouse.views import recommendations_for
 
 log = logging.getLogger("bodoge.recommend")
 
+STORED_DEPTH = 100
+"""Rows the night stores per member (``models.discovery.run``'s ``depth``): asked for more, the
+command ranks the member's whole catalogue again rather than stopping there."""
+
 _SPEC = ["name_ja", "name_en", "min_players", "max_players", "min_minutes", "max_minutes"]
 
 
@@ -37,21 +41,30 @@ def recommend(
     model_dir: Path,
 ) -> list[dict[str, Any]]:
     """The member's discovery list: the stored one, filtered; when a filter leaves fewer than
-    `n` and a champion is saved, the whole catalogue ranked again, filtered by the same SQL."""
+    `n`, or `n` is past the stored depth, and a champion is saved, the whole catalogue ranked
+    again, filtered by the same SQL. A member whose list is a welcome list (or who has no
+    stored list yet) is ranked again by the welcome rule (`models.discovery.welcome`)."""
     rows = recommendations_for(con, user_id, n=n, players=players, max_minutes=max_minutes)
-    if len(rows) >= n or (players is None and max_minutes is None):
-        return rows
+    if len(rows) >= n or (players is None and max_minutes is None and len(rows) < STORED_DEPTH):
+        return rows  # enough, or unfiltered and the stored list is all there is
     from models.discovery.store import is_saved
 
     if not is_saved(model_dir):
         return rows
     from models.discovery.serving import score_user_on_the_fly
+    from models.discovery.welcome import welcome_from_saved
     from warehouse.bgg_training import member_rows
+    from warehouse.views import post_games, welcome_list
 
     mine = member_rows(con, user_id)  # with their BGG rows, as the night ranked them (never named as theirs)
     log.info("recommend: %d of %d stored games pass the filters; re-ranking %s's whole catalogue",
              len(rows), n, user_id)
-    everything = score_user_on_the_fly(model_dir, user_id, collection=mine)
+    if mine.height == 0 or welcome_list(con, user_id):  # the same rule as the night's welcome list
+        everything = welcome_from_saved(model_dir, user_id, collection=mine, hints=post_games(con, user_id))
+        everything = everything.with_columns(pl.lit(True).alias("welcome"))
+    else:
+        everything = score_user_on_the_fly(model_dir, user_id, collection=mine)
+        everything = everything.with_columns(pl.lit(False).alias("welcome"))
     return recommendations_for(con, user_id, n=n, players=players, max_minutes=max_minutes,
                                reranked=everything.to_arrow())
 

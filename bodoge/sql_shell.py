@@ -38,7 +38,7 @@ SHOWN_TYPES = frozenset({"SELECT", "PRAGMA", "EXPLAIN", "CALL", "EXECUTE", "RELA
 HISTORY_NAME = ".bodoge_sql_history"  # in the home folder, as other shells keep theirs
 HELP = """\
 Statements end with ;  Commands:
-  .tables              the tables of the night, with what each holds
+  .tables              the tables and views of the night, with what each holds
   .schema TABLE        a table's columns, types and descriptions (also .describe)
   .format table|csv|json
   .help                this text
@@ -128,14 +128,38 @@ def night_banner(con: Any, args: argparse.Namespace) -> str:
 
 
 def run_script(con: Any, script: str, fmt: str, out: TextIO) -> None:
-    """Run every statement of `script` in order, printing each answer; a dot command alone is one."""
+    """Run every statement and dot command of `script` in order, printing each answer.
+
+    A dot command is a line of its own, outside a statement (after a `;`, or first); each is
+    run alone, so `.tables` then `.describe marts.games` in one file are two commands, not one."""
+    segments: list[str] = []
+    buffer: list[str] = []
+    for line in script.splitlines():
+        pending = "\n".join(buffer).strip()
+        if line.strip().startswith(".") and (not pending or pending.endswith(";")):
+            if pending:
+                segments.append(pending)
+            buffer = []
+            segments.append(line.strip())
+        else:
+            buffer.append(line)
+    if "\n".join(buffer).strip():
+        segments.append("\n".join(buffer))
+    if not segments:
+        raise SqlError("no SQL statement given")
+    for segment in segments:
+        if segment.startswith("."):
+            out.write(dot_command(con, segment))
+        else:
+            _run_sql(con, segment, fmt, out)
+
+
+def _run_sql(con: Any, script: str, fmt: str, out: TextIO) -> None:
+    """Every SQL statement of `script`, in order, each answer printed."""
     import duckdb
 
     from warehouse.db import first_line
 
-    if script.strip().startswith("."):
-        out.write(dot_command(con, script.strip()))
-        return
     try:
         statements = con.extract_statements(script)
     except duckdb.Error as exc:
@@ -221,10 +245,13 @@ def dot_command(con: Any, line: str) -> str:
     rest = rest.strip().rstrip(";").strip()
     if name == ".help":
         return HELP + "\n"
-    if name == ".tables":
+    if name == ".tables":  # and the views (marts.nights, marts.model_quality, …: the cookbook reads them)
         rows = con.execute(
-            "SELECT schema_name || '.' || table_name, coalesce(comment, '') FROM duckdb_tables() "
-            "WHERE database_name = current_database() ORDER BY schema_name <> 'marts', 1").fetchall()
+            "SELECT name, comment FROM (SELECT schema_name, schema_name || '.' || table_name AS name, "
+            "coalesce(comment, '') AS comment FROM duckdb_tables() WHERE database_name = current_database() "
+            "UNION ALL SELECT schema_name, schema_name || '.' || view_name, coalesce(comment, '') FROM duckdb_views() "
+            "WHERE database_name = current_database() AND NOT internal) ORDER BY schema_name <> 'marts', name"
+        ).fetchall()
         return "".join(f"{table:<28} {_first_sentence(comment)}\n" for table, comment in rows)
     if name in (".schema", ".describe"):
         if not rest:

@@ -25,8 +25,12 @@ def resolve_base_url(base_url: str | None = None) -> str | None:
 
 
 def require_base_url(base_url: str | None = None) -> str:
-    """The site to crawl, or a one-line ValueError saying how to give it (crawl, run)."""
+    """The site to crawl, or a one-line ValueError saying how to give it (crawl, run).
+
+    Why not the URL the last crawl recorded: after `bodoge demo` that is the demo's sample
+    site, served on a random port only while the demo ran (intended: docs/commands.md)."""
     resolved = resolve_base_url(base_url)
     if not resolved:
-        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL")
+        raise ValueError("no site to crawl: pass --base-url or set BODOGE_BASE_URL (after `bodoge demo`: its site "
+                         "ran only with the demo; `bodoge site serve` serves it again, then pass its URL)")
     return resolved

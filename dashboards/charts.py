@@ -31,6 +31,11 @@ def show(chart: alt.TopLevelMixin, *, alt_text: str | None = None) -> None:
     st.altair_chart(configured, width="stretch", alt=alt_text)
 
 
+def time_x(field: str, title: str) -> alt.X:
+    """A time axis in 24-hour form, UTC as stored (Vega-Lite's default labels hours as "03 PM")."""
+    return alt.X(f"{field}:T", title=title, axis=alt.Axis(format="%m-%d %H:%M", labelAngle=0, labelOverlap="greedy"))
+
+
 ROW_HEIGHT = 24  # per bar of a horizontal bar chart: room for one line of label
 
 

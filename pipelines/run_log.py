@@ -6,7 +6,9 @@ Used by the run-status sensors (scheduled runs under the daemon) and by `bodoge 
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,8 +18,15 @@ from dagster_duckdb import DuckDBResource
 from warehouse.model_marts import record_pipeline_run
 
 
-def check_results(instance: dg.DagsterInstance, run_id: str) -> list[dict]:
-    """Every asset check evaluated in the run: name, asset, passed, severity, description."""
+def check_results(instance: dg.DagsterInstance, run_id: str, *,
+                  declared: Mapping[tuple[str, str], str] | None = None) -> list[dict]:
+    """Every asset check evaluated in the run: name, asset, passed, severity, description.
+
+    The description is the evaluation's own, else the one the check declares (`declared`,
+    by (asset, check name); default: the project's definitions, `declared_descriptions`).
+    Why: a check's evaluation carries a description only when its result sets one, so a
+    `bodoge run` night recorded 23 of 25 empty while `bodoge build` (from the SQL files)
+    recorded every one: every publisher records the same words now."""
     entries = instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
     results = []
     for entry in entries:
@@ -25,14 +34,36 @@ def check_results(instance: dg.DagsterInstance, run_id: str) -> list[dict]:
         data = event.event_specific_data if event is not None else None
         if not isinstance(data, dg.AssetCheckEvaluation):
             continue  # not one (the log was read for check evaluations only)
+        asset = data.asset_key.to_user_string()
+        description = data.description
+        if not description:
+            declared = declared_descriptions() if declared is None else declared
+            description = declared.get((asset, data.check_name), "")
         results.append({
             "name": data.check_name,
-            "asset": data.asset_key.to_user_string(),
+            "asset": asset,
             "passed": bool(data.passed),
             "severity": data.severity.value,
-            "description": data.description or "",
+            "description": description,
         })
     return results
+
+
+def declared_descriptions(repository: dg.RepositoryDefinition | None = None) -> dict[tuple[str, str], str]:
+    """Each asset check's declared description by (asset, check name): of `repository` (an
+    asset's `context.repository_def`), else of the project's definitions (loaded once)."""
+    if repository is None:
+        return dict(_project_descriptions())
+    return {(key.asset_key.to_user_string(), key.name): spec.description or ""
+            for checks in repository.asset_checks_defs_by_key.values()
+            for key, spec in ((s.key, s) for s in checks.check_specs)}
+
+
+@functools.cache
+def _project_descriptions() -> tuple[tuple[tuple[str, str], str], ...]:
+    from pipelines.definitions import defs
+
+    return tuple(declared_descriptions(defs().get_repository_def()).items())
 
 
 def log_run(instance: dg.DagsterInstance, run_id: str, warehouse: str, *, status: str | None = None) -> list[dict]:

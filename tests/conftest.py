@@ -24,6 +24,7 @@ import compileall
 import signal
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterator
 import tomllib
 from pathlib import Path
@@ -95,7 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
     supervisor, worker and crawler; serve's daemon and code servers): about 2.5 s of a
     night's 18 s of CPU. Python checks each .pyc against its source's mtime, so an edited
     file never runs from a stale one; `__pycache__/` is ignored by git. The dependencies
-    are compiled by `uv sync` (`[tool.uv] compile-bytecode` in pyproject.toml). Done once,
+    (site-packages) are compiled here too, as `uv sync --compile-bytecode` would (not in
+    pyproject.toml: there it made every `uv run` recompile them, uv #12202). Done once,
     by the xdist controller (or the only process), before the workers start; then the
     controller warms numba's cache of the models' loops (`_warm_compile_cache`).
     """
@@ -107,6 +109,7 @@ def pytest_configure(config: pytest.Config) -> None:
         for name in packages:
             if (ROOT / name).is_dir():
                 compileall.compile_dir(ROOT / name, quiet=2)  # a read-only tree: no cache, no noise
+        compileall.compile_dir(sysconfig.get_paths()["purelib"], quiet=2)  # up to date: a stat per file
     _warm_compile_cache(config)
 
 

@@ -15,6 +15,19 @@ import duckdb
 POLL_CHOICES = ("best", "recommended")
 
 
+def polled_games(con: duckdb.DuckDBPyConnection, game_ids: set[str]) -> set[str]:
+    """Those of `game_ids` BGG's poll says anything of (a best or recommended player count);
+    empty before any BGG sync."""
+    present = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'marts' "
+                          "AND table_name = 'bgg_games' AND database_name = current_database()").fetchall()[0][0]
+    if not present or not game_ids:
+        return set()
+    rows = con.execute("SELECT DISTINCT game_id FROM marts.bgg_games WHERE list_contains(?, game_id) "
+                       "AND (len(coalesce(best_players, [])) > 0 OR len(coalesce(recommended_players, [])) > 0)",
+                       [sorted(game_ids)]).fetchall()
+    return {r[0] for r in rows}
+
+
 def poll_games(con: duckdb.DuckDBPyConnection, *, players: int, how: str) -> set[str]:
     """Site games whose BGG poll says `how` (best, recommended) for `players`; empty before any BGG sync."""
     if how not in POLL_CHOICES:

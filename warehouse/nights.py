@@ -61,6 +61,7 @@ def ensure_night_marts(con: duckdb.DuckDBPyConnection) -> None:
             ensure_table(con, name)
     for table, column in NIGHT_COLUMNS:
         con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} VARCHAR")
+    con.execute("ALTER TABLE marts.recommendations ADD COLUMN IF NOT EXISTS welcome BOOLEAN")  # migration 004
     for name in NIGHT_VIEWS:
         run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
     apply_comments(con, tables=["raw.crawl_runs"] + [f"marts.{name}" for name in NIGHT_VIEWS])

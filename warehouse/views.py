@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any
 
 import duckdb
+import polars as pl
 
 from core.statuses import STATUSES
 from warehouse.db import dict_rows, scalar
@@ -165,6 +166,9 @@ def recommendations_for(
     the member's collection now (had, played, favourite or 興味あり: the watch list has its own
     shelf, `shelf_for`): the join re-checks it against marts.collections.
 
+    Each row says whether it is from a welcome list (`welcome`: the member has no collection
+    the model could score, `models.discovery.welcome`).
+
     The list is the stored one (marts.recommendations), or `reranked`: a frame (Polars or
     Arrow) of the same columns ranking the member's whole catalogue again
     (`bodoge.recommend`), read through this same query. Why one query for both: the rows a
@@ -180,6 +184,28 @@ def recommendations_for(
         finally:
             con.unregister(_RERANKED)
     return _discovery_list(con, "marts.recommendations", user_id, n=n, players=players, max_minutes=max_minutes)
+
+
+def post_games(con: duckdb.DuckDBPyConnection, user_id: str | None = None) -> pl.DataFrame:
+    """(`user_id`, `game_id`): the games whose rule or review posts each member wrote (of one
+    member, if named). What the warehouse knows of a member beyond their collection: a welcome
+    list (`models.discovery.welcome`) reads them as the member's interests. Empty where the
+    warehouse holds no posts."""
+    found = scalar(con, "SELECT 1 FROM information_schema.tables WHERE table_schema = 'raw' AND table_name = 'posts'")
+    if found is None:
+        return pl.DataFrame(schema={"user_id": pl.String, "game_id": pl.String})
+    where = "author_user_id IS NOT NULL AND game_id IS NOT NULL" + (" AND author_user_id = ?" if user_id else "")
+    return con.sql(f"SELECT DISTINCT author_user_id AS user_id, game_id FROM raw.posts WHERE {where} "
+                   "ORDER BY ALL", params=[user_id] if user_id else None).pl()
+
+
+def welcome_list(con: duckdb.DuckDBPyConnection, user_id: str) -> bool:
+    """Whether the member's stored discovery list is a welcome list (or they have none stored)."""
+    has = scalar(con, "SELECT 1 FROM information_schema.columns WHERE table_schema = 'marts' "
+                      "AND table_name = 'recommendations' AND column_name = 'welcome'")
+    flag = "bool_or(coalesce(welcome, false))" if has else "false"
+    stored = con.execute(f"SELECT count(*), {flag} FROM marts.recommendations WHERE user_id = ?", [user_id]).fetchone()
+    return stored is None or stored[0] == 0 or bool(stored[1])
 
 
 _RERANKED = "reranked_discovery"
@@ -199,9 +225,13 @@ def _discovery_list(
     if max_minutes is not None:
         where.append(FITS_IN)
         params["minutes"] = max_minutes
+    # a welcome list says so (models.discovery.welcome); a night from before them has no column
+    welcome = "coalesce(r.welcome, false)" if scalar(
+        con, "SELECT 1 FROM (DESCRIBE SELECT * FROM " + source + ") WHERE column_name = 'welcome'") else "false"
     query = f"""
         SELECT row_number() OVER (ORDER BY r.rank) AS rank, r.game_id, g.name_ja, g.name_en,
-               g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason, r.model
+               g.min_players, g.max_players, g.min_minutes, g.max_minutes, r.score, r.reason, r.model,
+               {welcome} AS welcome
         FROM {source} r
         LEFT JOIN marts.games g USING (game_id)
         LEFT JOIN marts.collections c ON c.user_id = r.user_id AND c.game_id = r.game_id

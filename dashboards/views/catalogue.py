@@ -137,6 +137,18 @@ def catalogue_games(*, year_from: int, year_to: int, keep_undated: bool, mechani
     """
 
 
+POLL_COLUMNS = ("best_players", "recommended_players")
+
+
+def without_empty_poll(games: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """The games without BoardGameGeek's poll columns when none of them has poll data (a night
+    without BGG facts showed two columns of None), and the caption's note saying so."""
+    present = [c for c in POLL_COLUMNS if c in games.columns]
+    if not present or any(games.get_column(c).null_count() < games.height for c in present):
+        return games, ""
+    return games.drop(present), " No BGG data: BoardGameGeek's best/recommended columns are hidden (docs/bgg.md)."
+
+
 def main() -> None:
     ui.page(
         "catalogue",
@@ -240,7 +252,8 @@ def distributions(wh: ui.Warehouse, filters: dict) -> None:
                 chart.draw(wh, filters, excluded[chart.excluded])
     with ui.section("ゲーム一覧 Matching games"):
         games = wh.query(catalogue_games, **filters, limit=500, bgg=bool(wh.rows("marts.bgg_games")))
-        st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).")
+        games, note = without_empty_poll(games)
+        st.caption(f"Most owned first (top {games.height:,} of {summary['n_games']:,}).{note}")
         ui.table(games, hide_index=True, height=360)
 
 

@@ -16,7 +16,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import ui
-from dashboards.charts import show
+from dashboards.charts import show, time_x
 from core.statuses import STATUS_LABELS
 from dashboards.sql import query, reader
 from warehouse.views import UnknownUserError, collection
@@ -137,7 +137,7 @@ def model_history(wh: ui.Warehouse) -> None:
         k = runs["k"].drop_nulls()
         at_k = f"@{k[0]}" if k.len() else ""
         base = alt.Chart(runs).encode(
-            x=alt.X("trained_at:T", title="trained"),
+            x=time_x("trained_at", "trained (UTC)"),
             y=alt.Y(f"{metric}:Q", title=f"{METRICS[metric]}{at_k if metric != 'coverage' else ''}"),
             color=alt.Color("model:N", title="model"),
             tooltip=["run_id", "model", "trained_at", "champion", alt.Tooltip(f"{metric}:Q", format=".4f"),
@@ -189,11 +189,12 @@ def beyond_accuracy_runs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     ).pl()
 
 
+# The member's two shelves (marts.next_to_play, marts.watch_next) and their headings. (A comment,
+# not a string under the name: Streamlit's magic writes a page's bare strings onto the page.)
 SHELVES = {
     "next_to_play": "Play next (積みゲー): owned, not yet played",
     "watch_next": "From their watch list (興味ありの中からおすすめ): 興味あり, not had or played",
 }
-"""The member's two shelves (marts.next_to_play, marts.watch_next) and their headings."""
 
 
 def member_shelf(con: duckdb.DuckDBPyConnection, shelf: str, user_id: str) -> pl.DataFrame:
@@ -219,7 +220,7 @@ def beyond_accuracy(wh: ui.Warehouse) -> None:
         ) or "long_tail_share"
         chosen = runs.filter(pl.col("split") == split)
         base = alt.Chart(chosen).encode(
-            x=alt.X("trained_at:T", title="trained"),
+            x=time_x("trained_at", "trained (UTC)"),
             y=alt.Y(f"{metric}:Q", title=BEYOND[metric]),
             color=alt.Color("model:N", title="model"),
             tooltip=["run_id", "model", "split", "champion", alt.Tooltip(f"{metric}:Q", format=".3f"),

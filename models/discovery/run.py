@@ -29,6 +29,7 @@ from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
 from models.discovery.similar import similar_games as similar_lists
 from models.discovery.store import empty_interactions, save_state
+from models.discovery.welcome import with_welcome
 from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
 from models.split import time_split
 
@@ -43,6 +44,8 @@ class Discovery:
     next_to_play: pl.DataFrame = field(default_factory=pl.DataFrame)
     watch_next: pl.DataFrame = field(default_factory=pl.DataFrame)
     stats: dict[str, Any] = field(default_factory=dict)
+    welcome: list[str] = field(default_factory=list)
+    """The members whose discovery list is a welcome list (``models.discovery.welcome``), sorted."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,6 +199,8 @@ def discover_interactions(
     model_dir: Path | None = None,
     blend: Blend | None = None,
     engine: str = "compiled",
+    members: list[str] | None = None,
+    hints: pl.DataFrame | None = None,
 ) -> Discovery:
     """Recommendations (top ``depth`` per member), the two shelves and similar games for a whole run.
 
@@ -208,6 +213,10 @@ def discover_interactions(
     is described in ``models.discovery.blend``, the exclusion rules in ``members``, the
     reasons in ``reasons``, the re-ranking in ``rerank`` and the files written to
     ``model_dir`` in ``store``; ``engine`` how the lists are computed (the same either way).
+    ``members`` (the public members, ``marts.members``) and ``hints`` (``user_id``,
+    ``game_id`` known of members beyond their collections: the games of their posts) give a
+    welcome list to every member without a collection and every member the model could
+    not score (``models.discovery.welcome``): a line for every public member.
     """
     blend = blend or Blend()
     fit = ChampionFit(champion=champion, params=params, weighting=weighting, seed=seed)
@@ -232,6 +241,10 @@ def discover_interactions(
             ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
             user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
         )
+        tick = time.perf_counter()
+        ranked, welcomed = with_welcome(ranked, rows, state.game_ids, public=members, hints=hints, depth=depth)
+        timings["welcome_seconds"] = time.perf_counter() - tick
+        log.info("discover: %d welcome lists in %.1fs", len(welcomed), timings["welcome_seconds"])
 
         shelves = {}
         for kind in (PLAY_NEXT, WATCH_NEXT):
@@ -286,6 +299,7 @@ def discover_interactions(
         "n_similar": similar_games.height,
         "n_next_to_play": shelf.height,
         "n_watch_next": watched.height,
+        "n_welcome": len(welcomed),
         **{f"n_{key}": value for key, value in user_counts.items()},
         **{key: round(value, 3) for key, value in timings.items()},
     }
@@ -293,4 +307,4 @@ def discover_interactions(
         stats["model_dir"] = str(model_dir)
     log.info("discover: done in %.1fs", timings["total_seconds"])
     return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf,
-                     watch_next=watched, stats=stats)
+                     watch_next=watched, stats=stats, welcome=welcomed)

@@ -23,6 +23,7 @@ from models.candidates import default_candidates
 from samplesite.generator import generate_site
 from samplesite.server import SampleSiteServer
 from warehouse.db import connect
+from warehouse.privacy.public import public_users
 from tests.support.http_stubs import Receiver
 from warehouse.release.export import latest_bundle, verify_bundle
 from warehouse.release.schemas import validate_bundle
@@ -102,8 +103,13 @@ def test_no_recommendation_is_in_the_members_collection(two_runs) -> None:
     with connect(paths.warehouse, read_only=True) as con:
         recs = con.sql("SELECT * FROM marts.recommendations").pl()
         owned = con.sql("SELECT user_id, game_id FROM marts.collections").pl()  # 興味あり and favourites too
-        members = con.sql("SELECT count(*) AS n FROM marts.members WHERE n_games > 0").pl()["n"][0]
-    assert recs.height > 0 and recs["user_id"].n_unique() == members
+        public = public_users(con)
+        members = {u for (u,) in con.execute("SELECT user_id FROM marts.members").fetchall() if u in public}
+        empty = {u for (u,) in con.execute("SELECT user_id FROM marts.members WHERE n_games = 0").fetchall()}
+    # issue 42: every public member has a list; those without a collection a welcome list
+    assert recs.height > 0 and set(recs["user_id"]) == members
+    welcomed = set(recs.filter(pl.col("welcome"))["user_id"])
+    assert empty & members and empty & members <= welcomed
     assert recs.join(owned, on=["user_id", "game_id"], how="semi").height == 0
     assert {"user_id", "rank", "game_id", "score", "model", "run_id", "reason", "generated_at"} <= set(recs.columns)
     assert recs["reason"].str.len_chars().min() > 0
@@ -117,7 +123,7 @@ def test_two_complete_export_bundles(two_runs) -> None:
         manifest = verify_bundle(bundle)
         lines = (bundle / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(lines) == manifest["counts"]["users"] > 0
-        assert set(json.loads(lines[0])) == {"user_id", "items"}
+        assert set(json.loads(lines[0])) == {"user_id", "items", "welcome"}  # schema 1.1.0
         shelf = (bundle / "next_to_play.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(shelf) == manifest["counts"]["next_to_play_users"] > 0
         watched = (bundle / "watch_next.jsonl").read_text(encoding="utf-8").splitlines()

@@ -30,6 +30,7 @@ def test_the_graph_hands_on_values_that_give_the_librarys_recommendations(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from models.discovery.run import discover
+    from warehouse.views import post_games
     from pipelines.definitions import defs
 
     built = build_discovery_warehouse(tmp_path / "data", n_games=50, n_users=70, seed=5)
@@ -57,8 +58,12 @@ def test_the_graph_hands_on_values_that_give_the_librarys_recommendations(
         collections = con.sql("SELECT * FROM marts.collections").pl()
         games = con.sql("SELECT * FROM marts.games").pl()
         posts = con.sql("SELECT game_id, post_kind, body FROM staging.stg_posts").pl()
+        members = con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl().get_column("user_id").to_list()
+        hints = post_games(con)
     library = discover(collections=collections, games=games, posts=posts, champion=choice["champion"],
                        params=choice["params"], weighting=choice["weighting"], run_id=choice["run_id"],
-                       generated_at=datetime.now(timezone.utc))
-    expected = library.recommendations.drop("generated_at")
+                       generated_at=datetime.now(timezone.utc), members=members, hints=hints)
+    welcome = pl.col("user_id").is_in(pl.Series(library.welcome, dtype=pl.String).implode()).alias("welcome")
+    expected = library.recommendations.drop("generated_at").with_columns(welcome)
+    assert set(expected.get_column("user_id")) == set(members)  # a line for every public member
     assert_frame_equal(first, expected.sort(expected.columns), check_dtypes=False)

@@ -23,8 +23,10 @@ from warehouse.raw import RawWriter
 RUN_ID = "run-demo"
 
 
-def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: int = 200, seed: int = 11) -> dict:
-    """Returns the paths and the site's truth frames (with its private members)."""
+def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: int = 200, seed: int = 11,
+                              welcome: bool = False) -> dict:
+    """Returns the paths and the site's truth frames (with its private members). `welcome`: every
+    public member gets a list, as a night gives them (welcome lists: `models.discovery.welcome`)."""
     site = generate_site(n_games=n_games, n_users=n_users, seed=seed)
     frames = truth_frames(site)
     paths = resolve_paths(data_dir=data_dir)
@@ -54,13 +56,16 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
             collections=collections, games=games, posts=None, champion="ease", params={}, weighting="graded",
             run_id=RUN_ID, generated_at=datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc),
             model_dir=paths.models / "champion",
+            **({"members": con.sql("SELECT user_id FROM marts.members").pl().get_column("user_id").to_list()}
+               if welcome else {}),
         )
-        replace_table(con, "recommendations", result.recommendations)
+        flag = pl.col("user_id").is_in(pl.Series(result.welcome, dtype=pl.String).implode()).alias("welcome")
+        replace_table(con, "recommendations", result.recommendations.with_columns(flag))
         replace_table(con, "similar_games", result.similar_games)
         replace_table(con, "next_to_play", result.next_to_play)
         replace_table(con, "watch_next", result.watch_next)
         publish_snapshot(con, paths.data_dir, run_id=RUN_ID)  # what the member commands read
-    return {"paths": paths, "frames": frames, "private": frames["private_users"].get_column("user_id").to_list(),
+    return {"paths": paths, "frames": frames, "welcome": result.welcome, "private": frames["private_users"].get_column("user_id").to_list(),
             "collections": collections, "games": games, "cafes": frames["cafe_games"]}
 
 

@@ -40,7 +40,7 @@ def test_bundle_is_complete_and_latest_points_at_it(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (exports / "run-2" / "recommendations.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines[0] == {"user_id": "1", "items": [
         {"rank": 1, "game_id": "a", "score": 0.9, "reason": "プロポリスが好きなあなたに"},
-        {"rank": 2, "game_id": "b", "score": 0.5, "reason": "プロポリスが好きなあなたに"}]}
+        {"rank": 2, "game_id": "b", "score": 0.5, "reason": "プロポリスが好きなあなたに"}], "welcome": False}
     similar = (exports / "run-2" / "similar_games.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(similar[0]) == {"game_id": "a", "items": [{"rank": 1, "game_id": "b", "score": 0.8},
                                                                 {"rank": 2, "game_id": "c", "score": 0.1}]}
@@ -90,3 +90,26 @@ def bundle(tmp_path: Path) -> Path:
     path = export_bundle(con, tmp_path / "exports").path
     con.close()
     return path
+
+
+def test_a_welcome_list_is_named_on_its_line(tmp_path: Path) -> None:
+    """Schema 1.1.0: a line says whether it is a welcome list (models.discovery.welcome)."""
+    import polars as pl
+
+    from tests.support.warehouse_fixtures import create_marts
+    from warehouse.release.schemas import validate_bundle
+
+    wh = tmp_path / "wh.duckdb"
+    make_warehouse(wh, "run-1")
+    recs = pl.DataFrame({"user_id": ["1", "3", "3"], "rank": [1, 1, 2], "game_id": ["a", "b", "c"],
+                         "score": [0.9, 0.4, 0.2], "model": ["ease"] * 3, "run_id": ["run-1"] * 3,
+                         "reason": ["「プロポリス」が好きなあなたに", "みんなが持っているゲーム", "みんなが持っているゲーム"],
+                         "welcome": [False, True, True]})
+    create_marts(wh, {"recommendations": recs, "members": pl.DataFrame({"user_id": ["1", "2", "3"]})})
+    with connect(wh) as con:
+        bundle = export_bundle(con, tmp_path / "exports")
+    lines = {line["user_id"]: line for line in map(json.loads, (bundle.path / "recommendations.jsonl").read_text(
+        encoding="utf-8").splitlines())}
+    assert lines["1"]["welcome"] is False and lines["3"]["welcome"] is True
+    assert [item["game_id"] for item in lines["3"]["items"]] == ["b", "c"]
+    assert validate_bundle(bundle.path).lines["recommendations.jsonl"] == 2

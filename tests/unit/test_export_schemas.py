@@ -25,6 +25,7 @@ from warehouse.release.release import release_night
 
 RELEASED = {
     "1.0.0": "843d0fdf6d405714e984551107f699f93c13a7a10d8fcd02b3a9c76941e957ba",
+    "1.1.0": "240b7d81711fe82193470b5a6036d2a029666198876c233d6f8d76f46cba564c",  # recommendations.jsonl lines may say `welcome` (issue 42)
 }
 """Every released schema version and the fingerprint of its shape (`python -m
 warehouse.release.schemas fingerprint`). A released line is never edited: a new shape
@@ -69,7 +70,10 @@ def test_every_exported_file_has_a_strict_draft_2020_12_schema() -> None:
         assert schema["$id"].endswith(f":{SCHEMA_VERSION}:{Path(name).stem}")
         item = schema["properties"]["items"]["items"]
         for obj in (schema, item):
-            assert obj["additionalProperties"] is False and obj["required"] == list(obj["properties"])
+            assert obj["additionalProperties"] is False and obj["required"] == list(obj["properties"])[:len(obj["required"])]
+        assert item["required"] == list(item["properties"])  # every item field is required
+        assert [k for k in schema["properties"] if k not in schema["required"]] == (
+            ["welcome"] if name == "recommendations.jsonl" else [])  # 1.1.0's optional line field
         assert item["properties"]["rank"] == {**item["properties"]["rank"], "type": "integer", "minimum": 1}
         assert item["properties"]["score"]["type"] == "number"
     same_shape = [shape_fingerprint({"f": FILE_SCHEMAS[n]}) for n in ("watch_next.jsonl", "next_to_play.jsonl")]

@@ -27,12 +27,12 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
     backups = tmp_path / "data" / "backups"
     assert "etag" not in _columns(warehouse, "pages")
     assert migrate_safely(warehouse, backups, run_id="night-7") == [
-        "001_baseline", "002_night_ids", "003_watch_list_shelf", "add raw.pages.etag"]
+        "001_baseline", "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "add raw.pages.etag"]
     assert "etag" in _columns(warehouse, "pages")
     [backup] = list_backups(backups)
     assert backup.run_id == "pre-migration-night-7" and verify_backup(backup.path)
     with connect(warehouse, read_only=True) as con:
-        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
+        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,), (4,)]
         assert con.execute("SELECT key, etag FROM raw.pages").fetchall() == [("khora", None)]
         assert pending(con) == []
     assert migrate_safely(warehouse, backups, run_id="night-8") == []  # up to date: no second backup
@@ -80,7 +80,7 @@ def test_a_fresh_warehouse_only_records_the_migrations(tmp_path: Path) -> None:
     assert not (tmp_path / "backups").exists()
     with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT version, name FROM raw.schema_migrations ORDER BY version").fetchall() == [
-            (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf")]
+            (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf"), (4, "004_welcome_lists")]
 
 
 def test_a_missing_not_null_column_and_a_misnamed_file_are_refused(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
     numbered migration), their rows kept, and the night then writes and joins them."""
     warehouse = _before_night_ids(tmp_path)
     assert migrate_safely(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
-        "002_night_ids", "003_watch_list_shelf", "add raw.crawl_runs.night_id"]
+        "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "add raw.crawl_runs.night_id"]
     with connect(warehouse) as con:
         assert con.execute("SELECT run_id, night_id, export_run_id FROM marts.pipeline_runs").fetchall() == [
             ("dagster-1", "dagster-1", None)]  # an earlier run's id is its night's

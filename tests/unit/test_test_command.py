@@ -36,3 +36,13 @@ def test_every_test_file_is_in_a_tier() -> None:
     outside = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py")
                if p.relative_to(ROOT / "tests").parts[0] not in tiers]
     assert outside == []
+
+
+def test_uv_run_is_quiet_after_the_first_command() -> None:
+    """Issue 42: `[tool.uv] compile-bytecode = true` made every `uv run` compile site-packages
+    again and print "Bytecode compiled N files" (uv #12202); bytecode is compiled at sync where
+    it is wanted (the image), and by the test session itself."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "compile-bytecode" not in project["tool"]["uv"]
+    assert "UV_COMPILE_BYTECODE=1" in (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    assert 'sysconfig.get_paths()["purelib"]' in (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")

@@ -50,6 +50,8 @@ def public_users(con: duckdb.DuckDBPyConnection) -> set[str]:
         return {row[0] for row in con.execute(query, [list(COMPLETE_LISTINGS)]).fetchall()}
     elif _has_table(con, "marts", "collections"):
         query = "SELECT DISTINCT user_id FROM marts.collections"
+        if _has_table(con, "marts", "members"):  # public with an empty collection (a welcome list's member)
+            query += " UNION SELECT user_id FROM marts.members"
     else:
         return set()
     return {row[0] for row in con.execute(query).fetchall()}

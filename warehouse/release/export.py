@@ -1,6 +1,7 @@
 """The export bundle the site reads (docs/interface.md), written so no reader sees half of it.
 
-`exports/<run_id>/` gets `recommendations.jsonl`, `next_to_play.jsonl` (each member's
+`exports/<run_id>/` gets `recommendations.jsonl` (a line for every member with a list: every
+public member once welcome lists are ranked, `welcome` saying which), `next_to_play.jsonl` (each member's
 owned-but-unplayed games, ranked; from marts.next_to_play), `watch_next.jsonl` (each
 member's 興味あり games, ranked; from marts.watch_next), `similar_games.jsonl` and
 `manifest.json` (sha256 of every file), each JSONL file's JSON Schema in `schemas/` and
@@ -83,7 +84,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     checksums, sizes = {}, {}
     for name in FILES:
         source, key, fields = sources[name]
-        sizes[name] = _write_grouped(con, source, key, fields, staging / name)
+        line = _welcome_flag(con) if name == "recommendations.jsonl" else ""
+        sizes[name] = _write_grouped(con, source, key, fields, staging / name, line=line)
         checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
@@ -157,11 +159,21 @@ def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | Non
     return source
 
 
+def _welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
+    """The line field saying whether a member's list is a welcome list (schema 1.1.0's
+    `welcome`); false throughout for a warehouse whose recommendations lack the column."""
+    has = con.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = 'recommendations' "
+        "AND column_name = 'welcome'").fetchall()
+    return ", coalesce(bool_or(welcome), false) AS welcome" if has else ", false AS welcome"
+
+
 def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
-                   path: Path) -> tuple[int, int]:
+                   path: Path, *, line: str = "") -> tuple[int, int]:
     """One line per key (in key order), its rows in rank order as the list `items` of
-    objects, each with its `rank` first (the site need not count, and a gap would show);
-    returns (lines, items). An absent table gives an empty file.
+    objects, each with its `rank` first (the site need not count, and a gap would show),
+    then the aggregates `line` adds (fixed SQL, never user text); returns (lines, items).
+    An absent table gives an empty file.
 
     Why DuckDB writes the file: the rows stay in the database engine, which streams them
     to disk within its memory limit. Reading them into Polars first (1.2 GB of lines for
@@ -174,7 +186,7 @@ def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str,
     items = ", ".join(f"{name} := {column}" for column, name in fields.items())
     target = str(path).replace("'", "''")
     (lines,) = con.execute(
-        f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items "
+        f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items{line} "
         f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
     ).fetchall()[0]  # COPY returns the rows it wrote: the lines
     (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchall()[0]

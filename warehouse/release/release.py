@@ -118,6 +118,32 @@ def repair_release(data_dir: Path) -> list[str]:
     return said
 
 
+def released_ids(con: duckdb.DuckDBPyConnection, data_dir: Path) -> tuple[str | None, str | None, str]:
+    """What a rebuild (`bodoge build`) publishes its marts as: (`night_id`, `export_run_id`, a
+    line saying which). A rebuild makes the marts from raw again and leaves the night's lists as
+    they are, so when those lists are the bundle exports/LATEST names, it keeps that night's ids
+    and the published night agrees with LATEST. Otherwise (no bundle yet, or lists a later night
+    wrote but did not release) it names no night and no bundle, and the line says so plainly.
+    """
+    from warehouse.release.export import bundle_run_id
+
+    latest = latest_name(Path(data_dir) / "exports")
+    try:
+        lists = bundle_run_id(con)
+    except ExportError:
+        lists = None
+    if latest is None or lists != latest:
+        why = ("no night has exported a bundle yet" if latest is None
+               else f"the warehouse's lists ({lists or 'none'}) are not the bundle exports/LATEST names ({latest})")
+        return None, None, f"published without a night or a bundle: {why}; the next `bodoge run` exports and releases one"
+    night = con.execute("SELECT max_by(night_id, started_at) FROM marts.pipeline_runs WHERE export_run_id = ?",
+                        [latest]).fetchall() if con.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = 'pipeline_runs'"
+    ).fetchall() else []
+    night_id = night[0][0] if night else None
+    return night_id, latest, f"as night {night_id or '(unrecorded)'}, with the bundle exports/LATEST names ({latest})"
+
+
 def pause_point(step: str, data_dir: Path) -> None:
     """The test hook (module docstring): wait at `step` while DATA_DIR/paused-at-<step> exists."""
     if os.environ.get(PAUSE_ENV) != step:

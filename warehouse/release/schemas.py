@@ -45,7 +45,7 @@ import orjson
 from ops.errors import fail
 from warehouse.release.bundle_io import MANIFEST, ExportError, write_synced
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 """The version of the shape of every export file (manifest.json's `schema_version`).
 
 Change it with the shape (tests/unit/test_export_schemas.py pins the shape of each version)."""
@@ -75,8 +75,10 @@ _PERSONAL_SCORE = {"type": "number", "description": "The blended score on the me
 _REASON = _string("Why, in Japanese (e.g. 「X」が好きなあなたに), never naming another member.")
 
 
-def _ranked_lines(stem: str, title: str, key: str, key_doc: str, items_doc: str, item: dict) -> dict:
-    """The schema of a file with one line per `key`: `{key: …, "items": [item, …]}`, best first."""
+def _ranked_lines(stem: str, title: str, key: str, key_doc: str, items_doc: str, item: dict,
+                  optional: dict | None = None) -> dict:
+    """The schema of a file with one line per `key`: `{key: …, "items": [item, …]}`, best first;
+    `optional`: line fields a reader may find (added after 1.0.0, so not required)."""
     return {
         "$schema": DRAFT,
         "$id": _id(stem),
@@ -92,19 +94,28 @@ def _ranked_lines(stem: str, title: str, key: str, key_doc: str, items_doc: str,
                 "required": list(item),
                 "properties": item,
             }},
+            **(optional or {}),
         },
     }
 
 
-def _per_member(stem: str, title: str, items_doc: str) -> dict:
+def _per_member(stem: str, title: str, items_doc: str, optional: dict | None = None) -> dict:
     return _ranked_lines(stem, title, "user_id", "The member (their public id on the site).", items_doc,
-                         {"rank": _RANK, "game_id": _GAME, "score": _PERSONAL_SCORE, "reason": _REASON})
+                         {"rank": _RANK, "game_id": _GAME, "score": _PERSONAL_SCORE, "reason": _REASON}, optional)
+
+
+_WELCOME = {"type": "boolean", "description": (
+    "True when the line is a welcome list: the member has no collection, or none the model could score, so the "
+    "items are the games most held by members like them (reason 好みの近いみんなが持っているゲーム) or by the site's "
+    "members (みんなが持っているゲーム), never a game the member knows. False on a personal list. Since 1.1.0, "
+    "written on every line; a line without it is a personal list.")}
 
 
 FILE_SCHEMAS: dict[str, dict] = {
     "recommendations.jsonl": _per_member(
-        "recommendations", "A member's recommendations (discovery list)",
-        "Games the member has not marked 持ってる, 経験あり or お気に入り, best first."),
+        "recommendations", "A member's recommendations (discovery list), one line for every public member",
+        "Games the member has not marked 持ってる, 経験あり, お気に入り or 興味あり (no entry in their collection), "
+        "best first.", {"welcome": _WELCOME}),
     "next_to_play.jsonl": _per_member(
         "next_to_play", "A member's play next list (積みゲー)",
         "Games the member has (持ってる) and has not played (経験あり), play first first."),

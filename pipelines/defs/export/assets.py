@@ -72,7 +72,9 @@ def published_night(context: dg.AssetExecutionContext, duckdb: DuckDBResource, s
     once; old bundles are pruned after (warehouse/release/release.py). Delivery and the backup follow.
     The snapshot carries the checks the night evaluated so far (marts.publication.checks).
     """
-    checks = check_results(context.instance, context.run.run_id)  # the published night's own count of checks
+    # the published night's own count of checks, each with its declared description (the project's
+    # definitions: a night run in process has no repository on its step context)
+    checks = check_results(context.instance, context.run.run_id)
     with duckdb.get_connection() as con:
         result = release_night(con, site.paths.data_dir, run_id=context.run.run_id, bundle_run_id=bundle_run_id(con),
                                keep=site.bundles_to_keep(), checks=checks)

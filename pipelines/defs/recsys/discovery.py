@@ -18,6 +18,8 @@ from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.bgg_training import site_rows_only
 from warehouse.model_marts import replace_table, utcnow
 from warehouse.nights import record_lists
+from warehouse.privacy.public import public_users
+from warehouse.views import post_games
 
 READS = ("recsys.interactions", "recsys.content_model", "recsys.champion_choice")
 """What every discovery mart is computed from (the function's inputs)."""
@@ -32,7 +34,8 @@ def _per_second(count: int, seconds: float) -> float:
     specs=[
         # reasons name site rows only, and the shelves hold site rows only: a linked member's BGG rows
         # train the model and keep their games out of discovery, but are never named or shelved as theirs
-        mart_spec("recommendations", *READS, "marts.collections"),
+        # every public member gets a line: a welcome list where nothing personal can be said
+        mart_spec("recommendations", *READS, "marts.collections", "marts.members", "raw.posts"),
         mart_spec("next_to_play", *READS, "marts.collections"),
         mart_spec("watch_next", *READS, "marts.collections"),
         mart_spec("similar_games", *READS),
@@ -56,6 +59,12 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
     generated_at = utcnow()
     with duckdb.get_connection() as con:
         site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
+        # marts.members as the privacy rule sees them: a collection page the crawl could not complete
+        # (incomplete, no entry) is not public to the export, the backups or the published night
+        known_public = public_users(con)
+        public = [u for u in con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl()
+                  .get_column("user_id").to_list() if u in known_public]
+        hints = post_games(con)
     result = discover_interactions(
         interactions=mark_site(rows.drop("updated_at"), site_rows),  # which rows a reason may name
         content=content,
@@ -67,11 +76,14 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
         model_dir=site.paths.champion,
         seed=SEED,
         engine=site.engine(),
+        members=public,
+        hints=hints,
     )
     context.log.info(f"discovery: {result.stats}")
     night = pl.lit(context.run.run_id).alias("night_id")  # the night's id (marts.nights)
     with duckdb.get_connection() as con:
-        n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night))
+        welcome = pl.col("user_id").is_in(pl.Series(result.welcome, dtype=pl.String).implode()).alias("welcome")
+        n_recs = replace_table(con, "recommendations", result.recommendations.with_columns(night, welcome))
         n_similar = replace_table(con, "similar_games", result.similar_games.with_columns(night))
         n_shelf = replace_table(con, "next_to_play", site_rows_only(result.next_to_play, site_rows))
         n_watch = replace_table(con, "watch_next", site_rows_only(result.watch_next, site_rows))
@@ -85,6 +97,7 @@ def discovery(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: Co
         metadata={
             "dagster/row_count": n_recs,
             "members": recs["user_id"].n_unique(),
+            "welcome_lists": len(result.welcome),
             "distinct_games": recs["game_id"].n_unique(),
             "model": choice["champion"],
             "run_id": choice["run_id"],

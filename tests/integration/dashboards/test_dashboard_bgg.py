@@ -1,6 +1,7 @@
 """The catalogue shows the box's player range beside BoardGameGeek's best and recommended
 counts, where a night matched the game to a BGG thing (issue 25: "best with N" beside the
-players filter); a night without BGG facts shows the catalogue as before."""
+players filter); a night without BGG facts hides those columns and says so (issue 42: they
+showed None throughout)."""
 
 from __future__ import annotations
 
@@ -49,5 +50,11 @@ def test_a_night_without_bgg_facts_shows_the_catalogue_as_before(
     dashboard_warehouse: DashboardWarehouse, use_warehouse: Callable[[Path], None], tmp_path: Path
 ) -> None:
     copy = copy_with(dashboard_warehouse, tmp_path, "DROP TABLE IF EXISTS marts.bgg_games")  # before BGG
-    table = _catalogue_on(copy, use_warehouse)
-    assert table.value["best_players"].isna().all() and table.value.shape[0] > 0
+    use_warehouse(copy)
+    st.cache_data.clear()
+    at = open_page(page_spec("catalogue"))
+    assert_clean(at)
+    table = at.dataframe[-1]
+    assert table.value.shape[0] > 0 and "best_players" not in table.value.columns
+    assert "recommended_players" not in table.value.columns
+    assert any("No BGG data" in caption.value for caption in at.caption)
