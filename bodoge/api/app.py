@@ -136,7 +136,7 @@ def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | 
             if body is None:
                 if not known:
                     return no_member(user_id)
-                items = await _stored(night, mode, user_id, query)
+                items, welcome = await _stored(night, mode, user_id, query)
             else:
                 if user_id in serving.hidden:
                     known = False  # answered from the body alone, as for a member the night never saw
@@ -147,8 +147,11 @@ def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | 
                 fold = await run_in_threadpool(night.fold_in)
                 if fold is None:
                     return error("this night has no model to fold in with (until the next night)", 503)
-                items = await run_in_threadpool(_folded, night, fold, mode, user_id, frame, query, known)
-            return json({"user_id": user_id, "night_id": night.night_id, "items": items})
+                items, welcome = await run_in_threadpool(_folded, night, fold, mode, user_id, frame, query, known)
+            answer = {"user_id": user_id, "night_id": night.night_id, "items": items}
+            if welcome is not None:
+                answer["welcome"] = welcome  # a discovery list that is a welcome list (schema 1.1.0)
+            return json(answer)
 
     async def similar(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -234,23 +237,33 @@ def _filtered(night: Night, items: list[dict[str, Any]], query: ListQuery) -> li
     return _renumbered([item for item in items if (at := index.get(item["game_id"])) is not None and mask[at]])
 
 
-async def _stored(night: Night, mode: str, user_id: str, query: ListQuery) -> list[dict[str, Any]]:
+async def _stored(night: Night, mode: str, user_id: str, query: ListQuery) -> tuple[list[dict[str, Any]], bool | None]:
     """The member's stored list: the bundle's line, filtered; when a filter leaves fewer than
-    `n`, the member's whole catalogue ranked again from the night's rows (`bodoge recommend`)."""
+    `n`, the member's whole catalogue ranked again from the night's rows (`bodoge recommend`).
+    With it, for discovery, whether the list is a welcome list (the line's `welcome`)."""
     line = night.line(mode, user_id)
-    items = orjson.loads(line)["items"] if line else []
+    data = orjson.loads(line) if line else {}
+    items = data.get("items", [])
+    welcome = bool(data.get("welcome", False)) if mode == "discovery" else None
     shown = _filtered(night, items, query)
     if len(shown) >= query.n or shown is items or mode != "discovery":
-        return shown[: query.n]
+        return shown[: query.n], welcome
     fold = await run_in_threadpool(night.fold_in)
     if fold is None:
-        return shown[: query.n]
+        return shown[: query.n], welcome
     return await run_in_threadpool(_refilled, night, fold, user_id, query)
 
 
-def _refilled(night: Night, fold: Any, user_id: str, query: ListQuery) -> list[dict[str, Any]]:
-    ranked = fold.rank_rows(user_id, fold.night_rows(user_id), "discovery", None)
-    return _filtered(night, _items(ranked), query)[: query.n]
+def _hints(night: Night, user_id: str) -> Any:
+    """The games of the member's posts in the night (what a welcome list reads of them)."""
+    from warehouse.views import post_games
+
+    return post_games(night.query("SELECT 1"), user_id)
+
+
+def _refilled(night: Night, fold: Any, user_id: str, query: ListQuery) -> tuple[list[dict[str, Any]], bool | None]:
+    ranked = fold.rank_rows(user_id, fold.night_rows(user_id), "discovery", None, hints=_hints(night, user_id))
+    return _filtered(night, _items(ranked), query)[: query.n], bool(ranked["welcome"].any()) if ranked.height else None
 
 
 def _items(ranked: Any) -> list[dict[str, Any]]:
@@ -258,16 +271,18 @@ def _items(ranked: Any) -> list[dict[str, Any]]:
 
 
 def _folded(night: Night, fold: Any, mode: str, user_id: str, frame: Any, query: ListQuery,
-            known: bool) -> list[dict[str, Any]]:
+            known: bool) -> tuple[list[dict[str, Any]], bool | None]:
     """Fold-in: the list of `mode` for the posted collection, filtered as a stored list is."""
     key = user_id if known else f"\x00{user_id}"  # a stranger's id never meets the night's rows
+    hints = _hints(night, user_id) if known and mode == "discovery" else None
     rows = fold.rows(key, frame)
-    ranked = fold.rank_rows(key, rows, mode)
+    ranked = fold.rank_rows(key, rows, mode, hints=hints)
     shown = _filtered(night, _items(ranked), query)
     if len(shown) < query.n and (query.players is not None or query.max_minutes is not None):
-        ranked = fold.rank_rows(key, rows, mode, None)
+        ranked = fold.rank_rows(key, rows, mode, None, hints=hints)
         shown = _filtered(night, _items(ranked), query)
-    return shown[: query.n]
+    welcome = (bool(ranked["welcome"].any()) if ranked.height else False) if mode == "discovery" else None
+    return shown[: query.n], welcome
 
 
 def _game_night(night: Night, fold: Any, wanted: Any) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, SHELF_DEPTH, WATCH_NEXT, shelf_not_liked
 from models.discovery.store import load_state
+from models.discovery.welcome import unscored, welcome_lists
 from models.interactions import FLAGS, WEIGHTINGS, ConfidenceWeights, normalise_interactions
 
 
@@ -99,8 +100,26 @@ class FoldIn:
         return self.state.collections.filter(pl.col("user_id") == str(user_id))
 
     def rank_rows(self, user_id: str, rows: pl.DataFrame, mode: str = "discovery",
-                  depth: int | None = -1) -> pl.DataFrame:
-        """``rank`` from rows already normalised and marked (``rows``, ``night_rows``)."""
+                  depth: int | None = -1, *, hints: pl.DataFrame | None = None) -> pl.DataFrame:
+        """``rank`` from rows already normalised and marked (``rows``, ``night_rows``).
+
+        A discovery list the model has nothing personal for (no rows, or every row
+        人気のゲーム) is the member's welcome list, as at night (``models.discovery.welcome``:
+        everyone's rows as the night saved them with the member's own in place of theirs,
+        ``hints`` the games of their posts); its rows carry ``welcome`` True."""
+        ranked = self._ranked(user_id, rows, mode, depth)
+        if mode != "discovery":
+            return ranked
+        if ranked.height and not unscored(ranked):
+            return ranked.with_columns(pl.lit(False).alias("welcome"))
+        everyone = pl.concat([self.state.collections.filter(pl.col("user_id") != str(user_id)), rows],
+                             how="diagonal_relaxed")
+        chosen = self.mode(mode)
+        welcome = welcome_lists(everyone, self.state.game_ids, [str(user_id)], hints=hints,
+                                depth=chosen.depth if depth == -1 else depth)
+        return welcome.with_columns(pl.lit(True).alias("welcome"))
+
+    def _ranked(self, user_id: str, rows: pl.DataFrame, mode: str, depth: int | None) -> pl.DataFrame:
         chosen = self.mode(mode)
         state = self.state.folded(rows, self.weights)
         # No `single_threaded_blas` here: it costs ~2 ms a call (threadpoolctl looks the

@@ -86,8 +86,10 @@ def test_every_members_stored_lists_are_the_exports_lines(client, data: Path) ->
             assert answer.status_code == 200
             body = orjson.loads(answer.content)
             assert body["items"] == line["items"], f"{route} of {user}"
-            raw = answer.content.split(b'"items":', 1)[1][:-1]
+            raw = answer.content.split(b'"items":', 1)[1].rsplit(b',"welcome"', 1)[0].rstrip(b"}")
             assert raw == orjson.dumps(line["items"])  # the same bytes as the line's items
+            if route == "discovery":
+                assert body["welcome"] == line.get("welcome", False)
 
 
 def test_filters_are_the_rules_of_bodoge_recommend(client, data: Path) -> None:
@@ -108,12 +110,16 @@ def test_filters_are_the_rules_of_bodoge_recommend(client, data: Path) -> None:
 def test_fold_in_of_an_unchanged_collection_is_the_nights_list(client, data: Path) -> None:
     expected = {route: lines(data, file) for route, file in (
         ("discovery", "recommendations.jsonl"), ("watch-list", "watch_next.jsonl"), ("play-next", "next_to_play.jsonl"))}
-    users = list(expected["discovery"])[::97][:20]
+    welcome = [user for user, line in expected["discovery"].items() if line.get("welcome")]
+    users = list(expected["discovery"])[::97][:20] + welcome[:5]
+    assert welcome, "the demo night has members without a collection (welcome lists)"
     for user in users:
         body = {"collection": _collection(data, user)}
         for route, by_user in expected.items():
             answer = client.post(f"/v1/members/{user}/{route}?n=100", json=body).json()
             assert answer["items"] == by_user.get(user, {"items": []})["items"], f"{route} of {user}"
+            if route == "discovery":
+                assert answer["welcome"] == by_user[user].get("welcome", False)
 
 
 def test_a_changed_collection_drops_the_game_and_names_only_the_body(client, data: Path) -> None:

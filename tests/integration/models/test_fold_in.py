@@ -59,6 +59,9 @@ def test_an_unchanged_collection_folds_into_the_nights_list(site, champion: str)
         for user in picked:
             mine = night.filter(pl.col("user_id") == user)
             folded = fold.rank(user, _posted(rows, user), mode)
+            if mode == "discovery":
+                assert not folded["welcome"].any()  # the model scored them: their own list
+                folded = folded.drop("welcome")
             assert folded.equals(mine), f"{champion}: {mode} of {user} differs from the night's"
         assert night.filter(pl.col("user_id").is_in(picked)).height > 0
 
@@ -79,7 +82,7 @@ def test_a_changed_collection_gives_the_batch_engines_list(site, champion: str) 
         rows, pl.DataFrame({"user_id": [user], "game_id": [added], "have": [True], "played": [True],
                             "favorite": [True], "watching": [False], "rating": [None]},
                            schema=rows.schema)]).sort("user_id", "game_id")
-    folded = fold.rank(user, _posted(changed, user))
+    folded = fold.rank(user, _posted(changed, user)).drop("welcome")
     assert added not in folded.get_column("game_id").to_list()
     batch = state.folded(changed, WEIGHTINGS["graded"])  # everyone's current rows, the batch engine
     expected = _night(batch, changed, users, "discovery").filter(pl.col("user_id") == user)
@@ -104,7 +107,11 @@ def test_a_new_member_gets_a_list_from_what_they_post(site) -> None:
     assert stranger.height == 100 and not set(stranger["game_id"]) & set(posted["game_id"])
     assert stranger.drop("user_id").equals(known.drop("user_id"))  # the same rows make the same list
     empty = fold.rank("empty", posted.clear())
-    assert empty.height == 100  # popularity alone, for a member who posted nothing yet
+    assert empty.height == 100 and empty["welcome"].all()  # a welcome list, as the night gives one
+    from models.discovery.welcome import welcome_lists
+
+    night = welcome_lists(rows, state.game_ids, ["empty"], depth=100)
+    assert empty.drop("welcome").equals(night)
 
 
 def test_a_linked_members_other_rows_weigh_in_and_are_never_named(site) -> None:
@@ -120,5 +127,5 @@ def test_a_linked_members_other_rows_weigh_in_and_are_never_named(site) -> None:
     fold = FoldIn(state=state, weights=WEIGHTINGS["graded"], meta={"depth": 100})
     night = _night(state, marked, [user], "discovery")
     posted = _posted(marked.filter(pl.col(SITE)), user)
-    assert fold.rank(user, posted).equals(night)
+    assert fold.rank(user, posted).drop("welcome").equals(night)
     assert np.all(~night.get_column("game_id").is_in(own["game_id"].implode()).to_numpy())
