@@ -19,8 +19,9 @@ a reason still names only a posted game.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, SHELF_DEPTH, WATCH_NEXT, shelf_not_liked
 from models.discovery.store import load_state
-from models.discovery.welcome import unscored, welcome_lists
+from models.discovery.welcome import Counts, counts, unscored, welcome_lists
 from models.interactions import FLAGS, WEIGHTINGS, ConfidenceWeights, normalise_interactions
 
 
@@ -57,6 +58,8 @@ class FoldIn:
     state: DiscoveryModel
     weights: ConfidenceWeights
     meta: dict[str, Any]
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @classmethod
     def load(cls, model_dir: str | Path, *, engine: str = "compiled") -> FoldIn:
@@ -112,12 +115,23 @@ class FoldIn:
             return ranked
         if ranked.height and not unscored(ranked):
             return ranked.with_columns(pl.lit(False).alias("welcome"))
-        everyone = pl.concat([self.state.collections.filter(pl.col("user_id") != str(user_id)), rows],
-                             how="diagonal_relaxed")
         chosen = self.mode(mode)
+        saved = self.state.collections
+        if rows.height == 0 and self.night_rows(user_id).height == 0:
+            everyone, counted = saved, self._night_counts()  # a new member with nothing yet: the night's rows
+        else:
+            everyone = pl.concat([saved.filter(pl.col("user_id") != str(user_id)), rows], how="diagonal_relaxed")
+            counted = None
         welcome = welcome_lists(everyone, self.state.game_ids, [str(user_id)], hints=hints,
-                                depth=chosen.depth if depth == -1 else depth)
+                                depth=chosen.depth if depth == -1 else depth, counted=counted)
         return welcome.with_columns(pl.lit(True).alias("welcome"))
+
+    def _night_counts(self) -> Counts:
+        """The welcome lists' counts of the night's rows, made once (a second at the real size)."""
+        with self._lock:
+            if "counts" not in self._cache:
+                self._cache["counts"] = counts(self.state.collections, self.state.game_ids)
+            return self._cache["counts"]
 
     def _ranked(self, user_id: str, rows: pl.DataFrame, mode: str, depth: int | None) -> pl.DataFrame:
         chosen = self.mode(mode)

@@ -27,6 +27,7 @@ game: the same words for everyone, so no top 10 hangs on one anchor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -82,18 +83,22 @@ def with_welcome(
     return merged, ids
 
 
-def welcome_lists(
-    collections: pl.DataFrame,
-    game_ids: pl.Series,
-    user_ids: list[str],
-    *,
-    hints: pl.DataFrame | None = None,
-    depth: int | None = 100,
-) -> pl.DataFrame:
-    """Welcome lists (module docstring) for ``user_ids`` over the catalogue ``game_ids``
-    from normalised ``collections`` (everyone's rows) and ``hints`` (``user_id``,
-    ``game_id``: games a member showed interest in outside their collection). Long rows:
-    ``user_id``, ``rank`` (from 1), ``game_id``, ``score``, ``reason``; ``depth`` None: every game."""
+@dataclass(frozen=True)
+class Counts:
+    """What every welcome list of one set of rows reads: who holds which game (site rows),
+    who has it (持ってる), and the catalogue's order by how many have it. Built once
+    (``counts``); the API keeps the night's (``models.discovery.foldin``)."""
+
+    catalog: pl.DataFrame
+    index: pl.DataFrame
+    held: sp.csr_matrix
+    have: sp.csr_matrix
+    overall: np.ndarray
+    overall_score: np.ndarray
+
+
+def counts(collections: pl.DataFrame, game_ids: pl.Series) -> Counts:
+    """The ``Counts`` of normalised ``collections`` over the catalogue ``game_ids``."""
     catalog = game_ids.cast(pl.String).to_frame("game_id").with_row_index("col")
     n_games = catalog.height
     site = collections.filter(pl.col(SITE).fill_null(True)) if SITE in collections.columns else collections
@@ -107,41 +112,60 @@ def welcome_lists(
     have_mask = cells.get_column("have").to_numpy().astype(bool)
     have = sp.csr_matrix((np.ones(int(have_mask.sum()), dtype=np.float32), (rows[have_mask], cols[have_mask])),
                          shape=shape)
-
     n_have = np.asarray(have.sum(axis=0)).ravel()
     n_any = np.asarray(held.sum(axis=0)).ravel()
     overall = np.lexsort((np.arange(n_games), -n_any, -n_have))  # last key first: most held, then any entry, then id
-    overall_score = n_have / max(people.len(), 1)
+    return Counts(catalog=catalog, index=index, held=held, have=have, overall=overall,
+                  overall_score=n_have / max(people.len(), 1))
 
-    seen = _member_games(collections, hints, catalog, user_ids)
-    self_rows = index.join(pl.Series("user_id", user_ids, dtype=pl.String).to_frame().with_row_index("w"),
-                           on="user_id")
+
+def welcome_lists(
+    collections: pl.DataFrame,
+    game_ids: pl.Series,
+    user_ids: list[str],
+    *,
+    hints: pl.DataFrame | None = None,
+    depth: int | None = 100,
+    counted: Counts | None = None,
+) -> pl.DataFrame:
+    """Welcome lists (module docstring) for ``user_ids`` over the catalogue ``game_ids``
+    from normalised ``collections`` (everyone's rows) and ``hints`` (``user_id``,
+    ``game_id``: games a member showed interest in outside their collection). Long rows:
+    ``user_id``, ``rank`` (from 1), ``game_id``, ``score``, ``reason``; ``depth`` None: every game.
+    ``counted``: ``counts(collections, game_ids)``, when the caller keeps it."""
+    base = counts(collections, game_ids) if counted is None else counted
+    n_games = base.catalog.height
+    seen = _member_games(collections, hints, base.catalog, user_ids)
+    self_rows = base.index.join(pl.Series("user_id", user_ids, dtype=pl.String).to_frame().with_row_index("w"),
+                                on="user_id")
     take = n_games if depth is None else min(depth, n_games)
     frames: list[pl.DataFrame] = []
     for start in range(0, len(user_ids), BATCH):
         stop = min(start + BATCH, len(user_ids))
         known = seen[start:stop]
-        neighbours = (known @ held.T).tocsr()  # welcome × members: members holding any of their games
+        neighbours = (known @ base.held.T).tocsr()  # welcome × members: members holding any of their games
         neighbours.data[:] = 1.0
         mine = self_rows.filter((pl.col("w") >= start) & (pl.col("w") < stop))
         if mine.height:  # a member is not like themselves
             neighbours[mine.get_column("w").to_numpy() - start, mine.get_column("row").to_numpy()] = 0.0
             neighbours.eliminate_zeros()
         n_near = np.diff(neighbours.indptr)
-        near = (neighbours @ have).toarray() if neighbours.nnz else np.zeros((stop - start, n_games), np.float32)
+        near = (neighbours @ base.have).toarray() if neighbours.nnz else np.zeros((stop - start, n_games), np.float32)
         for i in range(stop - start):
-            frames.append(_one_list(user_ids[start + i], known[i].indices, near[i], int(n_near[i]), overall,
-                                    overall_score, game_ids, take))
+            frames.append(_one_list(user_ids[start + i], known[i].indices, near[i], int(n_near[i]), base.overall,
+                                    base.overall_score, game_ids, take))
     return pl.concat(frames) if frames else pl.DataFrame(schema=RANKED_SCHEMA)
 
 
 def _member_games(collections: pl.DataFrame, hints: pl.DataFrame | None, catalog: pl.DataFrame,
                   user_ids: list[str]) -> sp.csr_matrix:
     """1 on each catalogue game a welcome member knows: any collection row (site or not), any hint."""
-    parts = [collections.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String))]
+    ids = pl.Series("user_id", user_ids, dtype=pl.String)
+    theirs = pl.col("user_id").cast(pl.String).is_in(ids.implode())  # before anything else: everyone's rows are many
+    parts = [collections.filter(theirs).select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String))]
     if hints is not None and hints.height:
-        parts.append(hints.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String)))
-    wanted = pl.Series("user_id", user_ids, dtype=pl.String).to_frame().with_row_index("w")
+        parts.append(hints.filter(theirs).select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String)))
+    wanted = ids.to_frame().with_row_index("w")
     known = pl.concat(parts).unique().join(wanted, on="user_id").join(catalog, on="game_id")
     w, c = known.get_column("w").to_numpy(), known.get_column("col").to_numpy()
     out = sp.csr_matrix((np.ones(w.size, dtype=np.float32), (w, c)), shape=(len(user_ids), catalog.height))
