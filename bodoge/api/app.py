@@ -262,7 +262,8 @@ def _hints(night: Night, user_id: str) -> Any:
 
 
 def _refilled(night: Night, fold: Any, user_id: str, query: ListQuery) -> tuple[list[dict[str, Any]], bool | None]:
-    ranked = fold.rank_rows(user_id, fold.night_rows(user_id), "discovery", None, hints=_hints(night, user_id))
+    ranked = fold.rank_rows(user_id, fold.night_rows(user_id), "discovery", None,
+                            hints=lambda: _hints(night, user_id))
     return _filtered(night, _items(ranked), query)[: query.n], bool(ranked["welcome"].any()) if ranked.height else None
 
 
@@ -274,7 +275,7 @@ def _folded(night: Night, fold: Any, mode: str, user_id: str, frame: Any, query:
             known: bool) -> tuple[list[dict[str, Any]], bool | None]:
     """Fold-in: the list of `mode` for the posted collection, filtered as a stored list is."""
     key = user_id if known else f"\x00{user_id}"  # a stranger's id never meets the night's rows
-    hints = _hints(night, user_id) if known and mode == "discovery" else None
+    hints = (lambda: _hints(night, user_id)) if known and mode == "discovery" else None  # asked for a welcome list only
     rows = fold.rows(key, frame)
     ranked = fold.rank_rows(key, rows, mode, hints=hints)
     shown = _filtered(night, _items(ranked), query)
