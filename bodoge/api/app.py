@@ -144,7 +144,7 @@ def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | 
                     frame = collection_frame(body, night.games)
                 except BadRequest as bad:
                     return error(str(bad), bad.status)
-                fold = await run_in_threadpool(night.fold_in)
+                fold = await _model(night)
                 if fold is None:
                     return error("this night has no model to fold in with (until the next night)", 503)
                 items, welcome = await run_in_threadpool(_folded, night, fold, mode, user_id, frame, query, known)
@@ -179,7 +179,7 @@ def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | 
             for member in wanted.members:
                 if not serving.public(night, member):
                     return no_member(member)
-            fold = await run_in_threadpool(night.fold_in)
+            fold = await _model(night)
             if fold is None:
                 return error("this night has no model to rank a group with (until the next night)", 503)
             try:
@@ -224,6 +224,12 @@ def create_app(serving: Serving, *, token: str | None = None, bare_bytes: int | 
     return Guard(app, token=token)
 
 
+async def _model(night: Night) -> Any:
+    """The night's fold-in model: at once when loaded, else loaded on a worker thread."""
+    loaded = night.loaded_model()
+    return loaded if loaded is not None else await run_in_threadpool(night.fold_in)
+
+
 def _renumbered(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**item, "rank": rank} for rank, item in enumerate(items, start=1)]
 
@@ -248,7 +254,7 @@ async def _stored(night: Night, mode: str, user_id: str, query: ListQuery) -> tu
     shown = _filtered(night, items, query)
     if len(shown) >= query.n or shown is items or mode != "discovery":
         return shown[: query.n], welcome
-    fold = await run_in_threadpool(night.fold_in)
+    fold = await _model(night)
     if fold is None:
         return shown[: query.n], welcome
     return await run_in_threadpool(_refilled, night, fold, user_id, query)

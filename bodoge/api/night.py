@@ -188,6 +188,10 @@ class Night:
                     return None
             return self._fold
 
+    def loaded_model(self) -> Any:
+        """The fold-in model if it is loaded already (None: not yet, or none)."""
+        return self._fold if self.model_dir is not None else None
+
     def model_gone(self) -> bool:
         """Drop the model when its files were removed (a privacy cut after this night loaded):
         it holds every member's rows. True when it was dropped."""
