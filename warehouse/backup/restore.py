@@ -5,7 +5,17 @@ history, so it runs only while no night holds the data directory (the nightly lo
 `bodoge serve` and `bodoge run` must be stopped or idle), refuses to replace a warehouse
 that still opens and reads whole unless told `--force`, and never deletes the file it
 replaces: that one is kept beside it as `warehouse.duckdb.replaced-<UTC time>` (with its
-WAL), for whoever wants to look at it before removing it by hand.
+WAL, named `….replaced-<UTC time>.wal` so that DuckDB replays it when the file is opened),
+for whoever wants to look at it before removing it by hand.
+
+Why a restore cuts what it puts back: a backup may hold a member who turned private
+after it was made (a crawl killed after the login page cuts the backups by name, but a
+backup made meanwhile, or one kept by an older version, may not be). So right after the
+swap, members in the erasure journal and members the replaced warehouse (when it can be
+read) no longer knows as public leave the restored warehouse, and then every copy by
+name (`warehouse.privacy.erasure.settle_restored`). The kept `replaced-*` files are
+copies like the backups: every cut scrubs them too (`scrub_replaced`); one that cannot
+be opened any more (the damage the restore was for) is said in one line, to remove.
 
 After a restore the warehouse is as it was when the backup was made. The next night is
 incremental from that state when it holds a finished crawl (the directory, the frontier
@@ -16,7 +26,9 @@ as they are until that night publishes.
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +46,8 @@ from warehouse.backup.backup import (
 )
 from warehouse.db import WarehouseError, first_line, verify_intact
 
+log = logging.getLogger("bodoge.backup")
+
 
 class RestoreError(WarehouseError):
     """Why a restore did not happen, in one line."""
@@ -48,6 +62,8 @@ class Restored:
     kept: list[Path]
     skipped: list[str]
     next_night: str
+    private_cut: int = 0
+    """Members cut from the restored warehouse (and every copy) as not public now."""
 
 
 def warehouse_problem(path: Path) -> str | None:
@@ -81,7 +97,7 @@ def warehouse_problem(path: Path) -> str | None:
 
 
 def restore(*, warehouse: Path, backups: Path, source: str | None = None,
-            force: bool = False) -> Restored:
+            force: bool = False, data_dir: Path | None = None) -> Restored:
     """Restore `source` (a backup's name or folder) or the newest backup that verifies.
 
     The caller holds the nightly lock (no night may run meanwhile: `bodoge restore` takes
@@ -93,9 +109,59 @@ def restore(*, warehouse: Path, backups: Path, source: str | None = None,
     if problem is None and not force:
         raise RestoreError(f"the warehouse {warehouse} is healthy: pass --force to replace it with "
                            f"backup {backup.name}")
+    public_before = _public_now(warehouse)
     kept = put_back(backup, warehouse)
+    from warehouse.privacy.erasure import settle_restored
+
+    cut = settle_restored(Path(data_dir or warehouse.parent), warehouse, backups=backups,
+                          public_before=public_before)
     return Restored(backup=backup, warehouse=warehouse, kept=kept, skipped=skipped,
-                    next_night=next_night(warehouse))
+                    next_night=next_night(warehouse), private_cut=len(cut))
+
+
+def _public_now(warehouse: Path) -> set[str] | None:
+    """Who the warehouse about to be replaced knows as public now; None when it cannot say
+    (missing, or its raw tables cannot be read: damage)."""
+    from warehouse.privacy.public import public_users
+
+    if not warehouse.exists():
+        return None
+    try:
+        with duckdb.connect(str(warehouse), read_only=True) as con:
+            return public_users(con) or None
+    except duckdb.Error:
+        return None
+
+
+def replaced_files(warehouse: Path) -> list[Path]:
+    """The files restores kept beside `warehouse` (`<name>.replaced-<time>`), not their WALs."""
+    return sorted(p for p in warehouse.parent.glob(f"{warehouse.name}.replaced-*")
+                  if p.is_file() and not p.name.endswith(".wal"))
+
+
+def scrub_replaced(warehouse: Path, erase: Callable[[duckdb.DuckDBPyConnection], set[str]]) -> list[str]:
+    """Apply a privacy cut (`erase`, from `warehouse.privacy.erase`) to every kept replaced
+    file, checkpointed with its WAL; returns the files rewritten. One that does not open or
+    cannot be cut is said in one line (it may still hold members private now: remove it)."""
+    from warehouse.privacy.erase import TooManyToErase
+
+    rewritten = []
+    for path in replaced_files(warehouse):
+        stamp = path.name.rsplit(".replaced-", 1)[1]
+        legacy_wal = path.with_name(f"{warehouse.name}.wal.replaced-{stamp}")  # kept by older restores
+        if legacy_wal.exists():
+            os.replace(legacy_wal, path.with_name(path.name + ".wal"))
+        try:
+            with duckdb.connect(str(path)) as con:
+                if erase(con):
+                    con.execute("CHECKPOINT")
+                    rewritten.append(path.name)
+        except TooManyToErase as exc:
+            log.warning("%s not scrubbed: %s", path, exc)
+        except duckdb.Error as exc:
+            log.warning("%s cannot be scrubbed (%s): it may hold members who are private now; "
+                        "remove it once you no longer need it", path, first_line(exc))
+    return rewritten
 
 
 def next_night(warehouse: Path) -> str:
@@ -151,11 +217,12 @@ def put_back(backup: Backup, warehouse: Path) -> list[Path]:
                                f"manifest {backup.sha256[:12]}…)")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         kept = []
-        for old in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        aside = warehouse.with_name(f"{warehouse.name}.replaced-{stamp}")
+        for old, to in ((warehouse, aside), (warehouse.with_name(warehouse.name + ".wal"),
+                                             aside.with_name(aside.name + ".wal"))):
             if old.exists():
-                aside = old.with_name(f"{old.name}.replaced-{stamp}")
-                os.replace(old, aside)
-                kept.append(aside)
+                os.replace(old, to)
+                kept.append(to)
         os.replace(tmp, warehouse)
     except OSError as exc:
         raise RestoreError(f"restore of {backup.name} into {warehouse} failed: {first_line(exc)}") from exc
