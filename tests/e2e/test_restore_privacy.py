@@ -75,7 +75,7 @@ def _back_up(data: Path) -> None:
         make_backup(con, wh, data / "backups", run_id="night-1")
 
 
-def test_a_restore_in_the_window_after_a_killed_crawl_leaves_the_journals_member_nowhere(night: Path) -> None:
+def test_a_restore_in_the_window_after_a_killed_crawl_leaves_the_journals_member_nowhere(night: Path) -> None:  # noqa: F811
     _back_up(night)
     assert all(_traces(b.database, MEMBER) for b in list_backups(night / "backups"))
     note(night, [MEMBER])  # the crawl saw their login page, then was killed before its commit
@@ -90,7 +90,7 @@ def test_a_restore_in_the_window_after_a_killed_crawl_leaves_the_journals_member
         verify_backup(backup.path)  # rewritten with its manifest: still a backup
 
 
-def test_a_restore_cuts_who_the_replaced_warehouse_no_longer_knows_as_public(night: Path) -> None:
+def test_a_restore_cuts_who_the_replaced_warehouse_no_longer_knows_as_public(night: Path) -> None:  # noqa: F811
     """The crawl committed (raw lost them, the journal was emptied), then died before the backups
     were cut: the backup still holds them, the warehouse being replaced does not."""
     from warehouse.privacy.erase import purge_members
@@ -104,7 +104,7 @@ def test_a_restore_cuts_who_the_replaced_warehouse_no_longer_knows_as_public(nig
     assert _traces(night / "warehouse.duckdb", OTHER)
 
 
-def test_a_kept_replaced_file_loses_a_member_private_now_at_the_next_cut(night: Path, monkeypatch) -> None:
+def test_a_kept_replaced_file_loses_a_member_private_now_at_the_next_cut(night: Path, monkeypatch) -> None:  # noqa: F811
     from warehouse.privacy.cut import cut_everywhere
     from warehouse.privacy.erase import purge_members
 

@@ -202,6 +202,37 @@ def _rewrite_backups(backups: Path, erase: Callable[[duckdb.DuckDBPyConnection],
     return rewritten
 
 
+def replaced_files(warehouse: Path) -> list[Path]:
+    """The files restores kept beside `warehouse` (`<name>.replaced-<time>`), not their WALs."""
+    return sorted(p for p in warehouse.parent.glob(f"{warehouse.name}.replaced-*")
+                  if p.is_file() and not p.name.endswith(".wal"))
+
+
+def scrub_replaced(warehouse: Path, erase: Callable[[duckdb.DuckDBPyConnection], set[str]]) -> list[str]:
+    """Apply a privacy cut (`erase`, from `warehouse.privacy.erase`) to every kept replaced
+    file, checkpointed with its WAL; returns the files rewritten. One that does not open or
+    cannot be cut is said in one line (it may still hold members private now: remove it)."""
+    from warehouse.privacy.erase import TooManyToErase
+
+    rewritten = []
+    for path in replaced_files(warehouse):
+        stamp = path.name.rsplit(".replaced-", 1)[1]
+        legacy_wal = path.with_name(f"{warehouse.name}.wal.replaced-{stamp}")  # kept by older restores
+        if legacy_wal.exists():
+            os.replace(legacy_wal, path.with_name(path.name + ".wal"))
+        try:
+            with duckdb.connect(str(path)) as con:
+                if erase(con):
+                    con.execute("CHECKPOINT")
+                    rewritten.append(path.name)
+        except TooManyToErase as exc:
+            log.warning("%s not scrubbed: %s", path, exc)
+        except duckdb.Error as exc:
+            log.warning("%s cannot be scrubbed (%s): it may hold members who are private now; "
+                        "remove it once you no longer need it", path, first_line(exc))
+    return rewritten
+
+
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Rows of every table of the connection's own database, as {"schema.table": n}."""
     tables = con.execute(

@@ -14,8 +14,10 @@ backup made meanwhile, or one kept by an older version, may not be). So right af
 swap, members in the erasure journal and members the replaced warehouse (when it can be
 read) no longer knows as public leave the restored warehouse, and then every copy by
 name (`warehouse.privacy.erasure.settle_restored`). The kept `replaced-*` files are
-copies like the backups: every cut scrubs them too (`scrub_replaced`); one that cannot
+copies like the backups: every cut scrubs them too (`backup.scrub_replaced`); one that cannot
 be opened any more (the damage the restore was for) is said in one line, to remove.
+(`scrub_replaced` lives in `warehouse.backup.backup`: the privacy cut reaches it without
+reaching the restore, which calls the privacy cut.)
 
 After a restore the warehouse is as it was when the backup was made. The next night is
 incremental from that state when it holds a finished crawl (the directory, the frontier
@@ -26,9 +28,7 @@ as they are until that night publishes.
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,8 +45,6 @@ from warehouse.backup.backup import (
     verify_backup,
 )
 from warehouse.db import WarehouseError, first_line, verify_intact
-
-log = logging.getLogger("bodoge.backup")
 
 
 class RestoreError(WarehouseError):
@@ -131,37 +129,6 @@ def _public_now(warehouse: Path) -> set[str] | None:
             return public_users(con) or None
     except duckdb.Error:
         return None
-
-
-def replaced_files(warehouse: Path) -> list[Path]:
-    """The files restores kept beside `warehouse` (`<name>.replaced-<time>`), not their WALs."""
-    return sorted(p for p in warehouse.parent.glob(f"{warehouse.name}.replaced-*")
-                  if p.is_file() and not p.name.endswith(".wal"))
-
-
-def scrub_replaced(warehouse: Path, erase: Callable[[duckdb.DuckDBPyConnection], set[str]]) -> list[str]:
-    """Apply a privacy cut (`erase`, from `warehouse.privacy.erase`) to every kept replaced
-    file, checkpointed with its WAL; returns the files rewritten. One that does not open or
-    cannot be cut is said in one line (it may still hold members private now: remove it)."""
-    from warehouse.privacy.erase import TooManyToErase
-
-    rewritten = []
-    for path in replaced_files(warehouse):
-        stamp = path.name.rsplit(".replaced-", 1)[1]
-        legacy_wal = path.with_name(f"{warehouse.name}.wal.replaced-{stamp}")  # kept by older restores
-        if legacy_wal.exists():
-            os.replace(legacy_wal, path.with_name(path.name + ".wal"))
-        try:
-            with duckdb.connect(str(path)) as con:
-                if erase(con):
-                    con.execute("CHECKPOINT")
-                    rewritten.append(path.name)
-        except TooManyToErase as exc:
-            log.warning("%s not scrubbed: %s", path, exc)
-        except duckdb.Error as exc:
-            log.warning("%s cannot be scrubbed (%s): it may hold members who are private now; "
-                        "remove it once you no longer need it", path, first_line(exc))
-    return rewritten
 
 
 def next_night(warehouse: Path) -> str:

@@ -13,7 +13,7 @@ nothing else cuts them. It learns it one of two ways, and each cuts what it cuts
   (`warehouse.privacy.public.public_users`): everyone else leaves every kept export
   bundle (with the bundles' retention and litter, `warehouse.release.retention`), the
   published night, every kept backup (`warehouse.backup.backup.scrub_backups`) and every
-  kept replaced file (`warehouse.backup.restore.scrub_replaced`).
+  kept replaced file (`warehouse.backup.backup.scrub_replaced`).
 
 Why backups and replaced files by name too: a crawl killed after it found a member private
 never reaches the cut by rule, and a restore in that window put the member back (issue 39).
@@ -35,8 +35,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.backup.backup import cut_from_backups, scrub_backups
-from warehouse.backup.restore import scrub_replaced
+from warehouse.backup.backup import cut_from_backups, scrub_backups, scrub_replaced
 from warehouse.privacy.erase import erase_members_not_in, erase_named, purge_members
 from warehouse.privacy.model_files import cut_members_from_models
 from warehouse.privacy.public import public_users
