@@ -83,12 +83,14 @@ def cmd_restore(args: argparse.Namespace) -> int:
                            "`bodoge serve` or wait for the night to end, then restore")
     try:
         done = restore(warehouse=paths.warehouse, backups=settings.backups,
-                       source=args.source, force=args.force)
+                       source=args.source, force=args.force, data_dir=paths.data_dir)
     finally:
         lock.release()
     for note in done.skipped:
         print(f"bodoge: passed over: {note}", file=sys.stderr)
     print(f"restored {done.warehouse} from backup {done.backup.describe()}")
+    if done.private_cut:
+        print(f"{done.private_cut} member(s) no longer public cut from it and from every kept copy")
     for kept in done.kept:
         print(f"the file it replaced is kept as {kept} (remove it by hand once you no longer need it)")
     print(f"next night: {done.next_night}")

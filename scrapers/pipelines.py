@@ -81,7 +81,7 @@ class WarehousePipeline:
         except Exception as exc:  # duckdb raises several kinds; the operator needs one line
             raise WarehouseError(f"cannot open warehouse {self.warehouse}: {first_line(exc)}") from exc
         try:
-            eraser = Eraser(Path(self.data_dir)) if self.data_dir else None
+            eraser = Eraser(Path(self.data_dir), self.warehouse) if self.data_dir else None
             writer = RawWriter(con, run_id=self.run_id, batch_size=self.batch_size, eraser=eraser,
                                night_id=self.night_id)
             writer.start_run(base_url=getattr(self.crawler.spider, "base_url", ""))

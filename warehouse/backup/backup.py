@@ -35,6 +35,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -150,13 +151,38 @@ def scrub_backups(backups: Path, public: set[str]) -> list[str]:
     its manifest: restore then passes it over for an older good one. A cut the privacy
     guard refuses (too many members at once, `warehouse.privacy.erase`) is logged and skipped.
     """
-    from warehouse.privacy.erase import TooManyToErase, erase_members_not_in
+    from warehouse.privacy.erase import erase_members_not_in
+
+    return _rewrite_backups(backups, lambda con: erase_members_not_in(con, public))
+
+
+def cut_from_backups(backups: Path, users: set[str]) -> list[str]:
+    """Cut these members (found private, by name) from every kept backup; returns those rewritten.
+
+    Why not only by rule after the crawl: a crawl killed after it found a member private
+    never reaches that cut, and a restore in between would bring them back. The journal's
+    cut (`warehouse.privacy.cut.cut_everywhere`) reaches the backups at once, by name.
+    """
+    from warehouse.privacy.erase import erase_named
+
+    return _rewrite_backups(backups, lambda con: erase_named(con, users)) if users else []
+
+
+def default_backups(data_dir: Path) -> Path:
+    """Where the backups are when the caller has no settings at hand (the crawl's writers):
+    BODOGE_BACKUP_DIR, else DATA_DIR/backups, as `core.settings.Settings.backups` says."""
+    return Path(os.environ.get("BODOGE_BACKUP_DIR") or Path(data_dir) / "backups").resolve()
+
+
+def _rewrite_backups(backups: Path, erase: Callable[[duckdb.DuckDBPyConnection], set[str]]) -> list[str]:
+    """Apply `erase` to every kept backup; those it changed are checkpointed and re-manifested."""
+    from warehouse.privacy.erase import TooManyToErase
 
     rewritten = []
     for backup in list_backups(backups):
         with duckdb.connect(str(backup.database)) as con:
             try:
-                if not erase_members_not_in(con, public):
+                if not erase(con):
                     continue
             except TooManyToErase as exc:
                 log.warning("backup %s not scrubbed: %s", backup.name, exc)
@@ -173,6 +199,37 @@ def scrub_backups(backups: Path, public: set[str]) -> list[str]:
         rewritten.append(backup.name)
     if rewritten:
         log.info("backups: members no longer public cut from %d backup(s)", len(rewritten))
+    return rewritten
+
+
+def replaced_files(warehouse: Path) -> list[Path]:
+    """The files restores kept beside `warehouse` (`<name>.replaced-<time>`), not their WALs."""
+    return sorted(p for p in warehouse.parent.glob(f"{warehouse.name}.replaced-*")
+                  if p.is_file() and not p.name.endswith(".wal"))
+
+
+def scrub_replaced(warehouse: Path, erase: Callable[[duckdb.DuckDBPyConnection], set[str]]) -> list[str]:
+    """Apply a privacy cut (`erase`, from `warehouse.privacy.erase`) to every kept replaced
+    file, checkpointed with its WAL; returns the files rewritten. One that does not open or
+    cannot be cut is said in one line (it may still hold members private now: remove it)."""
+    from warehouse.privacy.erase import TooManyToErase
+
+    rewritten = []
+    for path in replaced_files(warehouse):
+        stamp = path.name.rsplit(".replaced-", 1)[1]
+        legacy_wal = path.with_name(f"{warehouse.name}.wal.replaced-{stamp}")  # kept by older restores
+        if legacy_wal.exists():
+            os.replace(legacy_wal, path.with_name(path.name + ".wal"))
+        try:
+            with duckdb.connect(str(path)) as con:
+                if erase(con):
+                    con.execute("CHECKPOINT")
+                    rewritten.append(path.name)
+        except TooManyToErase as exc:
+            log.warning("%s not scrubbed: %s", path, exc)
+        except duckdb.Error as exc:
+            log.warning("%s cannot be scrubbed (%s): it may hold members who are private now; "
+                        "remove it once you no longer need it", path, first_line(exc))
     return rewritten
 
 

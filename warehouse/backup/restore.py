@@ -5,7 +5,19 @@ history, so it runs only while no night holds the data directory (the nightly lo
 `bodoge serve` and `bodoge run` must be stopped or idle), refuses to replace a warehouse
 that still opens and reads whole unless told `--force`, and never deletes the file it
 replaces: that one is kept beside it as `warehouse.duckdb.replaced-<UTC time>` (with its
-WAL), for whoever wants to look at it before removing it by hand.
+WAL, named `….replaced-<UTC time>.wal` so that DuckDB replays it when the file is opened),
+for whoever wants to look at it before removing it by hand.
+
+Why a restore cuts what it puts back: a backup may hold a member who turned private
+after it was made (a crawl killed after the login page cuts the backups by name, but a
+backup made meanwhile, or one kept by an older version, may not be). So right after the
+swap, members in the erasure journal and members the replaced warehouse (when it can be
+read) no longer knows as public leave the restored warehouse, and then every copy by
+name (`warehouse.privacy.erasure.settle_restored`). The kept `replaced-*` files are
+copies like the backups: every cut scrubs them too (`backup.scrub_replaced`); one that cannot
+be opened any more (the damage the restore was for) is said in one line, to remove.
+(`scrub_replaced` lives in `warehouse.backup.backup`: the privacy cut reaches it without
+reaching the restore, which calls the privacy cut.)
 
 After a restore the warehouse is as it was when the backup was made. The next night is
 incremental from that state when it holds a finished crawl (the directory, the frontier
@@ -48,6 +60,8 @@ class Restored:
     kept: list[Path]
     skipped: list[str]
     next_night: str
+    private_cut: int = 0
+    """Members cut from the restored warehouse (and every copy) as not public now."""
 
 
 def warehouse_problem(path: Path) -> str | None:
@@ -81,7 +95,7 @@ def warehouse_problem(path: Path) -> str | None:
 
 
 def restore(*, warehouse: Path, backups: Path, source: str | None = None,
-            force: bool = False) -> Restored:
+            force: bool = False, data_dir: Path | None = None) -> Restored:
     """Restore `source` (a backup's name or folder) or the newest backup that verifies.
 
     The caller holds the nightly lock (no night may run meanwhile: `bodoge restore` takes
@@ -93,9 +107,28 @@ def restore(*, warehouse: Path, backups: Path, source: str | None = None,
     if problem is None and not force:
         raise RestoreError(f"the warehouse {warehouse} is healthy: pass --force to replace it with "
                            f"backup {backup.name}")
+    public_before = _public_now(warehouse)
     kept = put_back(backup, warehouse)
+    from warehouse.privacy.erasure import settle_restored
+
+    cut = settle_restored(Path(data_dir or warehouse.parent), warehouse, backups=backups,
+                          public_before=public_before)
     return Restored(backup=backup, warehouse=warehouse, kept=kept, skipped=skipped,
-                    next_night=next_night(warehouse))
+                    next_night=next_night(warehouse), private_cut=len(cut))
+
+
+def _public_now(warehouse: Path) -> set[str] | None:
+    """Who the warehouse about to be replaced knows as public now; None when it cannot say
+    (missing, or its raw tables cannot be read: damage)."""
+    from warehouse.privacy.public import public_users
+
+    if not warehouse.exists():
+        return None
+    try:
+        with duckdb.connect(str(warehouse), read_only=True) as con:
+            return public_users(con) or None
+    except duckdb.Error:
+        return None
 
 
 def next_night(warehouse: Path) -> str:
@@ -151,11 +184,12 @@ def put_back(backup: Backup, warehouse: Path) -> list[Path]:
                                f"manifest {backup.sha256[:12]}…)")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         kept = []
-        for old in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        aside = warehouse.with_name(f"{warehouse.name}.replaced-{stamp}")
+        for old, to in ((warehouse, aside), (warehouse.with_name(warehouse.name + ".wal"),
+                                             aside.with_name(aside.name + ".wal"))):
             if old.exists():
-                aside = old.with_name(f"{old.name}.replaced-{stamp}")
-                os.replace(old, aside)
-                kept.append(aside)
+                os.replace(old, to)
+                kept.append(to)
         os.replace(tmp, warehouse)
     except OSError as exc:
         raise RestoreError(f"restore of {backup.name} into {warehouse} failed: {first_line(exc)}") from exc

@@ -5,13 +5,18 @@ nothing else cuts them. It learns it one of two ways, and each cuts what it cuts
 
 - **by name**, the moment a crawl finds a member private (the login page: the crawl's
   `Eraser`, and the next night's start-up for a crawl killed before it could cut; both in
-  `warehouse.privacy.erasure`): their raw rows (unless the caller's own transaction purged
-  them), the published night, every export bundle and the models' files
-  (`warehouse.privacy.model_files`);
+  `warehouse.privacy.erasure`; and a restore, for what it put back): their raw rows (unless
+  the caller's own transaction purged them), the published night, every export bundle, the
+  models' files (`warehouse.privacy.model_files`) and, when the caller names them, every
+  kept backup and every `warehouse.duckdb.replaced-*` file a restore kept;
 - **by rule**, right after a crawl, from the warehouse that says who is public now
   (`warehouse.privacy.public.public_users`): everyone else leaves every kept export
   bundle (with the bundles' retention and litter, `warehouse.release.retention`), the
-  published night and every kept backup (`warehouse.backup.backup.scrub_backups`).
+  published night, every kept backup (`warehouse.backup.backup.scrub_backups`) and every
+  kept replaced file (`warehouse.backup.backup.scrub_replaced`).
+
+Why backups and replaced files by name too: a crawl killed after it found a member private
+never reaches the cut by rule, and a restore in that window put the member back (issue 39).
 
 Why one function: the copies live in other domains (release, backup, models), each cut the
 way its own module writes it (whole, atomically); the crawl asset and the erasure journal
@@ -30,8 +35,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.backup.backup import scrub_backups
-from warehouse.privacy.erase import purge_members
+from warehouse.backup.backup import cut_from_backups, scrub_backups, scrub_replaced
+from warehouse.privacy.erase import erase_members_not_in, erase_named, purge_members
 from warehouse.privacy.model_files import cut_members_from_models
 from warehouse.privacy.public import public_users
 from warehouse.release.publish import cut_members, scrub_published
@@ -49,6 +54,8 @@ class Cut:
     """Export bundles deleted by age (retention, in the cut by rule)."""
     backups: list[str] = field(default_factory=list)
     """Backups rewritten without them."""
+    replaced: list[str] = field(default_factory=list)
+    """Files a restore kept (`warehouse.duckdb.replaced-*`) rewritten without them."""
     models: list[str] = field(default_factory=list)
     """Files under models/ changed (relative paths; `champion/` when the champion was removed)."""
 
@@ -57,6 +64,7 @@ def cut_everywhere(
     data_dir: Path, found_private: Iterable[str] = (), *, shown: set[str] | None = None,
     purge: duckdb.DuckDBPyConnection | None = None,
     public_from: duckdb.DuckDBPyConnection | None = None, backups: Path | None = None, keep: int | None = None,
+    warehouse: Path | None = None,
 ) -> Cut:
     """Cut members who are not public now from every copy under `data_dir` (module docstring).
 
@@ -64,17 +72,21 @@ def cut_everywhere(
     (the warehouse) is given, else the caller's transaction already purged them; then the
     published night, every bundle under exports/ and the files under models/. With `shown`
     (the members the published night names, when the caller knows them), the others are
-    cut from the models' files only: no copy of the night, no bundle read.
+    cut from the models' files only: no copy of the night, no bundle read. With `backups`
+    (the backup dir) every kept backup loses them, with `warehouse` (the live file's path)
+    every replaced file a restore kept beside it.
 
     `public_from`: the warehouse that says who is public now; everyone else is cut from
     every bundle (after its litter and the bundles beyond `keep` go), the published night
-    and, with `backups`, every kept backup.
+    and, with `backups` and `warehouse`, every kept backup and replaced file.
     """
     data_dir = Path(data_dir)
     named = set(found_private)
     published: list[str] = []
     bundles: list[str] = []
     models: list[str] = []
+    backed: list[str] = []
+    replaced: list[str] = []
     if named:
         if purge is not None:
             purge_members(purge, named)
@@ -83,19 +95,26 @@ def cut_everywhere(
             published = cut_members(data_dir, visible)
             bundles = cut_members_from_bundles(data_dir / "exports", visible)
         models = cut_members_from_models(data_dir / "models", named)
+        backed = cut_from_backups(Path(backups), named) if backups is not None else []
+        replaced = scrub_replaced(Path(warehouse), lambda c: erase_named(c, named)) if warehouse is not None else []
     if public_from is None:
-        return Cut(published=published, bundles=bundles, models=models)
-    by_rule = _cut_by_rule(data_dir, public_from, backups=backups, keep=keep)
+        return Cut(published=published, bundles=bundles, models=models, backups=backed, replaced=replaced)
+    by_rule = _cut_by_rule(data_dir, public_from, backups=backups, keep=keep, warehouse=warehouse)
     return Cut(published=sorted(set(published) | set(by_rule.published)),
                bundles=sorted(set(bundles) | set(by_rule.bundles)), deleted_bundles=by_rule.deleted_bundles,
-               backups=by_rule.backups, models=models)
+               backups=sorted(set(backed) | set(by_rule.backups)), models=models,
+               replaced=sorted(set(replaced) | set(by_rule.replaced)))
 
 
 def _cut_by_rule(data_dir: Path, con: duckdb.DuckDBPyConnection, *, backups: Path | None,
-                 keep: int | None) -> Cut:
-    """Everyone `con` does not know as public now leaves the bundles, the published night and the backups."""
+                 keep: int | None, warehouse: Path | None) -> Cut:
+    """Everyone `con` does not know as public now leaves the bundles, the published night, the
+    backups and the replaced files."""
     pruned = prune_bundles(con, data_dir / "exports", keep=keep)
     public = public_users(con)
     published = scrub_published(data_dir, public)
     rewritten = scrub_backups(backups, public) if backups is not None else []
-    return Cut(published=published, bundles=pruned.scrubbed, deleted_bundles=pruned.deleted, backups=rewritten)
+    replaced = (scrub_replaced(Path(warehouse), lambda c: erase_members_not_in(c, public))
+                if warehouse is not None else [])
+    return Cut(published=published, bundles=pruned.scrubbed, deleted_bundles=pruned.deleted, backups=rewritten,
+               replaced=replaced)

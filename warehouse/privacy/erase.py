@@ -67,18 +67,38 @@ def erase_members_not_in(con: duckdb.DuckDBPyConnection, public: set[str] | list
         if len(gone) > max(min_guard, max_share * len(known)):
             raise TooManyToErase(f"{len(gone):,} of {len(known):,} members are not public now: "
                                  "refusing to erase so many (is the site showing its login page to the crawler?)")
-        if not gone:
-            return gone
-        with transaction(con):
-            for schema, table, column, member in places:
-                where = f'"{column}" IN (SELECT unnest(?::VARCHAR[])) AND {member}'
-                if column == "author_user_id":
-                    con.execute(f'UPDATE "{schema}"."{table}" SET "{column}" = NULL WHERE {where}', [sorted(gone)])
-                else:
-                    con.execute(f'DELETE FROM "{schema}"."{table}" WHERE {where}', [sorted(gone)])
+        _erase(con, places, gone)
         return gone
     finally:
         con.execute("DROP TABLE IF EXISTS public_now")
+
+
+def erase_named(con: duckdb.DuckDBPyConnection, users: set[str] | list[str]) -> set[str]:
+    """Cut these members (found private, by name) from `con`'s own database, every schema;
+    returns those it held. No guard: the names come from the crawl's login pages one by one."""
+    if not users:
+        return set()
+    places = _places(con)
+    held: set[str] = set()
+    for schema, table, column, member in places:
+        held |= {r[0] for r in con.execute(
+            f'SELECT DISTINCT "{column}" FROM "{schema}"."{table}" '
+            f'WHERE "{column}" IN (SELECT unnest(?::VARCHAR[])) AND {member}', [sorted(users)]).fetchall()}
+    _erase(con, places, held)
+    return held
+
+
+def _erase(con: duckdb.DuckDBPyConnection, places: list[tuple[str, str, str, str]], gone: set[str]) -> None:
+    """One transaction: rows keyed by `gone` deleted, their posts without the author."""
+    if not gone:
+        return
+    with transaction(con):
+        for schema, table, column, member in places:
+            where = f'"{column}" IN (SELECT unnest(?::VARCHAR[])) AND {member}'
+            if column == "author_user_id":
+                con.execute(f'UPDATE "{schema}"."{table}" SET "{column}" = NULL WHERE {where}', [sorted(gone)])
+            else:
+                con.execute(f'DELETE FROM "{schema}"."{table}" WHERE {where}', [sorted(gone)])
 
 
 def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:

@@ -16,7 +16,9 @@ and recommendations readable until a later crawl finished. The rule:
    that ran the crawl (`scrapers.crawl.run_crawl`) as soon as the crawl process is gone,
    and, if it died too, the next nightly run at start-up. Either purges them from raw,
    cuts the published night, the bundles and the models' files, and empties the journal
-   (`settle_pending`). Readers never write (`warehouse.readers`): they open the published
+   (`settle_pending`). Every one of these cuts also reaches the kept backups and the files a
+   restore kept (`warehouse.duckdb.replaced-*`): a restore in that window would otherwise
+   bring the member back. Readers never write (`warehouse.readers`): they open the published
    night as it is.
 
 The journal is the only place a private member's id is written, and only for as long as
@@ -73,21 +75,57 @@ def _write_ids(path: Path, users: set[str] | list[str], mode: int) -> None:
         os.close(fd)
 
 
-def settle_pending(data_dir: Path, warehouse: str | Path) -> set[str]:
+def settle_pending(data_dir: Path, warehouse: str | Path, *, backups: Path | None = None) -> set[str]:
     """A writer's part when a crawl died before its cut (the crawl's parent once the crawl
     process is gone, the next night at start-up): purge the journal's members from raw,
-    cut the published night, the bundles and the models' files, empty the journal;
-    returns who was settled (nothing to do, and nothing opened, without a journal)."""
+    cut the published night, the bundles, the models' files, the backups (`backups`, else
+    where the settings put them) and the replaced files, empty the journal; returns who was
+    settled (nothing to do, and nothing opened, without a journal)."""
     users = pending(data_dir)
     if not users:
         return set()
+    from warehouse.backup.backup import default_backups
     from warehouse.raw import ensure_raw_schema
 
     with duckdb.connect(str(warehouse)) as con:
         ensure_raw_schema(con)
-        cut_everywhere(data_dir, users, purge=con)
+        cut_everywhere(data_dir, users, purge=con, backups=backups or default_backups(data_dir),
+                       warehouse=Path(warehouse))
     settle(data_dir, users)
     log.warning("privacy: %d member(s) a killed crawl found private were cut everywhere", len(users))
+    return users
+
+
+def settle_restored(data_dir: Path, warehouse: Path, *, backups: Path,
+                    public_before: set[str] | None) -> set[str]:
+    """After `bodoge restore` swapped a backup in: the journal's members, and members the
+    replaced warehouse no longer knew as public (`public_before`, None when it could not be
+    read), leave the restored warehouse (every schema: raw and marts), then every copy by
+    name (published night, bundles, models, backups, replaced files, the one just kept
+    included); the journal is emptied. Returns who was cut. The caller holds the nightly lock.
+
+    Why: the backup was made while they were public; restoring it must not bring them back.
+    A cut the guard refuses (`warehouse.privacy.erase`: the replaced warehouse shows most
+    members private) is logged and only the journal's members are cut.
+    """
+    from warehouse.privacy.erase import TooManyToErase, erase_members_not_in, erase_named
+
+    journal = pending(data_dir)
+    with duckdb.connect(str(warehouse)) as con:
+        gone = erase_named(con, journal)
+        if public_before is not None:
+            try:
+                gone |= erase_members_not_in(con, public_before)
+            except TooManyToErase as exc:
+                log.warning("restore: not cut against the replaced warehouse: %s", exc)
+        if gone:
+            con.execute("CHECKPOINT")
+    users = gone | journal
+    if users:
+        cut_everywhere(data_dir, users, backups=backups, warehouse=warehouse)
+        log.warning("privacy: %d member(s) not public now cut from the restored warehouse and every copy", len(users))
+    if journal:
+        settle(data_dir, journal)
     return users
 
 
@@ -102,8 +140,9 @@ class Eraser:
     name from every copy, at once.
     """
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, warehouse: str | Path | None = None) -> None:
         self.data_dir = Path(data_dir)
+        self.warehouse = Path(warehouse) if warehouse else None
         self.published = _published_members(self.data_dir)
         self._learned: set[str] = set()
 
@@ -120,7 +159,12 @@ class Eraser:
         users, self._learned = self._learned, set()
         # Those the published night does not show leave the models' files only: a night that
         # failed after training may have kept them there.
-        done = cut_everywhere(self.data_dir, users, shown=self.published)
+        # Backups and replaced files by name too: a kill after this point leaves the journal
+        # empty, and a restore before the next finished crawl would bring them back.
+        from warehouse.backup.backup import default_backups
+
+        done = cut_everywhere(self.data_dir, users, shown=self.published,
+                              backups=default_backups(self.data_dir), warehouse=self.warehouse)
         if self.published is not None and users & self.published:
             self.published -= users
             log.info("privacy: %d member(s) found private cut from the published night, %d bundle(s) rewritten",

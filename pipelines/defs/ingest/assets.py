@@ -74,7 +74,7 @@ def raw_tables(
         # Members no longer public leave every kept export bundle, the night readers see
         # and the kept backups now, even if the night fails later on.
         cut = cut_everywhere(site.paths.data_dir, public_from=con, backups=site.backups,
-                             keep=site.bundles_to_keep())
+                             keep=site.bundles_to_keep(), warehouse=paths.warehouse)
         if cut.backups:
             context.log.info(f"backups: members no longer public cut from {len(cut.backups)}")
         if cut.bundles or cut.deleted_bundles:
