@@ -139,7 +139,7 @@ def test_bad_sql_is_one_line(night: Path, sql: str, names: str) -> None:
     ("SELECT 1; UPDATE marts.games SET name_ja = 'x'", "read-only"),
     ("ATTACH '{data}/warehouse.duckdb' AS night_writer", "night's file only"),
     ("COPY marts.games TO '{data}/games.csv'", "night's file only"),
-    ("SET enable_external_access = true", "external access"),
+    ("SET enable_external_access = true", "settings are fixed"),
 ])
 def test_the_shell_never_writes(night: Path, sql: str, names: str) -> None:
     published = night / "published.duckdb"
