@@ -112,7 +112,6 @@ def _collection(data_dir: Path, user_id: str) -> list[dict[str, Any]]:
 def scoring(data_dir: Path, users: list[str], games: int) -> dict[str, Any]:
     """The champion's part for one folded member alone, p50 ms: the night's champion, and a
     cosine item-kNN fitted on a random catalogue of `games` games."""
-    import polars as pl
     import scipy.sparse as sp
 
     from models.discovery.foldin import FoldIn
@@ -140,7 +139,6 @@ def scoring(data_dir: Path, users: list[str], games: int) -> dict[str, Any]:
         started = time.perf_counter()
         knn.with_rows(train[[row]]).score(np.zeros(1, dtype=np.int64))
         knn_timings.append(time.perf_counter() - started)
-    del pl
     return {"champion": fold.state.champion,
             "champion_p50_ms": round(float(np.median(timings)) * 1000, 3),
             "item_to_item_games": games, "item_to_item_p50_ms": round(float(np.median(knn_timings)) * 1000, 3)}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -264,7 +265,7 @@ def _hints(night: Night, user_id: str) -> Any:
     """The games of the member's posts in the night (what a welcome list reads of them)."""
     from warehouse.views import post_games
 
-    return post_games(night.query("SELECT 1"), user_id)
+    return post_games(night.cursor(), user_id)
 
 
 def _refilled(night: Night, fold: Any, user_id: str, query: ListQuery) -> tuple[list[dict[str, Any]], bool | None]:
@@ -292,10 +293,14 @@ def _folded(night: Night, fold: Any, mode: str, user_id: str, frame: Any, query:
     return shown[: query.n], welcome
 
 
+_GROUPS = threading.Lock()
+"""Game nights rank with the night's shared model, whose ensemble keeps per-row statistics
+while it ranks (not safe from two threads at once); fold-ins rank folded copies instead."""
+
+
 def _game_night(night: Night, fold: Any, wanted: Any) -> list[dict[str, Any]]:
     from bodoge.recommend import game_night
 
-    con = night.query("SELECT 1")
-    rows = game_night(con, wanted.members, cafe=wanted.cafe, anywhere=wanted.anywhere, n=wanted.n,
-                      model_dir=night.model_dir, state=fold.state)
-    return [{key: value for key, value in row.items()} for row in rows]
+    with _GROUPS:
+        return game_night(night.cursor(), wanted.members, cafe=wanted.cafe, anywhere=wanted.anywhere, n=wanted.n,
+                          model_dir=night.model_dir, state=fold.state)

@@ -119,7 +119,7 @@ class Night:
                 "SELECT user_id FROM marts.members UNION SELECT DISTINCT user_id FROM marts.collections").fetchall())
             games = {r[0]: i for i, r in enumerate(con.execute(
                 "SELECT game_id FROM marts.games ORDER BY game_id").fetchall())}
-            champion = _champion(con, bundle)
+            champion = _champion(con)
         except NoNight:
             con.close()
             raise
@@ -164,11 +164,11 @@ class Night:
                 self._masks.popitem(last=False)
             return found
 
-    def query(self, sql: str, params: Any = None) -> duckdb.DuckDBPyConnection:
-        """A cursor of the night's read-only connection (one per call: thread-safe)."""
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of the night's read-only connection, on the night (one per call: thread-safe)."""
         cursor = self._con.cursor()
         cursor.execute(f"USE {ALIAS}")
-        return cursor.execute(sql, params)
+        return cursor
 
     def fold_in(self) -> Any:
         """The night's served model (`models.discovery.foldin.FoldIn`), loaded on first use;
@@ -230,7 +230,7 @@ def attach(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _champion(con: duckdb.DuckDBPyConnection, bundle: str) -> str | None:
+def _champion(con: duckdb.DuckDBPyConnection) -> str | None:
     """The model the night's lists came from (marts.recommendations.model)."""
     try:
         row = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchone()

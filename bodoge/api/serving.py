@@ -46,7 +46,6 @@ class Serving:
         self._stop = threading.Event()
         self._journal: tuple[int, int, int] | None = None
         self._thread: threading.Thread | None = None
-        self.moves = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -99,7 +98,6 @@ class Serving:
             old, self.night = self.night, night
             if old is not None:
                 self._retired.append(old)
-                self.moves += 1
             self._close_idle()
         if old is not None:
             log.info("api: moved from night %s to night %s", old.night_id, night.night_id)
