@@ -20,6 +20,16 @@ from typing import Any
 import duckdb
 
 
+def stop(process: subprocess.Popen, *, timeout: float = 10) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within `timeout` seconds; reaped either way."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

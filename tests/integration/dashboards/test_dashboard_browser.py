@@ -22,6 +22,7 @@ import pytest
 from tests.support.dashboard_warehouse import DashboardWarehouse
 
 from dashboards.launch import launch, url_for, wait_until_ready
+from tests.support.serve_process import stop
 from dashboards.views import PAGES, PageSpec
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (dev dependency) is not installed")
@@ -86,12 +87,7 @@ def dashboard_url(dashboard_warehouse: DashboardWarehouse, tmp_path_factory: pyt
         except (TimeoutError, RuntimeError) as exc:
             pytest.fail(f"{exc}\n{log_path.read_text(errors='replace')[-3000:]}")
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
 
 
 @pytest.fixture(scope="module")

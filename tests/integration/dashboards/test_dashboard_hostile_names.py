@@ -10,7 +10,6 @@ the page must show the name as written and fetch nothing.
 from __future__ import annotations
 
 import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import duckdb
 import pytest
 
 from dashboards.launch import launch, url_for, wait_until_ready
+from tests.support.serve_process import stop
 from tests.support.dashboard_warehouse import build_test_warehouse
 from tests.support.http_stubs import QuietHandler, serve
 
@@ -80,12 +80,7 @@ def test_a_member_named_as_markdown_is_shown_as_text_and_fetches_nothing(
                 finally:
                     browser.close()
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
     assert shown == f"Recommended for {name}", shown
     assert images == 0
     assert asked == []
