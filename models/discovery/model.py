@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import os
+from functools import cached_property
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -42,7 +43,7 @@ from models.discovery.onepass import BlockInputs, Ranked, ranked_block
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
-from models.interactions import ConfidenceWeights, InteractionMatrix
+from models.interactions import ConfidenceWeights, IdIndex, InteractionMatrix
 
 ENGINES = ("compiled", "reference")
 """How a ``DiscoveryModel`` computes its lists (docs/discovery.md): ``compiled``, the kernel
@@ -141,17 +142,25 @@ class DiscoveryModel:
         ``Recommender.with_rows``; popularity, the content graph and which games the
         champion shares are the night's. Everything else is the same code: ``rank`` of
         the result gives the list the night would have given for these rows."""
+        _ = self.game_index  # made once on the night's model, shared by every copy
         other = copy.copy(self)
         other.collections = rows
         if self.model is not None:
-            other.interactions = InteractionMatrix.from_frame(rows, weights, game_ids=self.interactions.game_ids)
+            other.interactions = self.interactions.with_members(rows, weights)
             other.model = self.model.with_rows(other.interactions.matrix)
+            if isinstance(other.model, Ensemble):
+                other.model.keep_statistics()  # as the night's: its reasons reuse the ranking's
         other._use(self.engine)
         return other
 
+    @cached_property
+    def game_index(self) -> IdIndex:
+        """The catalogue's games by id (``member_rows``)."""
+        return IdIndex(self.game_ids)
+
     def members(self, collections: pl.DataFrame, user_ids: list[str]) -> Members:
         """Sparse rows (catalogue columns) of these members from normalised collections."""
-        return member_rows(self.game_ids, collections, user_ids)
+        return member_rows(self.game_ids, collections, user_ids, games=self.game_index)
 
     # ----------------------------------------------------------------- scoring
 
