@@ -51,10 +51,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from models.base import map_blocks, top_n
-from models.interactions import IdIndex
 from models.fast.pairwise import csr_row_dots
-from models.specs import specs_block
+from models.ids import IdIndex
 from models.similarity import GramRows, reduce_text
+from models.specs import specs_block
 
 log = logging.getLogger("bodoge.models")
 

@@ -24,6 +24,8 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
+from models.ids import IdIndex
+
 log = logging.getLogger("bodoge.models")
 
 FLAGS: tuple[str, ...] = ("have", "played", "favorite", "watching")
@@ -197,6 +199,12 @@ def _flag_expr(name: str, dtype: pl.DataType | None) -> pl.Expr:
     return value.fill_null(False).alias(name)
 
 
+SMALL_FRAME = 10_000
+"""Up to this many rows ``normalise_interactions`` runs on Polars' in-memory engine: its
+streaming engine (what "auto" picks for a group-by) costs ~0.5 ms more on a fold-in's one
+member (the same rows either way)."""
+
+
 def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions") -> pl.DataFrame:
     """Validate an in-memory interaction frame and give it the canonical shape.
 
@@ -229,7 +237,7 @@ def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions")
             .group_by("user_id", "game_id")
             .agg(*[pl.col(flag).any() for flag in FLAGS], pl.col("rating").mean())
             .sort("user_id", "game_id")
-            .collect()
+            .collect(engine="in-memory" if frame.height <= SMALL_FRAME else "auto")
         )
     except pl.exceptions.PolarsError as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -354,44 +362,3 @@ class InteractionMatrix:
         games = pl.read_parquet(directory / "games.parquet").sort("col").get_column("game_id")
         matrix = sp.load_npz(directory / "matrix.npz").tocsr().astype(np.float32)
         return cls(matrix=matrix, user_ids=users, game_ids=games)
-
-
-FEW_IDS = 512
-"""Up to this many ids, ``IdIndex.positions`` looks them up in a dict (see there)."""
-
-
-class IdIndex:
-    """Positions of ids in a mapping of distinct ids, sorted once.
-
-    Why: discovery asks for the rows of each batch of a few hundred members; joining them
-    with a frame of every member per batch grew with the member count, so the night grew
-    with its square (24 ms a batch at 360,000 members). A binary search in the sorted ids
-    costs the batch's size times a logarithm."""
-
-    def __init__(self, mapping: pl.Series) -> None:
-        self.order = mapping.cast(pl.String).arg_sort().to_numpy().astype(np.int64)
-        self.sorted = mapping.cast(pl.String).gather(self.order)
-
-    @cached_property
-    def _by_id(self) -> dict[str | None, int]:
-        by_id: dict[str | None, int] = dict(zip(self.sorted.to_list(), self.order.tolist(), strict=True))
-        by_id.pop(None, None)  # a null id is never found
-        return by_id
-
-    def positions(self, ids: pl.Series | list[str]) -> np.ndarray:
-        """Position in the mapping of each id, -1 where it is absent (or null).
-
-        A few ids (a fold-in's one member and their games) are looked up in a dict of the
-        mapping, made once: the binary search's five Polars calls cost ~0.15 ms whatever
-        the count, more than ranking the member's rows in numpy."""
-        if not isinstance(ids, pl.Series) or ids.dtype == pl.String:
-            listed = ids.to_list() if isinstance(ids, pl.Series) else ids
-            if len(listed) <= FEW_IDS and all(isinstance(key, str) or key is None for key in listed):
-                by_id = self._by_id
-                return np.fromiter((by_id.get(key, -1) for key in listed), dtype=np.int64, count=len(listed))
-        keys = pl.Series("key", ids).cast(pl.String)
-        if self.sorted.len() == 0 or keys.len() == 0:
-            return np.full(keys.len(), -1, dtype=np.int64)
-        at = np.minimum(self.sorted.search_sorted(keys, side="left").to_numpy(), self.sorted.len() - 1)
-        found = (self.sorted.gather(at) == keys).fill_null(False).to_numpy()
-        return np.where(found, self.order[at], -1)

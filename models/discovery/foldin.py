@@ -78,14 +78,15 @@ class FoldIn:
         """The member's rows as the night would hold them: ``collection`` (the posted site
         rows: ``game_id``, the flags, ``rating``) normalised as the night's are, plus the
         night's non-site rows of the member (BoardGameGeek) when the night kept any."""
-        frame = collection.with_columns(pl.lit(str(user_id)).alias("user_id"))
-        posted = normalise_interactions(frame.select("user_id", "game_id", *[c for c in (*FLAGS, "rating")
-                                                                           if c in frame.columns]),
-                                        source="the posted collection")
+        frame = collection.select(pl.lit(str(user_id), dtype=pl.String).alias("user_id"), "game_id",
+                                  *[c for c in (*FLAGS, "rating") if c in collection.columns])
+        posted = normalise_interactions(frame, source="the posted collection")
         saved = self.night_rows(user_id)
         if SITE not in saved.columns:
             return posted
         elsewhere = saved.filter(~pl.col(SITE))
+        if elsewhere.height == 0:  # most members: no rows but the site's (posted rows come sorted)
+            return posted.with_columns(pl.lit(True).alias(SITE))
         elsewhere = elsewhere.join(posted.select("game_id"), on="game_id", how="anti")
         rows = pl.concat([posted.with_columns(pl.lit(True).alias(SITE)), elsewhere.select(*posted.columns, SITE)],
                          how="vertical_relaxed")

@@ -28,7 +28,8 @@ import polars as pl
 import scipy.sparse as sp
 
 from models.discovery.blend import liked_weight, on_watch_list
-from models.interactions import IdIndex, normalise_interactions
+from models.ids import IdIndex
+from models.interactions import normalise_interactions
 
 SITE = "site"
 """The optional Boolean column of the rows: True for the member's own site row, False for a

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import copy
 import os
-from functools import cached_property
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
 
 import numpy as np
 import polars as pl
@@ -43,7 +43,8 @@ from models.discovery.onepass import BlockInputs, Ranked, ranked_block
 from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
-from models.interactions import ConfidenceWeights, IdIndex, InteractionMatrix
+from models.ids import IdIndex
+from models.interactions import ConfidenceWeights, InteractionMatrix
 
 ENGINES = ("compiled", "reference")
 """How a ``DiscoveryModel`` computes its lists (docs/discovery.md): ``compiled``, the kernel
