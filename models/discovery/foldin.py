@@ -139,7 +139,7 @@ class FoldIn:
             counted = None
         welcome = welcome_lists(everyone, self.state.game_ids, [str(user_id)],
                                 hints=hints() if callable(hints) else hints,
-                                depth=chosen.depth if depth == -1 else depth, counted=counted)
+                                depth=chosen.depth if depth == -1 else depth, counted=counted, theirs=rows)
         return welcome.with_columns(pl.lit(True).alias("welcome"))
 
     def _night_counts(self) -> Counts:

@@ -92,6 +92,7 @@ class Counts:
     catalog: pl.DataFrame
     index: pl.DataFrame
     held: sp.csr_matrix
+    held_by_game: sp.csr_matrix  # ``held`` transposed, as CSR: made once, not per welcome list
     have: sp.csr_matrix
     overall: np.ndarray
     overall_score: np.ndarray
@@ -115,7 +116,7 @@ def counts(collections: pl.DataFrame, game_ids: pl.Series) -> Counts:
     n_have = np.asarray(have.sum(axis=0)).ravel()
     n_any = np.asarray(held.sum(axis=0)).ravel()
     overall = np.lexsort((np.arange(n_games), -n_any, -n_have))  # last key first: most held, then any entry, then id
-    return Counts(catalog=catalog, index=index, held=held, have=have, overall=overall,
+    return Counts(catalog=catalog, index=index, held=held, held_by_game=held.T.tocsr(), have=have, overall=overall,
                   overall_score=n_have / max(people.len(), 1))
 
 
@@ -127,15 +128,18 @@ def welcome_lists(
     hints: pl.DataFrame | None = None,
     depth: int | None = 100,
     counted: Counts | None = None,
+    theirs: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Welcome lists (module docstring) for ``user_ids`` over the catalogue ``game_ids``
     from normalised ``collections`` (everyone's rows) and ``hints`` (``user_id``,
     ``game_id``: games a member showed interest in outside their collection). Long rows:
     ``user_id``, ``rank`` (from 1), ``game_id``, ``score``, ``reason``; ``depth`` None: every game.
-    ``counted``: ``counts(collections, game_ids)``, when the caller keeps it."""
+    ``counted``: ``counts(collections, game_ids)``, when the caller keeps it; ``theirs``: the
+    rows of ``collections`` that are these members', when the caller has them (a fold-in's
+    one member: finding them among everyone's rows cost more than the list)."""
     base = counts(collections, game_ids) if counted is None else counted
     n_games = base.catalog.height
-    seen = _member_games(collections, hints, base.catalog, user_ids)
+    seen = _member_games(collections if theirs is None else theirs, hints, base.catalog, user_ids)
     self_rows = base.index.join(pl.Series("user_id", user_ids, dtype=pl.String).to_frame().with_row_index("w"),
                                 on="user_id")
     take = n_games if depth is None else min(depth, n_games)
@@ -143,7 +147,7 @@ def welcome_lists(
     for start in range(0, len(user_ids), BATCH):
         stop = min(start + BATCH, len(user_ids))
         known = seen[start:stop]
-        neighbours = (known @ base.held.T).tocsr()  # welcome × members: members holding any of their games
+        neighbours = (known @ base.held_by_game).tocsr()  # welcome × members: members holding any of their games
         neighbours.data[:] = 1.0
         mine = self_rows.filter((pl.col("w") >= start) & (pl.col("w") < stop))
         if mine.height:  # a member is not like themselves
