@@ -82,6 +82,12 @@ def serve(*, data_dir: Path, host: str, port: int, workers: int) -> int:
                        "(or BODOGE_API_TOKEN_FILE), or listen on 127.0.0.1")
     if not Path(data_dir).is_dir():
         raise ApiError(f"no data directory {data_dir}")
+    from core.settings import SettingError, read
+
+    try:
+        read("discovery_engine")  # what fold-in computes by (models.discovery.store.load_state), checked now
+    except SettingError as bad:
+        raise ApiError(str(bad)) from None
     os.environ[_DATA_DIR_VARIABLE] = str(Path(data_dir).resolve())
     api_log = logging.getLogger("bodoge.api")
     api_log.setLevel(min(logging.INFO, logging.getLogger().level))  # `bodoge -v api`: a line per request

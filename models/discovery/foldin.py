@@ -62,8 +62,9 @@ class FoldIn:
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @classmethod
-    def load(cls, model_dir: str | Path, *, engine: str = "compiled") -> FoldIn:
-        """The model a night saved (``models.discovery.store``), with its weighting."""
+    def load(cls, model_dir: str | Path, *, engine: str | None = None) -> FoldIn:
+        """The model a night saved (``models.discovery.store``), with its weighting, computing
+        by ``engine`` (None: ``BODOGE_DISCOVERY_ENGINE``'s)."""
         state, meta = load_state(model_dir, engine=engine)
         return cls(state=state, weights=WEIGHTINGS[meta.get("weighting", "graded")], meta=meta)
 

@@ -74,8 +74,16 @@ def _write_state(state: DiscoveryModel, directory: Path, meta: dict[str, Any]) -
     return directory
 
 
-def load_state(directory: str | Path, *, engine: str = "compiled") -> tuple[DiscoveryModel, dict[str, Any]]:
-    """Read what ``save_state`` wrote; returns the model (computing by ``engine``) and ``discovery.json``."""
+def load_state(directory: str | Path, *, engine: str | None = None) -> tuple[DiscoveryModel, dict[str, Any]]:
+    """Read what ``save_state`` wrote; returns the model (computing by ``engine``) and ``discovery.json``.
+
+    ``engine`` None: the configured one (``BODOGE_DISCOVERY_ENGINE``), so every reader of a
+    saved night (``bodoge recommend``, its shelves and game night, the HTTP API's fold-in)
+    computes by the engine the night did."""
+    if engine is None:
+        from core.settings import read
+
+        engine = read("discovery_engine")
     directory = Path(directory)
     meta = json.loads((directory / "discovery.json").read_text(encoding="utf-8"))
     content = ContentModel.load(directory)

@@ -37,6 +37,10 @@ def test_a_non_loopback_address_needs_a_token(data: Path) -> None:
     missing = subprocess.run([sys.executable, "-m", "bodoge.cli", "api", "--data-dir", str(data / "nope")],
                              capture_output=True, text=True, env=env, timeout=60)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "Traceback" not in missing.stderr
+    engine = subprocess.run([sys.executable, "-m", "bodoge.cli", "api", "--data-dir", str(data)],
+                            capture_output=True, text=True, env={**env, "BODOGE_DISCOVERY_ENGINE": "numba"}, timeout=60)
+    assert engine.returncode == 2 and engine.stderr.count("\n") == 1
+    assert "BODOGE_DISCOVERY_ENGINE must be compiled or reference" in engine.stderr
 
 
 def test_the_token_is_required_and_appears_in_no_output(data: Path, tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ def test_an_unknown_engine_is_refused(site) -> None:
         state.with_engine("numpy")
 
 
-def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path) -> None:
+def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path, monkeypatch) -> None:
     """`BODOGE_DISCOVERY_ENGINE` reaches the night's run (`discover_interactions(engine=…)`):
     the saved model's lists, the shelves and similar games are the same either way."""
     from datetime import UTC, datetime
@@ -125,6 +125,25 @@ def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path) -> None:
     assert compiled.recommendations.height > 1000
     for name in ("recommendations", "next_to_play", "watch_next", "similar_games"):
         assert getattr(compiled, name).equals(getattr(reference, name)), name
+    # Its readers (`bodoge recommend`, the API's fold-in) compute by the configured engine too.
+    from core.settings import SettingError
+    from models.discovery.foldin import FoldIn
+    from models.discovery.store import load_state
+
+    saved = tmp_path / "compiled"
+    monkeypatch.delenv("BODOGE_DISCOVERY_ENGINE", raising=False)
+    assert load_state(saved)[0].engine == "compiled"
+    member = rows.get_column("user_id").unique().sort()[3]
+    posted = rows.filter(pl.col("user_id") == member).drop("user_id")
+    by_compiled = FoldIn.load(saved).rank(member, posted)
+    monkeypatch.setenv("BODOGE_DISCOVERY_ENGINE", "reference")
+    assert load_state(saved)[0].engine == "reference"
+    by_reference = FoldIn.load(saved)
+    assert by_reference.state.engine == "reference"
+    assert by_reference.rank(member, posted).equals(by_compiled) and by_compiled.height > 0
+    monkeypatch.setenv("BODOGE_DISCOVERY_ENGINE", "numba")
+    with pytest.raises(SettingError, match="^BODOGE_DISCOVERY_ENGINE must be compiled or reference"):
+        load_state(saved)
     with pytest.raises(ValueError, match="unknown discovery engine"):
         discover_interactions(interactions=rows, content=content, champion="ease", params={}, weighting="graded",
                               run_id="r", generated_at=datetime(2026, 11, 28, tzinfo=UTC), engine="fast")
