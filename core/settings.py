@@ -201,7 +201,8 @@ class Settings:
                                          "how long a night retries delivering its bundle")
     discovery_engine: str = _setting("compiled", "BODOGE_DISCOVERY_ENGINE", _engine,
                                      "how discovery computes its lists: compiled (the kernel library) or "
-                                     "reference (plain numpy: the same lists, slower; docs/discovery.md)")
+                                     "reference (plain numpy: the same lists, slower; docs/discovery.md); the night, "
+                                     "`bodoge recommend` and `bodoge api` (checked at its start) all read it")
     dashboard_db: Path | None = _setting(None, "BODOGE_DASHBOARD_DB", _path,
                                          "the file the dashboard reads", None,
                                          "DATA_DIR/published.duckdb")
