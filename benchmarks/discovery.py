@@ -33,7 +33,7 @@ def _loadavg() -> list[float]:
 def measure(games: int, members: int, passes: int, champion: str, seed: int = 0,
             engine: str = "compiled") -> dict[str, Any]:
     """Fit once, then time each mode's ranking ``passes`` times in turns by ``engine``; best pass each."""
-    from models.base import single_threaded_blas
+    from models.threads import single_threaded_blas
     from models.discovery.run import ChampionFit, catalog_frame, fit_state
     from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
     from models.ensemble import Ensemble

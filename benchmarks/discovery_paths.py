@@ -62,7 +62,7 @@ def _without(variant: str) -> Iterator[None]:
 
 def measure(games: int, members: int, rounds: int, champion: str, seed: int = 0) -> dict[str, Any]:
     """Fit once; rank every member by each variant in turns, ``rounds`` times; best round each."""
-    from models.base import single_threaded_blas
+    from models.threads import single_threaded_blas
     from models.discovery.run import ChampionFit, catalog_frame, fit_state
     from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
     from models.ensemble import Ensemble

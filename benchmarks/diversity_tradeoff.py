@@ -23,7 +23,8 @@ from typing import Any  # noqa: E402
 import polars as pl  # noqa: E402
 
 from benchmarks.options import options  # noqa: E402
-from models.base import single_threaded_blas, topk_frame  # noqa: E402
+from models.base import topk_frame
+from models.threads import single_threaded_blas
 from models.beyond import intra_list_diversity, long_tail_share, mean_popularity_rank, popularity_ranks  # noqa: E402
 from models.discovery.run import ChampionFit, fit_on_earlier  # noqa: E402
 from models.metrics import ndcg_at_k  # noqa: E402

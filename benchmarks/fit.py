@@ -42,7 +42,7 @@ def fit_ratios(
     from implicit.cpu.als import AlternatingLeastSquares
     from threadpoolctl import threadpool_limits
 
-    from models.base import single_threaded_blas
+    from models.threads import single_threaded_blas
     from models.candidates import default_candidates
     from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
     from models.synthetic import synthetic_interactions

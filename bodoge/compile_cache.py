@@ -107,7 +107,7 @@ def _run_models(*, n_games: int, n_members: int, seed: int) -> dict[str, float]:
     """The night's evaluation and discovery (each candidate as champion) on a generated site."""
     import polars as pl
 
-    from models.base import single_threaded_blas
+    from models.threads import single_threaded_blas
     from models.content import ContentModel
     from models.discovery.members import mark_site
     from models.discovery.run import catalog_frame, discover_interactions

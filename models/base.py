@@ -11,24 +11,17 @@ from __future__ import annotations
 
 import copy
 import inspect
-import os
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Self, TypeVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
 
 from models.column_scores import sparse_product_rows
 from models.fast.kernels import top_n_rows
-
-T = TypeVar("T")
+from models.threads import map_blocks
 
 hyperparameters = dataclass(kw_only=True, eq=False, repr=False)
 """Class decorator: a model's hyperparameters as keyword-only fields with their defaults.
@@ -40,76 +33,6 @@ still compared by identity and printed as before.
 
 SCORE_BUDGET = 1 << 23
 """Scores held at once while ranking (8M float32 = 32 MB): bounds memory for big catalogues."""
-
-
-@contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """BLAS on one thread while a model fits or scores.
-
-    implicit runs its own threads and warns when OpenBLAS runs more beside them. For the
-    dense algebra of EASE one thread is also the safer choice on a small machine: when
-    another process holds a core, OpenBLAS's spinning threads make a 3,700-game inverse
-    10–20× slower, while one thread stays predictable (about 0.6 s).
-    """
-    # The variable only reaches processes started from here on (the loaded OpenBLAS
-    # reads it once at start); threadpoolctl limits this process.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-BLOCK_THREADS = min(2, os.cpu_count() or 1)
-"""Threads for independent row blocks (``map_blocks``): the night's two cores."""
-
-_THREAD = threading.local()
-
-
-@contextmanager
-def blocks_in_turn() -> Iterator[None]:
-    """``map_blocks`` runs its blocks one after another on this thread while inside.
-
-    Why: inside one of ``map_blocks``' threads (an evaluation candidate, ``models.parallel``,
-    a block) the cores are already busy; two more threads each only made four busy threads
-    share two cores and their memory bandwidth (measured slower at real size: 261 and
-    279 s against 247 s for the reuse night's evaluation)."""
-    before = getattr(_THREAD, "in_turn", False)
-    _THREAD.in_turn = True
-    try:
-        yield
-    finally:
-        _THREAD.in_turn = before
-
-
-def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int | None = None) -> None:
-    """``work(block)`` for every block, on ``BLOCK_THREADS`` threads; each block writes
-    only its own part of a shared output, so the result is the same as one after another.
-
-    Why threads: the blocks' numpy and scipy work releases the GIL. BLAS is held at one
-    thread once around them all (threadpoolctl restores the limit it found, so blocks
-    entering and leaving it from two threads could leave BLAS on every core). A block's
-    own ``map_blocks`` runs in turn (``blocks_in_turn``): the threads already keep the
-    cores busy. One block, one thread, or a caller already in turn: a plain loop. The
-    first failure (in the blocks' order) is raised once the running blocks are done; the
-    blocks not started yet are dropped.
-    """
-    blocks = list(blocks)
-    threads = BLOCK_THREADS if threads is None else threads
-    if threads <= 1 or len(blocks) <= 1 or getattr(_THREAD, "in_turn", False):
-        for block in blocks:
-            work(block)
-        return
-
-    def in_turn(block: T) -> None:
-        with blocks_in_turn():
-            work(block)
-
-    with single_threaded_blas():
-        pool = ThreadPoolExecutor(max_workers=min(threads, len(blocks)), thread_name_prefix="block")
-        try:
-            for future in [pool.submit(in_turn, block) for block in blocks]:
-                future.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ import time
 
 import polars as pl
 
-from models.base import single_threaded_blas, topk_frame
+from models.base import topk_frame
+from models.threads import single_threaded_blas
 from models.discovery.members import SITE, mark_site
 from models.discovery.run import ChampionFit
 from models.interactions import WEIGHTINGS, InteractionMatrix

@@ -50,7 +50,8 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from models.base import map_blocks, top_n
+from models.base import top_n
+from models.threads import map_blocks
 from models.fast.pairwise import csr_row_dots
 from models.ids import IdIndex
 from models.similarity import GramRows, reduce_text

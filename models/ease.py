@@ -27,7 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
-from models.base import ItemWeights, Recommender, hyperparameters, single_threaded_blas
+from models.base import ItemWeights, Recommender, hyperparameters
+from models.threads import single_threaded_blas
 from models.column_scores import dense_product_rows, product_columns
 from models.knn import _contributions
 

@@ -2,7 +2,7 @@
 
 Both learn a vector per member and per game; a score is their dot product. They fit
 with implicit's own threads, so BLAS is held to one thread meanwhile (see
-``models.base.single_threaded_blas``). Seeds go to implicit as ``random_state``.
+``models.threads.single_threaded_blas``). Seeds go to implicit as ``random_state``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from sklearn.preprocessing import normalize
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
-from models.base import LatentFactors, Recommender, hyperparameters, single_threaded_blas
+from models.base import LatentFactors, Recommender, hyperparameters
+from models.threads import single_threaded_blas
 from models.fast.products import factor_scores
 
 

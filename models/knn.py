@@ -14,7 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from implicit.nearest_neighbours import ItemItemRecommender, bm25_weight, normalize
 
-from models.base import ItemWeights, Recommender, hyperparameters, single_threaded_blas, sparse_rows_dense
+from models.base import ItemWeights, Recommender, hyperparameters, sparse_rows_dense
+from models.threads import single_threaded_blas
 from models.column_scores import product_columns
 
 

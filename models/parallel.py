@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from models.base import map_blocks
+from models.threads import map_blocks
 from models.candidates import Candidate
 from models.ensemble import Ensemble
 
@@ -28,7 +28,7 @@ EVALUATION_THREADS: int = min(2, os.cpu_count() or 1)
 """Threads the evaluation's single candidates run on (1: one after another, as before).
 
 Two because the night has two cores: numpy, scipy and implicit release the GIL while they
-compute and BLAS runs one thread per call (``models.base.single_threaded_blas``), so each
+compute and BLAS runs one thread per call (``models.threads.single_threaded_blas``), so each
 thread keeps one core busy; a third thread would only queue for them. (implicit's ALS
 and kNN still ask for every core while they fit; that was so before, too.)"""
 

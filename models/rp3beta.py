@@ -16,7 +16,8 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 
-from models.base import ItemWeights, Recommender, hyperparameters, map_blocks, sparse_rows_dense, top_n
+from models.base import ItemWeights, Recommender, hyperparameters, sparse_rows_dense, top_n
+from models.threads import map_blocks
 from models.column_scores import product_columns
 from models.ease import modelled_items
 from models.knn import _contributions

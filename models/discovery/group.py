@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.lists import Scores
 from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas, top_n
+from models.base import top_n
+from models.threads import single_threaded_blas
 from models.discovery.group import AGGREGATIONS, Table, aggregate, member_scores
 from models.discovery.run import ChampionFit, fit_on_earlier
 from models.metrics import ndcg_at_k, recall_at_k

@@ -20,7 +20,8 @@ from typing import Any, cast
 
 import polars as pl
 
-from models.base import Recommender, map_blocks, single_threaded_blas
+from models.base import Recommender
+from models.threads import map_blocks, single_threaded_blas
 from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.lists import (
     RECOMMENDATION_COLUMNS,
     Candidates,

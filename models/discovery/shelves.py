@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.members import Members
 from models.discovery.model import DiscoveryModel
 from models.discovery.serving import score_user_on_the_fly

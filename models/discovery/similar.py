@@ -16,7 +16,8 @@ import polars as pl
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from models.base import map_blocks, topk_frame
+from models.base import topk_frame
+from models.threads import map_blocks
 from models.discovery.model import DiscoveryModel
 
 

@@ -33,7 +33,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.lists import Candidates, discover_candidates
 from models.discovery.members import Members
 from models.discovery.model import DiscoveryModel

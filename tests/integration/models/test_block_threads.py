@@ -1,4 +1,4 @@
-"""Row blocks on two threads (``models.base.map_blocks``) give the same arrays as in turn.
+"""Row blocks on two threads (``models.blocks.map_blocks``) give the same arrays as in turn.
 
 The content neighbours and the similar games are computed in row blocks that the night
 runs on two threads, and the champion's fit runs beside the neighbours (``fit_state``).
@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 from threadpoolctl import threadpool_info
 
 import models.base as base
+import models.threads as blocks
 import models.content as content_module
 import models.rp3beta as rp3beta_module
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
@@ -33,7 +34,7 @@ def frames():
 
 
 def _night(frames, champion: str, threads: int, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(base, "BLOCK_THREADS", threads)
+    monkeypatch.setattr(blocks, "BLOCK_THREADS", threads)
     monkeypatch.setattr(content_module, "CHUNK_CELLS", 500 * 23)  # 22 blocks of 23 rows
     rows = normalise_interactions(frames["collections"], source="test")
     state = fit_state(rows, catalog_frame(with_filter_columns(frames["games"])), None, ChampionFit(champion=champion))
@@ -67,8 +68,8 @@ def test_recommend_on_two_threads_gives_the_same_lists(frames, champion, monkeyp
     users = np.arange(matrix.shape[0])
     lists = {}
     for threads in (1, 2):
-        monkeypatch.setattr(base, "BLOCK_THREADS", threads)
-        with base.single_threaded_blas():  # as the night scores: ALS's product then rounds the same way
+        monkeypatch.setattr(blocks, "BLOCK_THREADS", threads)
+        with blocks.single_threaded_blas():  # as the night scores: ALS's product then rounds the same way
             lists[threads] = model.recommend(users, 10, exclude=matrix)
     assert (lists[1][0] >= 0).any() and users.size > 5 * 60
     assert np.array_equal(lists[1][0], lists[2][0]) and np.array_equal(lists[1][1], lists[2][1])
@@ -81,7 +82,7 @@ def test_rp3beta_builds_the_same_walks_on_two_threads(frames, monkeypatch) -> No
     monkeypatch.setattr(rp3beta_module, "ROW_BLOCK", 17 * matrix.shape[1])
     walks = {}
     for threads in (1, 2):
-        monkeypatch.setattr(base, "BLOCK_THREADS", threads)
+        monkeypatch.setattr(blocks, "BLOCK_THREADS", threads)
         walks[threads] = RP3beta(top_k=50).fit(matrix).weights_
     assert walks[1].nnz > 0 and matrix.shape[1] > 5 * 17
     assert np.array_equal(walks[1].indptr, walks[2].indptr) and np.array_equal(walks[1].indices, walks[2].indices)

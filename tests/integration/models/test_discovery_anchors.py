@@ -12,7 +12,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas, top_n
+from models.base import top_n
+from models.threads import single_threaded_blas
 from models.discovery.anchors import _parts, anchors
 from models.discovery.lists import discover_candidates
 from models.discovery.model import DiscoveryModel

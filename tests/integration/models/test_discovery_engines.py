@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.group import Table, game_night
 from models.discovery.model import ENGINES, DiscoveryModel
 from models.discovery.run import ChampionFit, fit_state

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.fused import FusedCF
 from models.discovery.lists import discover_candidates
 from models.discovery.model import DiscoveryModel

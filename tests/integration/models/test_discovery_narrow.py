@@ -14,7 +14,7 @@ import pytest
 
 import models.discovery.model as discovery_model
 from bodoge.demo import DEMO_SITE
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.lists import discover_candidates
 from models.discovery.model import DiscoveryModel
 from models.discovery.run import ChampionFit, catalog_frame, fit_state

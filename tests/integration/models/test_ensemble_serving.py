@@ -18,7 +18,7 @@ import pytest
 
 import models.discovery.model as discovery_model
 import models.ensemble as ensemble_module
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.model import DiscoveryModel
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.foldin import MODES, FoldIn
 from models.discovery.members import SITE, mark_site
 from models.discovery.run import ChampionFit, fit_state

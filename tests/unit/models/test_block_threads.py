@@ -1,4 +1,4 @@
-"""Row blocks on two threads (``models.base.map_blocks``) give the same arrays as in turn.
+"""Row blocks on two threads (``models.blocks.map_blocks``) give the same arrays as in turn.
 
 Here: the tests that need no process, no socket and no Dagster run; the rest of this subject:
 tests/integration/models/test_block_threads.py.
@@ -6,7 +6,7 @@ tests/integration/models/test_block_threads.py.
 
 from __future__ import annotations
 
-import models.base as base
+import models.threads as blocks
 
 
 def test_blocks_run_in_turn_inside_a_candidate_thread() -> None:
@@ -14,9 +14,9 @@ def test_blocks_run_in_turn_inside_a_candidate_thread() -> None:
     import threading
 
     seen: list[str] = []
-    base.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
+    blocks.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
     assert all(name.startswith("block") for name in seen)
     seen.clear()
-    with base.blocks_in_turn():
-        base.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
+    with blocks.blocks_in_turn():
+        blocks.map_blocks(lambda _: seen.append(threading.current_thread().name), range(4), threads=2)
     assert seen == [threading.current_thread().name] * 4

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import models.discovery.model as discovery_model
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.lists import discover_candidates
 from models.discovery.model import DiscoveryModel
 from models.discovery.run import ChampionFit, catalog_frame, fit_state

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.group import BEST_BOOST, Table, game_night
 from models.discovery.members import SITE
 from models.discovery.reasons import REASON_BGG_BEST

@@ -7,7 +7,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from models import parallel
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.candidates import Candidate, default_candidates
 from models.parallel import map_candidates
 

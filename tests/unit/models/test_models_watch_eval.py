@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.base import single_threaded_blas
+from models.threads import single_threaded_blas
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.watch_eval import (
     before_candidates,
