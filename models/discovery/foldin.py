@@ -33,7 +33,7 @@ from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, SHELF_DEPTH, WATCH_NEXT, shelf_not_liked
 from models.discovery.store import load_state
-from models.discovery.welcome import Counts, counts, unscored, welcome_lists
+from models.discovery.welcome import Counts, counts, unscored, welcome_lists, with_member_replaced
 from models.interactions import FLAGS, WEIGHTINGS, ConfidenceWeights, normalise_interactions
 
 
@@ -133,12 +133,9 @@ class FoldIn:
             return ranked.with_columns(pl.lit(False).alias("welcome"))
         chosen = self.mode(mode)
         saved = self.state.collections
-        if rows.height == 0 and self.night_rows(user_id).height == 0:
-            everyone, counted = saved, self._night_counts()  # a new member with nothing yet: the night's rows
-        else:
-            everyone = pl.concat([saved.filter(pl.col("user_id") != str(user_id)), rows], how="diagonal_relaxed")
-            counted = None
-        welcome = welcome_lists(everyone, self.state.game_ids, [str(user_id)],
+        # Everyone's rows as the night saved them with the member's own in place of theirs.
+        counted = with_member_replaced(self._night_counts(), self.night_rows(user_id), rows)
+        welcome = welcome_lists(saved, self.state.game_ids, [str(user_id)],
                                 hints=hints() if callable(hints) else hints,
                                 depth=chosen.depth if depth == -1 else depth, counted=counted, theirs=rows)
         return welcome.with_columns(pl.lit(True).alias("welcome"))

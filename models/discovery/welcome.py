@@ -96,6 +96,15 @@ class Counts:
     have: sp.csr_matrix
     overall: np.ndarray
     overall_score: np.ndarray
+    n_have: np.ndarray  # per catalogue game: members who have it (持ってる, site rows)
+    n_any: np.ndarray  # per catalogue game: members with any site row of it
+    people: int  # members with a site row of a catalogue game
+
+
+def _totals(n_have: np.ndarray, n_any: np.ndarray, people: int) -> tuple[np.ndarray, np.ndarray]:
+    """The overall order (most held, then any entry, then id) and its scores."""
+    overall = np.lexsort((np.arange(n_have.size), -n_any, -n_have))  # last key first
+    return overall, n_have / max(people, 1)
 
 
 def counts(collections: pl.DataFrame, game_ids: pl.Series) -> Counts:
@@ -115,9 +124,34 @@ def counts(collections: pl.DataFrame, game_ids: pl.Series) -> Counts:
                          shape=shape)
     n_have = np.asarray(have.sum(axis=0)).ravel()
     n_any = np.asarray(held.sum(axis=0)).ravel()
-    overall = np.lexsort((np.arange(n_games), -n_any, -n_have))  # last key first: most held, then any entry, then id
+    overall, overall_score = _totals(n_have, n_any, people.len())
     return Counts(catalog=catalog, index=index, held=held, held_by_game=held.T.tocsr(), have=have, overall=overall,
-                  overall_score=n_have / max(people.len(), 1))
+                  overall_score=overall_score, n_have=n_have, n_any=n_any, people=people.len())
+
+
+def with_member_replaced(base: Counts, old: pl.DataFrame, new: pl.DataFrame) -> Counts:
+    """``counts`` of the same rows with one member's rows ``old`` replaced by ``new``
+    (normalised, marked), without counting everyone again: only the catalogue-wide totals
+    move. Their own row in ``held``/``have`` may stay as it was, because a member is never
+    counted among the members like them (``welcome_lists`` takes them out, and a member
+    not in ``index`` holds nothing there). Why: a fold-in whose posted games say nothing
+    personal gets a welcome list over everyone's rows with theirs in place; counting
+    everyone took about a second at the real size."""
+    if old.height == 0 and new.height == 0:
+        return base  # a new member with nothing yet: the night's counts as they are
+    n_have, n_any = base.n_have.copy(), base.n_any.copy()
+    people = base.people
+    for sign, rows in ((-1, old), (1, new)):
+        site = rows.filter(pl.col(SITE).fill_null(True)) if SITE in rows.columns else rows
+        site = site.join(base.catalog, on="game_id", how="inner")
+        cols = site.get_column("col").to_numpy()
+        np.add.at(n_any, cols, sign)
+        np.add.at(n_have, cols[site.get_column("have").to_numpy().astype(bool)], sign)
+        people += sign * int(site.height > 0)
+    overall, overall_score = _totals(n_have, n_any, people)
+    return Counts(catalog=base.catalog, index=base.index, held=base.held, held_by_game=base.held_by_game,
+                  have=base.have, overall=overall, overall_score=overall_score, n_have=n_have, n_any=n_any,
+                  people=people)
 
 
 def welcome_lists(

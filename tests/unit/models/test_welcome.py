@@ -6,14 +6,17 @@ never listed, and the scores' order."""
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from models.discovery.reasons import REASON_POPULAR
 from models.discovery.welcome import (
     MIN_NEIGHBOURS,
     REASON_WELCOME,
     REASON_WELCOME_NEAR,
+    counts,
     unscored,
     welcome_lists,
+    with_member_replaced,
     with_welcome,
 )
 
@@ -61,6 +64,28 @@ def test_members_like_them_come_first_and_known_games_never() -> None:
     mine = welcome_lists(pl.concat([ROWS, _rows([("new", "e", True), ("new", "a", False)])]), GAMES, ["new"], depth=3)
     assert mine.get_column("game_id").to_list() == ["f", "b", "c"]
     assert mine.get_column("score").to_list() == [1 + 6 / 15, 1 + 4 / 15, 1 + 2 / 15]
+
+
+@pytest.mark.parametrize(("member", "posted"), [
+    ("fan0", [("fan0", "a", True), ("fan0", "d", False)]),  # a fan changes taste: "e" and "f" lose a holder
+    ("p3", []),  # a member empties their collection: one member fewer with a collection
+    ("new", [("new", "e", True), ("new", "b", True)]),  # a new member: one more
+    ("w0", [("w0", "d", True)]),  # 興味あり becomes 持ってる
+])
+def test_one_member_replaced_counts_as_counting_everyone_again(member: str, posted: list) -> None:
+    """The API's welcome list for a posted collection: everyone's rows with the member's in
+    place of theirs, counted from the night's counts (``with_member_replaced``) rather than
+    from all rows again; the lists and the totals are the same."""
+    old = ROWS.filter(pl.col("user_id") == member)
+    new = _rows(posted) if posted else ROWS.head(0)
+    everyone = pl.concat([ROWS.filter(pl.col("user_id") != member), new])
+    again, replaced = counts(everyone, GAMES), with_member_replaced(counts(ROWS, GAMES), old, new)
+    assert replaced.people == again.people and (replaced.overall == again.overall).all()
+    assert (replaced.overall_score == again.overall_score).all()
+    for hints in (None, pl.DataFrame({"user_id": [member], "game_id": ["e"]})):
+        expected = welcome_lists(everyone, GAMES, [member], hints=hints, depth=None)
+        got = welcome_lists(ROWS, GAMES, [member], hints=hints, depth=None, counted=replaced, theirs=new)
+        assert got.equals(expected), (member, hints)
 
 
 def test_too_few_members_like_them_read_as_nothing_known() -> None:
