@@ -48,6 +48,7 @@ from models.candidates import Candidate, default_candidates
 from models.champion import choose_champion
 from models.ease import EASE
 from models.final_scores import fit_candidate, score_on_test
+from models.forward import choose_split
 from models.interactions import (
     WEIGHTINGS,
     InteractionMatrix,
@@ -80,6 +81,7 @@ def evaluate(
     budget: EvaluationBudget | None = None,
     prior: PriorTuning | None = None,
     incumbent: str | None = None,
+    forward: pl.DataFrame | None = None,
 ) -> EvaluationReport:
     """Tune, select and score every candidate (``models`` limits them by name).
 
@@ -93,6 +95,10 @@ def evaluate(
     ``prior`` is an earlier night's tuning to reuse (``models.tuning_store``), noted.
     ``incumbent`` is last night's champion: it stays unless the best candidate beats it
     beyond one standard error on the selection split (``models.champion``), noted.
+    ``forward`` (``user_id``, ``game_id``, ``updated_at`` of TRAIN's rows) adds a forward
+    selection split (TRAIN cut at one moment, ``ValidationSet.carve_forward``); the champion
+    then follows it or the offline selection split by ``models.forward.choose_split``. Left
+    out when the budget's shortcuts are engaged (noted): one more fit of every candidate.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -154,9 +160,15 @@ def evaluate(
     selection = {name: ndcg for name, (_, ndcg, _) in scored.items()}
     per_user = {name: users for name, (_, _, users) in scored.items()}
     del scored  # the fitted models
-    choice = choose_champion(per_user, incumbent=incumbent, k=k)
+    forward_ndcg, forward_users = _forward_selection(train, forward, candidates, tuned, weighting, k=k, seed=seed,
+                                                     budget=budget, shortcuts=shortcuts)
+    split_choice = choose_split(per_user, forward_users, k=k)
+    log.info("selection follows the %s split: %s (Kendall tau %s)", split_choice.followed, split_choice.reason,
+             "n/a" if split_choice.tau is None else f"{split_choice.tau:.3f}")
+    followed = forward_users if split_choice.followed == "forward" and forward_users is not None else per_user
+    choice = choose_champion(followed, incumbent=incumbent, k=k)
     champion = choice.champion
-    log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, selection[champion],
+    log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, (forward_ndcg or selection)[champion],
              f"; {choice.note}" if choice.note else "")
 
     full = InteractionMatrix.from_frame(train, weighting.weights)
@@ -178,6 +190,8 @@ def evaluate(
     if choice.note:
         kept = results[champion]
         kept.notes = "; ".join(filter(None, [kept.notes, choice.note]))
+    for name, result in results.items():
+        result.forward_ndcg = (forward_ndcg or {}).get(name)
     return EvaluationReport(
         split=split,
         k=k,
@@ -191,8 +205,41 @@ def evaluate(
         n_cold_users=n_cold_users,
         tuning=tuning,
         selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning,
-                                 incumbent=incumbent if incumbent in candidates else None),
+                                 incumbent=incumbent if incumbent in candidates else None,
+                                 split_choice=split_choice if forward is not None else None),
+        followed=split_choice.followed,
+        kendall_tau=split_choice.tau,
     )
+
+
+def _forward_selection(
+    train: pl.DataFrame, forward: pl.DataFrame | None, candidates: dict[str, Candidate],
+    tuned: dict[str, TuningResult], weighting: WeightingChoice, *, k: int, seed: int, budget: EvaluationBudget,
+    shortcuts: list[str],
+) -> tuple[dict[str, float] | None, dict[str, np.ndarray] | None]:
+    """Every candidate fitted on TRAIN up to a cut and scored on what members added after it
+    (``ValidationSet.carve_forward``): mean and per-user NDCG@k, or (None, None) without times."""
+    if forward is None:
+        return None, None
+    if budget.engaged:
+        shortcuts.append("no forward selection split on large data (one more fit of every candidate)")
+        return None, None
+    split = ValidationSet.carve_forward(train, weighting.weights, times=forward, seed=seed + 2)
+    if split.rows.size == 0:
+        return {name: 0.0 for name in candidates}, {name: np.zeros(0) for name in candidates}
+
+    def scored(
+        name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]]
+    ) -> tuple[Recommender, float, np.ndarray]:
+        fitted = {member: model for member, (model, _, _) in singles.items()}
+        model = fit_candidate(candidate, tuned[name].params, seed, split.matrix.matrix, fitted, tuning=True)
+        ndcg, users = validation_ndcg_per_user(model, split, k)
+        log.info("forward selection split: %s ndcg@%d %.4f (%d members)", name, k, ndcg, split.rows.size)
+        return model, ndcg, users
+
+    results = map_candidates(candidates, lambda name, candidate: scored(name, candidate, {}), scored)
+    return ({name: ndcg for name, (_, ndcg, _) in results.items()},
+            {name: users for name, (_, _, users) in results.items()})
 
 
 def _tune_all(
