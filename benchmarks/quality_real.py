@@ -1,6 +1,7 @@
 """Quality on real rating data: the whole ``evaluate`` on MovieLens-100k over several seeds.
 
 Run: ``nice -n 10 uv run python -m benchmarks.quality_real [--seeds 5] [--models ...]``;
+``--forward [--cuts 0.7 0.8 0.9]`` cuts at global moments instead (``benchmarks.quality_forward``);
 ``--split-dir DIR`` only writes seed 0's split for ``bodoge evaluate --train DIR/train.parquet
 --test DIR/test.parquet`` (the same numbers as seed 0 here: the same split, the same seed).
 
@@ -164,7 +165,13 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="log every stage")
     parser.add_argument("--split-dir", type=Path, default=None,
                         help="only write seed 0's train.parquet/test.parquet here (for `bodoge evaluate`)")
+    parser.add_argument("--forward", action="store_true",
+                        help="cut at global moments and test on what members rated next (benchmarks.quality_forward)")
+    parser.add_argument("--cuts", type=float, nargs="+", default=None,
+                        help="with --forward: quantiles of the ratings' times to cut at (default 0.7 0.8 0.9)")
     args = parser.parse_args()
+    if args.cuts is not None and (not args.forward or not all(0.0 < cut < 1.0 for cut in args.cuts)):
+        parser.error("--cuts needs --forward and quantiles in (0, 1)")
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -180,6 +187,13 @@ def main() -> None:
         for part, rows in zip(("train", "test"), holdout_split(frame.drop("updated_at"), fraction=0.2, seed=0)):
             rows.write_parquet(args.split_dir / f"{part}.parquet")
         print(json.dumps({"train": str(args.split_dir / "train.parquet"), "test": str(args.split_dir / "test.parquet")}))
+        return
+    if args.forward:
+        from benchmarks.quality_forward import DEFAULT_CUTS, run_forward
+
+        forward = run_forward(frame, list(args.cuts or DEFAULT_CUTS), args.models)
+        print(json.dumps({"dataset": "MovieLens-100k (recbole 1.2.1 wheel)", "split": "forward (global time cuts)",
+                          "n_interactions": frame.height, **forward}, default=str))
         return
     runs = [one_seed(frame, seed, args.models) for seed in range(args.seeds)]
     summary = summarise(runs)

@@ -55,6 +55,7 @@ from models.interactions import (
     InteractionsError,
     normalise_interactions,
     read_interactions,
+    read_times,
 )
 from models.parallel import map_candidates
 from models.report import TUNED, EvaluationReport, selection_text
@@ -293,8 +294,12 @@ def evaluate_files(
     output_path: str | Path | None = None,
     seed: int = 0,
     models: Sequence[str] | None = None,
+    forward: bool = False,
 ) -> EvaluationReport:
     """``evaluate`` on two interaction files; optionally write the champion's top-K.
+
+    ``forward`` adds the forward selection split (``evaluate(forward=...)``) from TRAIN's
+    ``updated_at`` column (``InteractionsError`` without one).
 
     The output format follows the extension (``.parquet``/``.pq`` or ``.csv``); any other
     extension raises ``InteractionsError`` before any work is done.
@@ -306,7 +311,8 @@ def evaluate_files(
         )
     train = read_interactions(train_path)
     test = read_interactions(test_path)
-    report = evaluate(train, test, k=k, seed=seed, models=models)
+    times = read_times(train_path) if forward else None
+    report = evaluate(train, test, k=k, seed=seed, models=models, forward=times)
     if output is not None:
         write_topk(report.champion_topk(), output)
         log.info("wrote %d top-%d rows of %s to %s", report.champion_topk().height, k, report.champion, output)

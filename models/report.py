@@ -77,7 +77,9 @@ class EvaluationReport:
     """Kendall's τ between the candidates' offline and forward selection NDCG (None: no forward view)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``."""
+        """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``;
+        with a forward view also ``followed``, ``kendall_tau``, ``selection`` and each ``forward_ndcg``."""
+        forward = any(result.forward_ndcg is not None for result in self.results.values())
         return {
             "k": self.k,
             "champion": self.champion,
@@ -85,9 +87,12 @@ class EvaluationReport:
                 name: {
                     **{metric: round(result.metrics[metric], 6) for metric in METRICS},
                     "fit_seconds": round(result.fit_seconds, 3),
+                    **({"forward_ndcg": round(result.forward_ndcg or 0.0, 6)} if forward else {}),
                 }
                 for name, result in self.results.items()
             },
+            **({"followed": self.followed, "kendall_tau": self.kendall_tau, "selection": self.selection}
+               if forward else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
