@@ -83,6 +83,15 @@ def summarise_forward(runs: list[dict[str, Any]]) -> dict[str, Any]:
         for name in names
     }
 
+    def pooled(pick: Any) -> pl.DataFrame:
+        return pl.concat([run["per_user"][pick(run)].with_columns(pl.col("user_id") + f"@{run['cut']}")
+                          for run in runs])
+
+    if "popularity" in names:  # every candidate against popularity on forward TEST, all cuts' members
+        for name in names:
+            if name != "popularity":
+                table[name]["forward_vs_popularity"] = paired(pooled(lambda run, name=name: name),
+                                                              pooled(lambda run: "popularity"))
     tests: dict[str, Any] = {}
     if "popularity" in names:
         tests["champion_vs_popularity"] = paired(pooled(lambda run: run["champion"]),
