@@ -121,3 +121,23 @@ def test_the_champion_choice_records_the_split_it_followed(small_split) -> None:
     # without times nothing is said of a forward split, and the JSON keeps the contract's shape
     plain = evaluate(train, test, k=10, models=["popularity", "ease", "bm25"])
     assert "forward" not in plain.selection and set(plain.to_dict()) == {"k", "champion", "models"}
+
+
+def test_the_run_summary_names_the_split_followed_and_the_number_it_won_on() -> None:
+    from bodoge.summary import champion_lines
+    from models.forward import SplitChoice
+    from models.report import TUNED, selection_text
+
+    choice = SplitChoice("forward", "120 members added a game after the cut; both splits rank bm25 first", 0.6)
+    text = selection_text(k=10, n_candidates=3, by_time=True, tuning=TUNED, split_choice=choice)
+    assert text.startswith("best NDCG@10 of 3 candidates on a forward split of TRAIN")
+    assert "followed the forward split: 120 members" in text and "(Kendall τ offline/forward 0.60)" in text
+    rows = [{"model": model, "ndcg": ndcg, "champion": model == "bm25", "selection_ndcg": won, "forward_ndcg": ahead,
+             "selection": text, "split": "time"}
+            for model, ndcg, won, ahead in (("ease", 0.25, 0.30, 0.11), ("bm25", 0.20, 0.32, 0.14))]
+    assert champion_lines(rows)[0] == f"champion: bm25 (forward selection NDCG@10 0.1400), chosen by {text}"
+    offline = selection_text(k=10, n_candidates=3, by_time=True, tuning=TUNED,
+                             split_choice=SplitChoice("offline", "only 12 members added a game after the forward cut", None))
+    assert "on a time split of TRAIN" in offline and "followed the offline split: only 12 members" in offline
+    assert champion_lines([{**row, "selection": offline} for row in rows])[0].startswith(
+        "champion: bm25 (selection NDCG@10 0.3200)")
