@@ -71,7 +71,7 @@ def _rounded(value: float | None) -> float | None:
 
 def summarise_forward(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean and spread over cuts per candidate; the paired tests pooled over all cuts' members."""
-    from benchmarks.quality_real import paired
+    from benchmarks.paired import paired
 
     names = list(runs[0]["forward_ndcg"])
     table = {
