@@ -74,7 +74,7 @@ def summarise_forward(runs: list[dict[str, Any]]) -> dict[str, Any]:
     from benchmarks.paired import paired
 
     names = list(runs[0]["forward_ndcg"])
-    table = {
+    table: dict[str, dict[str, Any]] = {
         name: {
             f"{view}_{stat}": round(float(fn([run[view][name] for run in runs])), 4)
             for view in ("offline_ndcg", "forward_ndcg")
