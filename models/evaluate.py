@@ -225,7 +225,11 @@ def _forward_selection(
     if budget.engaged:
         shortcuts.append("no forward selection split on large data (one more fit of every candidate)")
         return None, None
-    split = ValidationSet.carve_forward(train, weighting.weights, times=forward, seed=seed + 2)
+    try:
+        split = ValidationSet.carve_forward(train, weighting.weights, times=forward, seed=seed + 2)
+    except ValueError as error:  # no row of TRAIN has a time: nothing to cut at
+        shortcuts.append(f"no forward selection split: {error}")
+        return None, None
     if split.rows.size == 0:
         return {name: 0.0 for name in candidates}, {name: np.zeros(0) for name in candidates}
 

@@ -209,6 +209,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
             metadata={
                 **{f"test_{m}@{K}": float(v) for m, v in result.metrics.items()},
                 "selection_ndcg": float(result.selection_ndcg),
+                **({"forward_ndcg": float(result.forward_ndcg)} if result.forward_ndcg is not None else {}),
                 "fit_seconds": float(result.fit_seconds),
                 "params": json.dumps(result.params, default=str),
                 "champion": name == report.champion,
@@ -218,7 +219,8 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     yield dg.MaterializeResult(
         asset_key=["marts", "model_runs"],
         metadata={"dagster/row_count": runs.height, "run_id": run_id, "champion": report.champion,
-                  "selection": report.selection},
+                  "selection": report.selection, "followed": report.followed,
+                  **({"kendall_tau": report.kendall_tau} if report.kendall_tau is not None else {})},
     )
     yield _champion_choice(report, run_id=run_id, night_id=context.run.run_id)
 

@@ -141,3 +141,14 @@ def test_the_run_summary_names_the_split_followed_and_the_number_it_won_on() -> 
     assert "on a time split of TRAIN" in offline and "followed the offline split: only 12 members" in offline
     assert champion_lines([{**row, "selection": offline} for row in rows])[0].startswith(
         "champion: bm25 (selection NDCG@10 0.3200)")
+
+
+def test_without_any_time_the_choice_stays_offline_and_says_so(small_split) -> None:  # noqa: F811
+    from models.evaluate import evaluate
+
+    train, test = small_split
+    untimed = train.select("user_id", "game_id", pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("updated_at"))
+    report = evaluate(train, test, k=10, models=["popularity", "ease", "bm25"], forward=untimed)
+    assert report.followed == "offline" and "followed the offline split: no forward view" in report.selection
+    assert all(result.forward_ndcg is None for result in report.results.values())
+    assert any("no forward selection split" in (result.notes or "") for result in report.results.values())
