@@ -173,7 +173,8 @@ def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, inc
     split = ("a time split of TRAIN (each member's latest 20%)" if by_time
              else "a fresh random split of TRAIN (20% of each member's rows)")
     if split_choice is not None and split_choice.followed == "forward":
-        split = "a forward split of TRAIN (fitted on what was held at one moment, scored on what members added after it)"
+        split = ("a forward split of TRAIN (fitted on what was held at one moment, scored on what members added "
+                 f"after it) instead of {split}")
     kept = f", unless last night's champion ({incumbent}) is within one standard error of it" if incumbent else ""
     followed = ""
     if split_choice is not None:
