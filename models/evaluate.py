@@ -11,7 +11,9 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
    with its chosen setting and scores it once: the best NDCG@k there is the champion.
    Tuning scores are biased upwards by the search itself (a bigger grid gets luckier);
    a fresh split gives every candidate the same unbiased chance. Ties go to the
-   earlier (simpler) candidate. TEST never takes part in any choice.
+   earlier (simpler) candidate. TEST never takes part in any choice. With times
+   (``forward``), every candidate is also scored on a forward split of TRAIN (one cut in
+   time for everybody) and ``models.forward`` decides which of the two names the champion.
 3. Every candidate is refitted on all of TRAIN (timed: ``fit_seconds``) and ranks,
    for each test user, every game not in that user's TRAIN rows; the top k are scored
    against the user's TEST rows. In steps 2 and 3 the ensemble reuses the single
@@ -169,7 +171,8 @@ def evaluate(
     followed = forward_users if split_choice.followed == "forward" and forward_users is not None else per_user
     choice = choose_champion(followed, incumbent=incumbent, k=k)
     champion = choice.champion
-    log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, (forward_ndcg or selection)[champion],
+    won = forward_ndcg if split_choice.followed == "forward" and forward_ndcg is not None else selection
+    log.info("champion: %s (%s selection ndcg@%d %.4f)%s", champion, split_choice.followed, k, won[champion],
              f"; {choice.note}" if choice.note else "")
 
     full = InteractionMatrix.from_frame(train, weighting.weights)
