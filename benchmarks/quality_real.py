@@ -1,6 +1,7 @@
 """Quality on real rating data: the whole ``evaluate`` on MovieLens-100k over several seeds.
 
 Run: ``nice -n 10 uv run python -m benchmarks.quality_real [--seeds 5] [--models ...]``;
+``--forward [--cuts 0.7 0.8 0.9]`` cuts at global moments instead (``benchmarks.quality_forward``);
 ``--split-dir DIR`` only writes seed 0's split for ``bodoge evaluate --train DIR/train.parquet
 --test DIR/test.parquet`` (the same numbers as seed 0 here: the same split, the same seed).
 
@@ -37,24 +38,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-
-def paired(a: pl.DataFrame, b: pl.DataFrame) -> dict[str, Any]:
-    """Wilcoxon signed-rank of per-user NDCG ``a`` vs ``b`` (same users), two-sided."""
-    from scipy.stats import wilcoxon
-
-    joined = a.join(b, on="user_id", suffix="_b").sort("user_id")
-    x, y = joined.get_column("ndcg").to_numpy(), joined.get_column("ndcg_b").to_numpy()
-    differs = np.any(x != y)
-    p_value = float(wilcoxon(x, y, zero_method="wilcox").pvalue) if differs else 1.0
-    return {
-        "users": int(x.size),
-        "mean_a": round(float(x.mean()), 4),
-        "mean_b": round(float(y.mean()), 4),
-        "gain": round(float(x.mean() / max(y.mean(), 1e-12) - 1.0), 4),
-        "wins": int((x > y).sum()),
-        "losses": int((x < y).sum()),
-        "p_wilcoxon": p_value,
-    }
+from benchmarks.paired import paired  # noqa: E402
 
 
 def one_seed(frame: pl.DataFrame, seed: int, models: list[str] | None) -> dict[str, Any]:
@@ -164,7 +148,13 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="log every stage")
     parser.add_argument("--split-dir", type=Path, default=None,
                         help="only write seed 0's train.parquet/test.parquet here (for `bodoge evaluate`)")
+    parser.add_argument("--forward", action="store_true",
+                        help="cut at global moments and test on what members rated next (benchmarks.quality_forward)")
+    parser.add_argument("--cuts", type=float, nargs="+", default=None,
+                        help="with --forward: quantiles of the ratings' times to cut at (default 0.7 0.8 0.9)")
     args = parser.parse_args()
+    if args.cuts is not None and (not args.forward or not all(0.0 < cut < 1.0 for cut in args.cuts)):
+        parser.error("--cuts needs --forward and quantiles in (0, 1)")
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -180,6 +170,13 @@ def main() -> None:
         for part, rows in zip(("train", "test"), holdout_split(frame.drop("updated_at"), fraction=0.2, seed=0)):
             rows.write_parquet(args.split_dir / f"{part}.parquet")
         print(json.dumps({"train": str(args.split_dir / "train.parquet"), "test": str(args.split_dir / "test.parquet")}))
+        return
+    if args.forward:
+        from benchmarks.quality_forward import DEFAULT_CUTS, run_forward
+
+        forward = run_forward(frame, list(args.cuts or DEFAULT_CUTS), args.models)
+        print(json.dumps({"dataset": "MovieLens-100k (recbole 1.2.1 wheel)", "split": "forward (global time cuts)",
+                          "n_interactions": frame.height, **forward}, default=str))
         return
     runs = [one_seed(frame, seed, args.models) for seed in range(args.seeds)]
     summary = summarise(runs)

@@ -8,7 +8,7 @@ collection did not (issue 22, item 4). This is ``marts.recommendation_runs.stabi
 computed in-process on the sample site's nights (``samplesite.nights``, the demo's site by
 default): each night runs what the nightly runs on the demo's data (``evaluate`` on a seeded
 random split, then on the time split reusing its tuning; the time split names the champion,
-and night 2 keeps night 1's champion unless it is clearly beaten, `models.champion`),
+on its own selection split or a forward one as ``models.forward`` decides, and night 2 keeps night 1's champion unless it is clearly beaten, `models.champion`),
 then the discovery run (``discover``: the champion fitted on every row, blended with content
 similarity, re-ranked) with that night's champion, and with the best **single** candidate
 of that night's time-split selection (what the champion was before ensembles joined).
@@ -51,7 +51,7 @@ def night_report(collections: pl.DataFrame, incumbent: str | None = None) -> Any
     train, test = time_split(rows, fraction=0.2)
     return evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED,
                     times=rows.select("user_id", "game_id", "updated_at"), reuse=first, split="time",
-                    incumbent=incumbent)
+                    incumbent=incumbent, forward=rows.select("user_id", "game_id", "updated_at"))
 
 
 def served(collections: pl.DataFrame, games: pl.DataFrame, posts: pl.DataFrame, report: Any, model: str) -> pl.DataFrame:

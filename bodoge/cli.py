@@ -228,6 +228,8 @@ def _register_evaluate(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the contract's JSON instead of a table")
     p.add_argument("--output", help="write the champion's top-K lists (.parquet or .csv)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--forward", action="store_true",
+                   help="also choose on a forward split of TRAIN (one cut in time; needs updated_at in TRAIN)")
     p.set_defaults(handler=cmd_evaluate)
 
 
@@ -235,7 +237,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from models.evaluate import evaluate_files
 
     logging.getLogger("bodoge.models").setLevel(logging.INFO)
-    report = evaluate_files(args.train, args.test, k=args.k, output_path=args.output, seed=args.seed)
+    report = evaluate_files(args.train, args.test, k=args.k, output_path=args.output, seed=args.seed,
+                            forward=args.forward)
     if args.json:
         print(report.to_json())
         return 0
@@ -243,6 +246,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     print_table(evaluation_table(report))
     print(f"weighting: {report.weighting.name} — {report.weighting.reason}")
+    if args.forward:
+        print(f"champion chosen by {report.selection}")
     return 0
 
 

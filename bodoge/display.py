@@ -147,6 +147,8 @@ def evaluation_table(report: Any) -> Table:
     """`bodoge evaluate`: every candidate's TEST metrics, best NDCG first, the champion starred."""
     table = Table(title=f"NDCG@{report.k} and friends on TEST (champion: {report.champion})", title_justify="left")
     columns = ["model", "ndcg", "precision", "recall", "map", "coverage", "selection_ndcg", "fit_seconds"]
+    if any(result.forward_ndcg is not None for result in report.results.values()):
+        columns.insert(-1, "forward_ndcg")
     for col in columns:
         table.add_column(col, justify="left" if col == "model" else "right")
     for row in report.table().sort("ndcg", descending=True).iter_rows(named=True):

@@ -146,6 +146,7 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     rows = _dicts(con.execute(
         "SELECT model, ndcg, precision, recall, map, coverage, champion, "
         "TRY_CAST(json_extract_string(params, '$.selection_ndcg') AS DOUBLE) AS selection_ndcg, "
+        "TRY_CAST(json_extract_string(params, '$.forward_ndcg') AS DOUBLE) AS forward_ndcg, "
         "selection, split FROM marts.model_runs "
         "WHERE run_id = (SELECT max(run_id) FROM marts.model_runs) "
         "AND split = (SELECT max(split) FROM marts.model_runs) ORDER BY ndcg DESC"  # 'time' names the champion
@@ -204,6 +205,8 @@ def champion_lines(rows: list[dict[str, Any]]) -> list[str]:
     lift = f", {champion['ndcg'] / popularity['ndcg']:.2f}× popularity" if popularity and popularity["ndcg"] else ""
     chosen = champion.get("selection") or "best NDCG@10 on a split of TRAIN"
     won = f" (selection NDCG@10 {champion['selection_ndcg']:.4f})" if champion.get("selection_ndcg") is not None else ""
+    if champion.get("forward_ndcg") is not None and "followed the forward split" in chosen:
+        won = f" (forward selection NDCG@10 {champion['forward_ndcg']:.4f})"  # the number it won on
     place = next(i for i, r in enumerate(rows, start=1) if r is champion)
     return [
         f"champion: {champion['model']}{won}, chosen by {chosen}",

@@ -11,7 +11,9 @@ The protocol, in order (each stage logs a line with counts to ``bodoge.models``)
    with its chosen setting and scores it once: the best NDCG@k there is the champion.
    Tuning scores are biased upwards by the search itself (a bigger grid gets luckier);
    a fresh split gives every candidate the same unbiased chance. Ties go to the
-   earlier (simpler) candidate. TEST never takes part in any choice.
+   earlier (simpler) candidate. TEST never takes part in any choice. With times
+   (``forward``), every candidate is also scored on a forward split of TRAIN (one cut in
+   time for everybody) and ``models.forward`` decides which of the two names the champion.
 3. Every candidate is refitted on all of TRAIN (timed: ``fit_seconds``) and ranks,
    for each test user, every game not in that user's TRAIN rows; the top k are scored
    against the user's TEST rows. In steps 2 and 3 the ensemble reuses the single
@@ -48,12 +50,14 @@ from models.candidates import Candidate, default_candidates
 from models.champion import choose_champion
 from models.ease import EASE
 from models.final_scores import fit_candidate, score_on_test
+from models.forward import choose_split
 from models.interactions import (
     WEIGHTINGS,
     InteractionMatrix,
     InteractionsError,
     normalise_interactions,
     read_interactions,
+    read_times,
 )
 from models.parallel import map_candidates
 from models.report import TUNED, EvaluationReport, selection_text
@@ -80,6 +84,7 @@ def evaluate(
     budget: EvaluationBudget | None = None,
     prior: PriorTuning | None = None,
     incumbent: str | None = None,
+    forward: pl.DataFrame | None = None,
 ) -> EvaluationReport:
     """Tune, select and score every candidate (``models`` limits them by name).
 
@@ -93,6 +98,10 @@ def evaluate(
     ``prior`` is an earlier night's tuning to reuse (``models.tuning_store``), noted.
     ``incumbent`` is last night's champion: it stays unless the best candidate beats it
     beyond one standard error on the selection split (``models.champion``), noted.
+    ``forward`` (``user_id``, ``game_id``, ``updated_at`` of TRAIN's rows) adds a forward
+    selection split (TRAIN cut at one moment, ``ValidationSet.carve_forward``); the champion
+    then follows it or the offline selection split by ``models.forward.choose_split``. Left
+    out when the budget's shortcuts are engaged (noted): one more fit of every candidate.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -154,9 +163,16 @@ def evaluate(
     selection = {name: ndcg for name, (_, ndcg, _) in scored.items()}
     per_user = {name: users for name, (_, _, users) in scored.items()}
     del scored  # the fitted models
-    choice = choose_champion(per_user, incumbent=incumbent, k=k)
+    forward_ndcg, forward_users = _forward_selection(train, forward, candidates, tuned, weighting, k=k, seed=seed,
+                                                     budget=budget, shortcuts=shortcuts)
+    split_choice = choose_split(per_user, forward_users, k=k)
+    log.info("selection follows the %s split: %s (Kendall tau %s)", split_choice.followed, split_choice.reason,
+             "n/a" if split_choice.tau is None else f"{split_choice.tau:.3f}")
+    followed = forward_users if split_choice.followed == "forward" and forward_users is not None else per_user
+    choice = choose_champion(followed, incumbent=incumbent, k=k)
     champion = choice.champion
-    log.info("champion: %s (selection ndcg@%d %.4f)%s", champion, k, selection[champion],
+    won = forward_ndcg if split_choice.followed == "forward" and forward_ndcg is not None else selection
+    log.info("champion: %s (%s selection ndcg@%d %.4f)%s", champion, split_choice.followed, k, won[champion],
              f"; {choice.note}" if choice.note else "")
 
     full = InteractionMatrix.from_frame(train, weighting.weights)
@@ -178,6 +194,8 @@ def evaluate(
     if choice.note:
         kept = results[champion]
         kept.notes = "; ".join(filter(None, [kept.notes, choice.note]))
+    for name, result in results.items():
+        result.forward_ndcg = (forward_ndcg or {}).get(name)
     return EvaluationReport(
         split=split,
         k=k,
@@ -191,8 +209,45 @@ def evaluate(
         n_cold_users=n_cold_users,
         tuning=tuning,
         selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning,
-                                 incumbent=incumbent if incumbent in candidates else None),
+                                 incumbent=incumbent if incumbent in candidates else None,
+                                 split_choice=split_choice if forward is not None else None),
+        followed=split_choice.followed,
+        kendall_tau=split_choice.tau,
     )
+
+
+def _forward_selection(
+    train: pl.DataFrame, forward: pl.DataFrame | None, candidates: dict[str, Candidate],
+    tuned: dict[str, TuningResult], weighting: WeightingChoice, *, k: int, seed: int, budget: EvaluationBudget,
+    shortcuts: list[str],
+) -> tuple[dict[str, float] | None, dict[str, np.ndarray] | None]:
+    """Every candidate fitted on TRAIN up to a cut and scored on what members added after it
+    (``ValidationSet.carve_forward``): mean and per-user NDCG@k, or (None, None) without times."""
+    if forward is None:
+        return None, None
+    if budget.engaged:
+        shortcuts.append("no forward selection split on large data (one more fit of every candidate)")
+        return None, None
+    try:
+        split = ValidationSet.carve_forward(train, weighting.weights, times=forward, seed=seed + 2)
+    except ValueError as error:  # no row of TRAIN has a time: nothing to cut at
+        shortcuts.append(f"no forward selection split: {error}")
+        return None, None
+    if split.rows.size == 0:
+        return {name: 0.0 for name in candidates}, {name: np.zeros(0) for name in candidates}
+
+    def scored(
+        name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]]
+    ) -> tuple[Recommender, float, np.ndarray]:
+        fitted = {member: model for member, (model, _, _) in singles.items()}
+        model = fit_candidate(candidate, tuned[name].params, seed, split.matrix.matrix, fitted, tuning=True)
+        ndcg, users = validation_ndcg_per_user(model, split, k)
+        log.info("forward selection split: %s ndcg@%d %.4f (%d members)", name, k, ndcg, split.rows.size)
+        return model, ndcg, users
+
+    results = map_candidates(candidates, lambda name, candidate: scored(name, candidate, {}), scored)
+    return ({name: ndcg for name, (_, ndcg, _) in results.items()},
+            {name: users for name, (_, _, users) in results.items()})
 
 
 def _tune_all(
@@ -246,8 +301,12 @@ def evaluate_files(
     output_path: str | Path | None = None,
     seed: int = 0,
     models: Sequence[str] | None = None,
+    forward: bool = False,
 ) -> EvaluationReport:
     """``evaluate`` on two interaction files; optionally write the champion's top-K.
+
+    ``forward`` adds the forward selection split (``evaluate(forward=...)``) from TRAIN's
+    ``updated_at`` column (``InteractionsError`` without one).
 
     The output format follows the extension (``.parquet``/``.pq`` or ``.csv``); any other
     extension raises ``InteractionsError`` before any work is done.
@@ -259,7 +318,8 @@ def evaluate_files(
         )
     train = read_interactions(train_path)
     test = read_interactions(test_path)
-    report = evaluate(train, test, k=k, seed=seed, models=models)
+    times = read_times(train_path) if forward else None
+    report = evaluate(train, test, k=k, seed=seed, models=models, forward=times)
     if output is not None:
         write_topk(report.champion_topk(), output)
         log.info("wrote %d top-%d rows of %s to %s", report.champion_topk().height, k, report.champion, output)

@@ -92,6 +92,30 @@ without the rating effect; the default with a strong rating effect (1★ rows fa
 the floor)."""
 
 
+def read_times(path: str | Path) -> pl.DataFrame:
+    """``user_id``, ``game_id``, ``updated_at`` (UTC) of an interaction file that ``read_interactions``
+    accepted: what a forward split cuts by (``InteractionsError`` without the column or a time)."""
+    path = Path(path)
+    lazy = pl.scan_parquet(path) if path.suffix.lower() in {".parquet", ".pq"} else pl.scan_csv(
+        path, schema_overrides={"user_id": pl.String, "game_id": pl.String}, infer_schema_length=10_000)
+    if "updated_at" not in lazy.collect_schema().names():
+        raise InteractionsError(f"a forward split needs an updated_at column in {path}")
+    when = pl.col("updated_at")
+    if lazy.collect_schema()["updated_at"] == pl.String:
+        when = when.str.to_datetime(time_zone="UTC", strict=False)
+    try:
+        times = lazy.select(pl.col("user_id").cast(pl.String).str.strip_chars(),
+                            pl.col("game_id").cast(pl.String).str.strip_chars(),
+                            when.cast(pl.Datetime("us", "UTC")).alias("updated_at")).collect()
+    except Exception as error:  # polars raises many kinds; the CLI needs one line
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InteractionsError(f"could not read the times of {path}: {first_line}") from error
+    times = times.group_by("user_id", "game_id").agg(pl.col("updated_at").max())
+    if times.get_column("updated_at").null_count() == times.height:
+        raise InteractionsError(f"a forward split needs times: no readable updated_at in {path}")
+    return times
+
+
 def read_interactions(path: str | Path) -> pl.DataFrame:
     """Read and normalise an interaction file (``.parquet``/``.pq`` or ``.csv``).
 

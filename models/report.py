@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from models.forward import SplitChoice
 from models.tuning import TuningResult, WeightingChoice
 
 METRICS: tuple[str, ...] = ("ndcg", "precision", "recall", "map", "coverage")
@@ -38,6 +39,8 @@ class ModelResult:
     beyond: dict[str, float] = field(default_factory=dict)
     """Beyond accuracy on TEST's lists (``BEYOND``, ``models.beyond``)."""
     notes: str | None = None
+    forward_ndcg: float | None = None
+    """NDCG@k on the forward selection split (TRAIN cut at one moment), None without one."""
 
     @property
     def validation_ndcg(self) -> float:
@@ -68,9 +71,15 @@ class EvaluationReport:
     """Where the weighting and parameters came from, in words (``evaluate``)."""
     selection: str = ""
     """How the champion was chosen, in words (``selection_text``): ``marts.model_runs.selection``."""
+    followed: str = "offline"
+    """The selection split the champion followed: ``offline`` or ``forward`` (``models.forward``)."""
+    kendall_tau: float | None = None
+    """Kendall's τ between the candidates' offline and forward selection NDCG (None: no forward view)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``."""
+        """``{"k", "champion", "models": {name: {ndcg, precision, recall, map, coverage, fit_seconds}}}``;
+        with a forward view also ``followed``, ``kendall_tau``, ``selection`` and each ``forward_ndcg``."""
+        forward = any(result.forward_ndcg is not None for result in self.results.values())
         return {
             "k": self.k,
             "champion": self.champion,
@@ -78,9 +87,12 @@ class EvaluationReport:
                 name: {
                     **{metric: round(result.metrics[metric], 6) for metric in METRICS},
                     "fit_seconds": round(result.fit_seconds, 3),
+                    **({"forward_ndcg": round(result.forward_ndcg or 0.0, 6)} if forward else {}),
                 }
                 for name, result in self.results.items()
             },
+            **({"followed": self.followed, "kendall_tau": self.kendall_tau, "selection": self.selection}
+               if forward else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -100,6 +112,7 @@ class EvaluationReport:
                     **result.metrics,
                     "validation_ndcg": result.validation_ndcg,
                     "selection_ndcg": result.selection_ndcg,
+                    "forward_ndcg": result.forward_ndcg,
                     "fit_seconds": result.fit_seconds,
                     "champion": name == self.champion,
                     "notes": result.notes,
@@ -120,6 +133,7 @@ class EvaluationReport:
                 "weighting": self.weighting.name,
                 "weights": self.weighting.weights.to_dict(),
                 "selection_ndcg": result.selection_ndcg,
+                **({"forward_ndcg": result.forward_ndcg} if result.forward_ndcg is not None else {}),
             }
             rows.append(
                 {
@@ -147,14 +161,23 @@ TUNED = "weighting and parameters tuned on a validation split of TRAIN"
 """``EvaluationReport.tuning`` of a report that tuned for itself."""
 
 
-def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, incumbent: str | None = None) -> str:
+def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, incumbent: str | None = None,
+                   split_choice: SplitChoice | None = None) -> str:
     """How ``evaluate`` names the champion, in one line (the summary and model_runs say it).
 
     Why in words: the champion's TEST NDCG can rank below others' (TEST never takes part
     in the choice), and a reader of one night's table needs to know what it won on; with
-    an ``incumbent`` (last night's champion, ``models.champion``) it also says that rule.
+    an ``incumbent`` (last night's champion, ``models.champion``) it also says that rule, and
+    with a forward view (``models.forward``) which split it followed, why, and Kendall's τ.
     """
     split = ("a time split of TRAIN (each member's latest 20%)" if by_time
              else "a fresh random split of TRAIN (20% of each member's rows)")
+    if split_choice is not None and split_choice.followed == "forward":
+        split = ("a forward split of TRAIN (fitted on what was held at one moment, scored on what members added "
+                 f"after it) instead of {split}")
     kept = f", unless last night's champion ({incumbent}) is within one standard error of it" if incumbent else ""
-    return f"best NDCG@{k} of {n_candidates} candidates on {split}{kept}; {tuning}"
+    followed = ""
+    if split_choice is not None:
+        tau = "n/a" if split_choice.tau is None else f"{split_choice.tau:.2f}"
+        followed = f"; followed the {split_choice.followed} split: {split_choice.reason} (Kendall τ offline/forward {tau})"
+    return f"best NDCG@{k} of {n_candidates} candidates on {split}{kept}{followed}; {tuning}"

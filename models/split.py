@@ -131,3 +131,42 @@ def time_split(
         is_test &= pl.col("user_id").is_in(chosen.implode())
     marked = keyed.with_columns(_test=is_test).drop("_when", "_n", "_pos")
     return marked.filter(~pl.col("_test")).drop("_test"), marked.filter(pl.col("_test")).drop("_test")
+
+
+def forward_split(
+    frame: pl.DataFrame, *, at: object | None = None, quantile: float = 0.8,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split at one moment for everybody: TRAIN is what was held by then, TEST what members added after.
+
+    Why beside ``time_split``: a per-member "latest 20 %" still trains on one member's 2026 rows
+    while testing another's 2024 rows (the future leaks across members, Ji, Sun et al., TOIS
+    2023); a single cut is what a night actually faces: everything up to it is known, nothing
+    after. ``at`` is the cut (a datetime, or ISO text); without it, the ``quantile`` of all
+    rows' times. A row stamped at or before the cut, or without a time (counted as the
+    oldest, as in ``time_split``), is TRAIN; a later row is TEST only for a member who held
+    something by the cut (a member who joined after it is a cold start, the same popularity
+    list for every candidate: noise to the comparison, so left out). Both frames keep the input
+    columns; no TRAIN row is later than the cut and no TEST row is at or before it.
+    """
+    if "updated_at" not in frame.columns:
+        raise ValueError("a forward split needs an updated_at column")
+    when = pl.col("updated_at")
+    if frame.schema["updated_at"] == pl.String:
+        when = when.str.to_datetime(time_zone="UTC", strict=False)
+    stamped = frame.with_columns(_when=when.cast(pl.Datetime("us", "UTC")).dt.epoch("us"))
+    if at is None:
+        if not 0.0 < quantile < 1.0:
+            raise ValueError(f"quantile must be in (0, 1), got {quantile}")
+        cut = stamped.get_column("_when").quantile(quantile, interpolation="lower")
+        if cut is None:
+            raise ValueError("a forward split needs rows with a time")
+    else:
+        moment = pl.Series([at])
+        if moment.dtype == pl.String:
+            moment = moment.str.to_datetime(time_zone="UTC")
+        cut = moment.cast(pl.Datetime("us", "UTC")).dt.epoch("us").item()
+    after = pl.col("_when").is_not_null() & (pl.col("_when") > cut)
+    train = stamped.filter(~after)
+    held = train.get_column("user_id").unique().implode()
+    test = stamped.filter(after & pl.col("user_id").is_in(held))
+    return train.drop("_when").sort("user_id", "game_id"), test.drop("_when").sort("user_id", "game_id")

@@ -15,7 +15,7 @@ import polars as pl
 from models.base import Recommender, topk_frame
 from models.interactions import ConfidenceWeights, InteractionMatrix
 from models.metrics import ndcg_at_k, ndcg_per_user
-from models.split import holdout_split, time_split
+from models.split import forward_split, holdout_split, stable_sample, time_split
 
 
 @dataclass
@@ -57,6 +57,26 @@ class ValidationSet:
             fit_frame, held_out = (part.drop("updated_at") for part in parts)
         else:
             fit_frame, held_out = holdout_split(train, fraction=fraction, seed=seed, users=users)
+        user_ids = train.get_column("user_id").unique().sort()
+        game_ids = train.get_column("game_id").unique().sort()
+        return cls._build(fit_frame, held_out, weights, user_ids, game_ids)
+
+    @classmethod
+    def carve_forward(
+        cls, train: pl.DataFrame, weights: ConfidenceWeights, *, times: pl.DataFrame, quantile: float = 0.8,
+        max_users: int | None = 10_000, seed: int = 0,
+    ) -> ValidationSet:
+        """Cut TRAIN at one moment (the ``quantile`` of its rows' times, ``models.split.forward_split``):
+        fit on what was held by then, hold out what members who held something added after it.
+
+        The held-out members are sampled as in ``carve`` (at most ``max_users``, a seeded
+        ``stable_sample``); an unsampled member's later rows are simply left out, never fitted
+        on, so nobody's future is in the fit part."""
+        timed = train.join(times, on=["user_id", "game_id"], how="left")
+        fit_frame, held_out = (part.drop("updated_at") for part in forward_split(timed, quantile=quantile))
+        members = held_out.get_column("user_id").unique().sort()
+        if max_users is not None and members.len() > max_users:
+            held_out = held_out.filter(pl.col("user_id").is_in(members.gather(stable_sample(members, max_users, seed)).implode()))
         user_ids = train.get_column("user_id").unique().sort()
         game_ids = train.get_column("game_id").unique().sort()
         return cls._build(fit_frame, held_out, weights, user_ids, game_ids)

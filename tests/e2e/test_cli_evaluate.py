@@ -57,3 +57,20 @@ def test_bad_input_is_one_line(files, tmp_path) -> None:
                  ["--train", str(train), "--test", str(test), "--output", str(tmp_path / "top.txt")]):
         run = bodoge("evaluate", *args)
         assert run.returncode == 2 and run.stderr.startswith("bodoge: error:") and run.stderr.count("\n") == 1, run.stderr
+
+
+def test_forward_names_the_split_it_followed_and_needs_times(files: tuple[Path, Path], tmp_path: Path) -> None:
+    train_path, test_path = files
+    train = pl.read_csv(train_path, schema_overrides={"user_id": pl.String, "game_id": pl.String})
+    # each member's rows stamped a day apart in game order: the later ones are what they added next
+    timed = train.with_columns(updated_at=(pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(
+        days=pl.col("game_id").rank("ordinal").over("user_id"))).dt.to_string("%Y-%m-%dT%H:%M:%S+00:00"))
+    timed.write_csv(tmp_path / "timed.csv")
+    done = bodoge("evaluate", "--train", str(tmp_path / "timed.csv"), "--test", str(test_path), "--json", "--forward")
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = json.loads(done.stdout)
+    assert printed["followed"] in ("offline", "forward") and f"followed the {printed['followed']} split" in printed["selection"]
+    assert all(0.0 <= model["forward_ndcg"] <= 1.0 for model in printed["models"].values())
+    untimed = bodoge("evaluate", "--train", str(train_path), "--test", str(test_path), "--forward")
+    assert untimed.returncode == 2 and "needs an updated_at column" in untimed.stderr
+    assert "Traceback" not in untimed.stderr and len(untimed.stderr.strip().splitlines()) == 1

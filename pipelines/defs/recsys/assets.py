@@ -157,7 +157,8 @@ def content_model(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.Mater
 def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, content: ContentModel,
                      duckdb: DuckDBResource, site: SiteSettings, nightly_lock: NightlyLock):
     """Tunes every candidate and scores it on two splits: a seeded 20% per-user holdout and a
-    time split (each member's latest 20%); the time split names the champion.
+    time split (each member's latest 20%); the time split names the champion, chosen on its own
+    time split of TRAIN or on a forward one (TRAIN cut at one moment) by `models.forward`'s rule.
 
     Besides its inputs it reads its own outputs of the night before, `recsys/tuning` (reused on
     large nights while fresh), `recsys/evaluation_lists` (for rank stability) and the last
@@ -185,7 +186,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
     report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
                       reuse=random_report if prior is None else None, prior=prior, item_vectors=vectors,
-                      split="time", incumbent=incumbent)
+                      split="time", incumbent=incumbent, forward=times)
     runs = pl.concat(
         [r.model_runs(run_id, trained_at, stability=_stability(folder / "evaluation_lists", r))
          for r in (random_report, report)],
@@ -208,6 +209,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
             metadata={
                 **{f"test_{m}@{K}": float(v) for m, v in result.metrics.items()},
                 "selection_ndcg": float(result.selection_ndcg),
+                **({"forward_ndcg": float(result.forward_ndcg)} if result.forward_ndcg is not None else {}),
                 "fit_seconds": float(result.fit_seconds),
                 "params": json.dumps(result.params, default=str),
                 "champion": name == report.champion,
@@ -217,7 +219,8 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     yield dg.MaterializeResult(
         asset_key=["marts", "model_runs"],
         metadata={"dagster/row_count": runs.height, "run_id": run_id, "champion": report.champion,
-                  "selection": report.selection},
+                  "selection": report.selection, "followed": report.followed,
+                  **({"kendall_tau": report.kendall_tau} if report.kendall_tau is not None else {})},
     )
     yield _champion_choice(report, run_id=run_id, night_id=context.run.run_id)
 

@@ -9,7 +9,9 @@
 --   the marts.recommendations, similar_games, next_to_play and watch_next rows the champion wrote.
 -- @column model: The candidate's name: popularity, cosine, bm25, ease, edlae, rp3beta, als, bpr or ensemble (a blend of the best tuned single candidates).
 -- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
---   weights) and selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion).
+--   weights), selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion) and,
+--   on the time split of nights with a forward view, forward_ndcg (the NDCG@k on a forward split
+--   of TRAIN: fitted on what was held before one moment, scored on what members added after it).
 -- @column k: The list length the metrics are cut at (10).
 -- @column ndcg: NDCG@k on the held-out rows (binary relevance, mean over members with held-out
 --   games), 0 to 1.
@@ -40,9 +42,10 @@
 -- @column night_id: The night that trained it (marts.nights.night_id, the Dagster run's id); NULL
 --   for runs from before nights had ids.
 -- @column selection: How this split's champion was chosen, in words (the same on every row of a
---   run and split): the split of TRAIN that scored the candidates, how many there were, and
---   whether their parameters were tuned that night or reused from an earlier full tuning. NULL for
---   runs from before it was recorded.
+--   run and split): the split of TRAIN that scored the candidates, how many there were, which
+--   split the choice followed (offline or forward, models.forward), why, and the Kendall tau
+--   between the two rankings of the candidates, and whether their parameters were tuned that
+--   night or reused from an earlier full tuning. NULL for runs from before it was recorded.
 CREATE TABLE IF NOT EXISTS marts.model_runs (
     run_id VARCHAR NOT NULL,
     model VARCHAR NOT NULL,
