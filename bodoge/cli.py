@@ -19,6 +19,7 @@ from bodoge.cli_night import register_build, register_crawl, register_demo, regi
 from bodoge.cli_ops import register_backup, register_restore
 from bodoge.cli_similar import register_similar
 from bodoge.cli_site import register_site
+from bodoge.refresh import register_refresh
 from bodoge.sql_shell import register_sql
 from ops.errors import fail, one_line
 from scrapers.kinds import KINDS
@@ -306,7 +307,7 @@ _COMMANDS: list[Callable[[Any], None]] = [
     register_demo, register_run, register_serve, register_crawl, register_build, _register_parse, _register_evaluate,
     _register_recommend, _register_collection, _register_cafes, register_similar, _register_dashboard, register_sql,
     register_site,
-    register_backup, register_restore, register_bgg, register_api,
+    register_backup, register_restore, register_bgg, register_api, register_refresh,
 ]
 
 

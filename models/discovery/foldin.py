@@ -119,7 +119,8 @@ class FoldIn:
             return self._cache["by_member"]
 
     def rank_rows(self, user_id: str, rows: pl.DataFrame, mode: str = "discovery",
-                  depth: int | None = -1, *, hints: pl.DataFrame | None = None) -> pl.DataFrame:
+                  depth: int | None = -1, *,
+                  hints: pl.DataFrame | Callable[[], pl.DataFrame] | None = None) -> pl.DataFrame:
         """``rank`` from rows already normalised and marked (``rows``, ``night_rows``).
 
         A discovery list the model has nothing personal for (no rows, or every row

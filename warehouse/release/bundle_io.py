@@ -14,6 +14,8 @@ import shutil
 from pathlib import Path
 
 MANIFEST = "manifest.json"
+DELTAS = "deltas"
+"""The folder of `exports/` holding delta bundles (`warehouse.release.delta`)."""
 TMP_PREFIX = ".tmp-"
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.release.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
+from warehouse.release.delta import prune_deltas
 from warehouse.release.retention import latest_name, prune_bundles
 from warehouse.release.served import prune_served, serve_model
 from warehouse.release.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
@@ -77,6 +78,7 @@ def release_night(
         raise
     pause_point("prune", data_dir)
     prune_bundles(con, exports, keep=keep)
+    prune_deltas(exports, base_run_id=bundle_run_id)  # a refresh's deltas amend the night before
     prune_served(data_dir)
     return published
 

@@ -40,7 +40,7 @@ import duckdb
 
 from core.settings import SettingError, read
 from warehouse.privacy.public import public_users
-from warehouse.release.bundle_io import MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
+from warehouse.release.bundle_io import DELTAS, MANIFEST, TMP_PREFIX, ExportError, drop_dir, replace_synced
 
 log = logging.getLogger("bodoge.export")
 
@@ -128,7 +128,7 @@ def scrub_bundles(con: duckdb.DuckDBPyConnection, exports_dir: Path) -> list[str
     public = public_users(con)
     latest = latest_name(exports_dir)
     scrubbed = []
-    for bundle in sorted(_bundles(exports_dir)):
+    for bundle in _every_bundle(exports_dir):
         try:
             changed = _scrub_bundle(bundle, public)
         except (OSError, ValueError, KeyError) as exc:
@@ -169,7 +169,7 @@ def cut_members_from_bundles(exports_dir: Path, users: set[str]) -> list[str]:
         return []
     needles = [json.dumps(str(u)).encode("utf-8") for u in users]
     rewritten = []
-    for bundle in sorted(_bundles(exports_dir)):
+    for bundle in _every_bundle(exports_dir):
         try:
             changed = _scrub_bundle(bundle, lambda user: user not in users, needles=needles)
         except (OSError, ValueError, KeyError) as exc:
@@ -280,6 +280,12 @@ def _bundles(exports_dir: Path) -> list[Path]:
         p for p in exports_dir.iterdir()
         if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).is_file()
     ]
+
+
+def _every_bundle(exports_dir: Path) -> list[Path]:
+    """The whole bundles and the delta bundles (`exports/deltas/`): what a privacy cut reads."""
+    deltas = exports_dir / DELTAS
+    return sorted(_bundles(exports_dir)) + (sorted(_bundles(deltas)) if deltas.is_dir() else [])
 
 
 def _created_key(bundle: Path) -> tuple[str, str]:
