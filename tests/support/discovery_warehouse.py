@@ -1,14 +1,22 @@
 """A demo warehouse for the discovery commands: a generated site written through the raw
 writer, built into marts, then the night's discovery (recommendations, play next, the watch
 list, similar games) written and its model saved where `bodoge recommend` looks (DATA_DIR/models/champion).
+
+`shared_discovery_warehouse` builds it once per test session for every file that only reads it
+(~14 s of CPU a build; seven files read the same one), under a file lock like the shared demo
+night (`tests/support/demo_night.py`). A test that writes copies the data directory first.
 """
 
 from __future__ import annotations
 
+import fcntl
+import pickle
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from core.config import resolve_paths
 from models.discovery.run import discover
@@ -67,6 +75,26 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
         publish_snapshot(con, paths.data_dir, run_id=RUN_ID)  # what the member commands read
     return {"paths": paths, "frames": frames, "welcome": result.welcome, "private": frames["private_users"].get_column("user_id").to_list(),
             "collections": collections, "games": games, "cafes": frames["cafe_games"]}
+
+
+def shared_discovery_warehouse(factory: pytest.TempPathFactory) -> dict:
+    """`build_discovery_warehouse` with its default site, built once per session and shared by
+    the xdist workers of this run (the first to ask builds it; the others wait, then read what
+    it returned from a pickle beside it). Read only: open its files with `read_only=True`, and
+    copy the data directory before changing anything (DuckDB refuses a second process's
+    connection while one writes)."""
+    from tests.support.demo_night import session_root
+
+    root = session_root(factory) / "discovery-warehouse"
+    data_dir, kept = root / "data", root / "built.pickle"
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
+        if not kept.exists():
+            shutil.rmtree(data_dir, ignore_errors=True)  # a half-built one of a worker that failed
+            built = build_discovery_warehouse(data_dir)
+            kept.write_bytes(pickle.dumps(built))
+    return pickle.loads(kept.read_bytes())
 
 
 def rows_of(frame: pl.DataFrame, users: list[str]) -> pl.DataFrame:
