@@ -3,15 +3,12 @@ writer, built into marts, then the night's discovery (recommendations, play next
 list, similar games) written and its model saved where `bodoge recommend` looks (DATA_DIR/models/champion).
 
 `shared_discovery_warehouse` builds it once per test session for every file that only reads it
-(~14 s of CPU a build; seven files read the same one), under a file lock like the shared demo
-night (`tests/support/demo_night.py`). A test that writes copies the data directory first.
+(six files read the same one; `tests/support/built_once.py`). A test that writes copies the
+data directory first.
 """
 
 from __future__ import annotations
 
-import fcntl
-import pickle
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,6 +19,7 @@ from core.config import resolve_paths
 from models.discovery.run import discover
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
+from tests.support.built_once import built_once
 from warehouse.build import build_all
 from warehouse.db import connect
 from warehouse.release.publish import publish_snapshot
@@ -78,23 +76,9 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
 
 
 def shared_discovery_warehouse(factory: pytest.TempPathFactory) -> dict:
-    """`build_discovery_warehouse` with its default site, built once per session and shared by
-    the xdist workers of this run (the first to ask builds it; the others wait, then read what
-    it returned from a pickle beside it). Read only: open its files with `read_only=True`, and
-    copy the data directory before changing anything (DuckDB refuses a second process's
-    connection while one writes)."""
-    from tests.support.demo_night import session_root
-
-    root = session_root(factory) / "discovery-warehouse"
-    data_dir, kept = root / "data", root / "built.pickle"
-    root.mkdir(parents=True, exist_ok=True)
-    with (root / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
-        if not kept.exists():
-            shutil.rmtree(data_dir, ignore_errors=True)  # a half-built one of a worker that failed
-            built = build_discovery_warehouse(data_dir)
-            kept.write_bytes(pickle.dumps(built))
-    return pickle.loads(kept.read_bytes())
+    """`build_discovery_warehouse` with its default site, built once per test run for every
+    file that only reads it (`tests/support/built_once.py`); a test that writes copies it."""
+    return built_once(factory, "discovery-warehouse", lambda folder: build_discovery_warehouse(folder / "data"))
 
 
 def rows_of(frame: pl.DataFrame, users: list[str]) -> pl.DataFrame:
