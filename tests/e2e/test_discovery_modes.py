@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from tests.support.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import shared_discovery_warehouse
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return build_discovery_warehouse(tmp_path_factory.mktemp("discovery-data"))
+    return shared_discovery_warehouse(tmp_path_factory)  # read only; a test that writes copies it
 
 
 def test_group_from_a_real_process(demo: dict) -> None:

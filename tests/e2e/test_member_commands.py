@@ -18,12 +18,12 @@ import polars as pl
 import pytest
 
 from bodoge.demo import record_site
-from tests.support.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import shared_discovery_warehouse
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return build_discovery_warehouse(tmp_path_factory.mktemp("member-data"))
+    return shared_discovery_warehouse(tmp_path_factory)  # read only; a test that writes copies it
 
 
 def test_similar_of_an_unknown_game_is_one_line_exit_2(demo: dict) -> None:

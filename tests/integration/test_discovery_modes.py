@@ -14,13 +14,13 @@ import polars as pl
 import pytest
 
 from bodoge.cli import main
-from tests.support.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import shared_discovery_warehouse
 from warehouse.db import connect
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return build_discovery_warehouse(tmp_path_factory.mktemp("discovery-data"))
+    return shared_discovery_warehouse(tmp_path_factory)  # read only; a test that writes copies it
 
 
 def cli(demo: dict, capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:

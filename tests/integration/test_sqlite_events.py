@@ -60,6 +60,9 @@ def test_another_instance_reads_and_watches_what_one_writes(tmp_path: Path) -> N
         run = writer.get_run_by_id(result.run_id)
         assert run is not None
         assert len(ui.all_logs(run.run_id)) == len(writer.all_logs(run.run_id))  # nothing held back
+        with writer.event_log_storage.run_connection(run.run_id) as conn:  # WAL, synced at checkpoints
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         shard = home / "history" / "runs" / f"{run.run_id}.db"
         os.utime(shard, (0, 0))
         ui.all_logs(run.run_id)

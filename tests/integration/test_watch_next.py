@@ -16,14 +16,14 @@ import polars as pl
 import pytest
 
 from bodoge.cli import main
-from tests.support.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import shared_discovery_warehouse
 from warehouse.db import connect
 from warehouse.release.export import export_bundle, verify_bundle
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return build_discovery_warehouse(tmp_path_factory.mktemp("watch-data"))
+    return shared_discovery_warehouse(tmp_path_factory)  # read only; a test that writes copies it
 
 
 def cli(data_dir: Path, capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
@@ -127,7 +127,7 @@ def test_watching_re_checks_the_collection_now(demo: dict, capsys: pytest.Captur
 
 
 def test_the_export_holds_watch_next(demo: dict, tmp_path: Path) -> None:
-    with connect(demo["paths"].warehouse) as con:
+    with connect(demo["paths"].warehouse, read_only=True) as con:
         bundle = export_bundle(con, tmp_path / "exports")
     manifest = verify_bundle(bundle.path)
     stored = _published(demo, "watch_next")

@@ -19,7 +19,7 @@ import pytest
 from tests.support.readme_examples import build_demo_night
 
 
-def _session_root(factory: pytest.TempPathFactory) -> Path:
+def session_root(factory: pytest.TempPathFactory) -> Path:
     """The folder this run's workers share: xdist gives each worker `<root>/popen-gwN`."""
     base = factory.getbasetemp()
     return base.parent if base.name.startswith("popen-gw") else base
@@ -30,7 +30,7 @@ def shared_demo_night(factory: pytest.TempPathFactory) -> Path:
     reuse = os.environ.get("BODOGE_README_DATA_DIR")
     if reuse:
         return Path(reuse)
-    root = _session_root(factory) / "demo-night"
+    root = session_root(factory) / "demo-night"
     data_dir, done = root / "data", root / "built"
     root.mkdir(parents=True, exist_ok=True)
     with (root / "lock").open("w") as lock:

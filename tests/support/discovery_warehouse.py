@@ -1,6 +1,10 @@
 """A demo warehouse for the discovery commands: a generated site written through the raw
 writer, built into marts, then the night's discovery (recommendations, play next, the watch
 list, similar games) written and its model saved where `bodoge recommend` looks (DATA_DIR/models/champion).
+
+`shared_discovery_warehouse` builds it once per test session for every file that only reads it
+(six files read the same one; `tests/support/built_once.py`). A test that writes copies the
+data directory first.
 """
 
 from __future__ import annotations
@@ -9,11 +13,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from core.config import resolve_paths
 from models.discovery.run import discover
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
+from tests.support.built_once import built_once
 from warehouse.build import build_all
 from warehouse.db import connect
 from warehouse.release.publish import publish_snapshot
@@ -67,6 +73,12 @@ def build_discovery_warehouse(data_dir: Path, *, n_games: int = 150, n_users: in
         publish_snapshot(con, paths.data_dir, run_id=RUN_ID)  # what the member commands read
     return {"paths": paths, "frames": frames, "welcome": result.welcome, "private": frames["private_users"].get_column("user_id").to_list(),
             "collections": collections, "games": games, "cafes": frames["cafe_games"]}
+
+
+def shared_discovery_warehouse(factory: pytest.TempPathFactory) -> dict:
+    """`build_discovery_warehouse` with its default site, built once per test run for every
+    file that only reads it (`tests/support/built_once.py`); a test that writes copies it."""
+    return built_once(factory, "discovery-warehouse", lambda folder: build_discovery_warehouse(folder / "data"))
 
 
 def rows_of(frame: pl.DataFrame, users: list[str]) -> pl.DataFrame:

@@ -14,13 +14,13 @@ import pytest
 
 from bodoge.demo import DEMO_SITE
 from bodoge.summary import checks_lines
-from tests.support.discovery_warehouse import build_discovery_warehouse
+from tests.support.discovery_warehouse import shared_discovery_warehouse
 from warehouse.db import connect
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return build_discovery_warehouse(tmp_path_factory.mktemp("member-data"))
+    return shared_discovery_warehouse(tmp_path_factory)  # read only; a test that writes copies it
 
 
 def published(demo: dict, query: str, params: list | None = None) -> pl.DataFrame:

@@ -16,7 +16,7 @@ from duckdb import DuckDBPyConnection
 from pipelines.defs.resources import NightlyLock
 from pipelines.described import described
 from warehouse.build import MART_DEPS, STAGING_DEPS, build_mart, build_staging
-from warehouse.db import scalar
+from warehouse.db import scalar, transaction
 
 
 def _key(table: str) -> dg.AssetKey:
@@ -42,7 +42,10 @@ def _table_asset(schema: str, name: str, deps: list[str],
     )
     def _table(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
-            build(con, name)
+            # The table or view and its descriptions commit together, as in `build_all`: one
+            # sync of the warehouse's WAL rather than one per COMMENT statement.
+            with transaction(con):
+                build(con, name)
             rows = int(scalar(con, f"SELECT count(*) FROM {schema}.{name}") or 0)
         return dg.MaterializeResult(metadata={"dagster/row_count": rows})
 

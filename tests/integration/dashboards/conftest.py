@@ -13,14 +13,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.support.built_once import built_once
 from tests.support.dashboard_warehouse import DashboardWarehouse, build_test_warehouse, empty_warehouse  # noqa: F401 - a fixture
 
 
 
 @pytest.fixture(scope="session")
 def dashboard_warehouse(tmp_path_factory: pytest.TempPathFactory) -> DashboardWarehouse:
-    """The seeded, production-sized test warehouse (read-only for every test)."""
-    return build_test_warehouse(tmp_path_factory.mktemp("dashboard") / "warehouse.duckdb")
+    """The seeded, production-sized test warehouse (read-only for every test; `copy_with` makes
+    a changed copy), built once per run for both workers (`tests/support/built_once.py`)."""
+    return built_once(tmp_path_factory, "dashboard-warehouse", lambda folder: build_test_warehouse(folder / "warehouse.duckdb"))
 
 
 @pytest.fixture(scope="session")
