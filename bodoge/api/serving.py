@@ -87,7 +87,7 @@ class Serving:
                 log.info("api: the night's model was removed (a privacy cut): fold-in waits for the next night")
             return
         try:
-            night = Night.load(self.data_dir)
+            night = Night.load(self.data_dir, before=current)
         except NoNight as error:
             if str(error) != self.last_error:
                 log.warning("api: %s", error)

@@ -128,6 +128,22 @@ def test_a_changed_member_gets_the_nights_model_list_for_their_new_collection(si
     assert _digest(published, others) == others_before  # nobody else moved
     assert (data / "exports" / "LATEST").read_text() == latest  # LATEST names the whole bundle still
 
+    # `bodoge api` answers the member's stored list from the delta, everyone else's from the bundle,
+    # and a night published again with the same bundle reuses the bundle's scan.
+    from bodoge.api.night import Night
+
+    night = Night.load(data)
+    again = Night.load(data, before=night)
+    try:
+        for served in (night, again):
+            assert served.line("discovery", user) == (deltas[0] / "recommendations.jsonl").read_bytes()
+            other = next(u for u in lines(data) if u != user)
+            assert orjson.loads(served.line("discovery", other)) == lines(data)[other]
+        assert again.lists["discovery"].base.spans is night.lists["discovery"].base.spans
+    finally:
+        night.close()
+        again.close()
+
 
 def test_an_unknown_member_and_a_running_night_change_nothing(site, tmp_path_factory, tmp_path) -> None:
     from ops.lock import try_acquire
