@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -149,16 +150,7 @@ def evaluate(
 
     selection_split = ValidationSet.carve(train, weighting.weights, seed=seed + 1, times=times)
 
-    def selected(
-        name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]]
-    ) -> tuple[Recommender, float, np.ndarray]:
-        """One candidate fitted and scored on the selection split (an ensemble's members from ``singles``)."""
-        fitted = {member: model for member, (model, _, _) in singles.items()}
-        model = fit_candidate(candidate, tuned[name].params, seed, selection_split.matrix.matrix, fitted, tuning=True)
-        ndcg, users = validation_ndcg_per_user(model, selection_split, k)
-        log.info("selection split: %s ndcg@%d %.4f", name, k, ndcg)
-        return model, ndcg, users
-
+    selected = partial(_fit_scored, split=selection_split, tuned=tuned, seed=seed, k=k, label="selection split")
     scored = map_candidates(candidates, lambda name, candidate: selected(name, candidate, {}), selected)
     selection = {name: ndcg for name, (_, ndcg, _) in scored.items()}
     per_user = {name: users for name, (_, _, users) in scored.items()}
@@ -216,6 +208,19 @@ def evaluate(
     )
 
 
+def _fit_scored(
+    name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]], *,
+    split: ValidationSet, tuned: dict[str, TuningResult], seed: int, k: int, label: str,
+) -> tuple[Recommender, float, np.ndarray]:
+    """One candidate fitted on a split's rows and scored on its held-out rows (an ensemble's
+    members from ``singles``): the model, its NDCG@k and the per-user NDCG."""
+    fitted = {member: model for member, (model, _, _) in singles.items()}
+    model = fit_candidate(candidate, tuned[name].params, seed, split.matrix.matrix, fitted, tuning=True)
+    ndcg, users = validation_ndcg_per_user(model, split, k)
+    log.info("%s: %s ndcg@%d %.4f", label, name, k, ndcg)
+    return model, ndcg, users
+
+
 def _forward_selection(
     train: pl.DataFrame, forward: pl.DataFrame | None, candidates: dict[str, Candidate],
     tuned: dict[str, TuningResult], weighting: WeightingChoice, *, k: int, seed: int, budget: EvaluationBudget,
@@ -236,15 +241,8 @@ def _forward_selection(
     if split.rows.size == 0:
         return {name: 0.0 for name in candidates}, {name: np.zeros(0) for name in candidates}
 
-    def scored(
-        name: str, candidate: Candidate, singles: dict[str, tuple[Recommender, float, np.ndarray]]
-    ) -> tuple[Recommender, float, np.ndarray]:
-        fitted = {member: model for member, (model, _, _) in singles.items()}
-        model = fit_candidate(candidate, tuned[name].params, seed, split.matrix.matrix, fitted, tuning=True)
-        ndcg, users = validation_ndcg_per_user(model, split, k)
-        log.info("forward selection split: %s ndcg@%d %.4f (%d members)", name, k, ndcg, split.rows.size)
-        return model, ndcg, users
-
+    scored = partial(_fit_scored, split=split, tuned=tuned, seed=seed, k=k,
+                     label=f"forward selection split ({split.rows.size} members)")
     results = map_candidates(candidates, lambda name, candidate: scored(name, candidate, {}), scored)
     return ({name: ndcg for name, (_, ndcg, _) in results.items()},
             {name: users for name, (_, _, users) in results.items()})
