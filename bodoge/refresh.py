@@ -54,8 +54,8 @@ class Refreshed:
     """What a refresh did: the members refreshed, the delta bundle and the seconds per stage."""
 
     users: list[str]
-    delta: Path
-    delta_id: str
+    delta: Path | None  # None: nobody left to refresh (all found private)
+    delta_id: str | None
     seconds: dict[str, float] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)  # found private by the crawl: erased, no list
 
@@ -64,7 +64,7 @@ def refresh(settings: Any, users: list[str], *, say: Any = print) -> Refreshed:
     """Refresh `users` (distinct, public members of the published night); `say` gets a line per stage."""
     from core.config import require_base_url
     from ops.lock import try_acquire
-    from scrapers.crawl import run_crawl
+    from scrapers.crawl import CrawlError, run_crawl
     from warehouse.build import build_all, open_crawled
     from warehouse.privacy.public import public_users
 
@@ -86,11 +86,18 @@ def refresh(settings: Any, users: list[str], *, say: Any = print) -> Refreshed:
         if unknown:
             raise NoSuchMember(f"no public member with id {unknown[0]!r}")
         tick = time.perf_counter()
-        crawled = run_crawl(base_url=base_url, warehouse=paths.warehouse, sections=["members"], users=users,
-                            max_pages=settings.max_pages, max_age_days=settings.max_age_days, tmp_dir=paths.tmp,
-                            data_dir=paths.data_dir)
+        try:
+            pages = run_crawl(base_url=base_url, warehouse=paths.warehouse, sections=["members"], users=users,
+                              max_pages=settings.max_pages, max_age_days=settings.max_age_days, tmp_dir=paths.tmp,
+                              data_dir=paths.data_dir).pages
+        except CrawlError:
+            with open_crawled(paths.warehouse) as con:
+                if set(users) & public_users(con):
+                    raise
+            pages = None  # every member was found private: the crawl erased them, and wrote nothing else
         seconds["crawl"] = time.perf_counter() - tick
-        say(f"refresh: crawled {crawled.pages:,} page(s) of {len(users)} member(s) in {seconds['crawl']:.1f}s")
+        read = f"{pages:,} page(s)" if pages is not None else "the pages (every member found private)"
+        say(f"refresh: crawled {read} of {len(users)} member(s) in {seconds['crawl']:.1f}s")
         tick = time.perf_counter()
         with open_crawled(paths.warehouse) as con:
             build_all(con)
@@ -99,6 +106,13 @@ def refresh(settings: Any, users: list[str], *, say: Any = print) -> Refreshed:
             still = public_users(con)
             kept = [u for u in users if u in still]
             dropped = [u for u in users if u not in still]
+            if dropped:  # found private: the crawl cut the published night; the warehouse's lists go too
+                from warehouse.release.publish import drop_members
+
+                drop_members(con, dropped)
+                say(f"refresh: {len(dropped)} member(s) found private: erased")
+            if not kept:
+                return Refreshed(users=[], delta=None, delta_id=None, seconds=seconds, dropped=dropped)
             tick = time.perf_counter()
             lists = _ranked(con, paths, kept)
             _replace_rows(con, kept, lists)
@@ -126,7 +140,8 @@ def _ranked(con: Any, paths: Any, users: list[str]) -> dict[str, pl.DataFrame]:
     with duckdb.connect(str(paths.data_dir / "published.duckdb"), read_only=True) as night:
         model_dir = night_model(night, paths.data_dir, fallback=paths.champion)
     if not (Path(model_dir) / "discovery.json").is_file():
-        raise RefreshError("the published night has no saved model to rank with (until the next night)")
+        raise RefreshError("the published night has no saved model to rank with (a privacy cut removed it since "
+                           "the night): the next night ranks these members; their collections are crawled")
     fold = FoldIn.load(model_dir)
     found: dict[str, list[pl.DataFrame]] = {"discovery": [], "watch_list": [], "play_next": []}
     for user in users:
@@ -222,5 +237,8 @@ def cmd_refresh(args: Any) -> int:
     for user in done.dropped:
         print(f"refresh: {user} is private now: erased, no list")
     total = sum(done.seconds.values())
-    print(f"refreshed {len(done.users)} member(s) in {total:.1f}s; delta bundle {done.delta}")
+    if done.delta is None:
+        print(f"refreshed nobody in {total:.1f}s: every member named is private now")
+    else:
+        print(f"refreshed {len(done.users)} member(s) in {total:.1f}s; delta bundle {done.delta}")
     return 0

@@ -49,6 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
         subprocess.run([sys.executable, "-m", "bodoge.cli", "site", "truth", "--night", str(night), "--out", str(out),
                         "--data-dir", str(out)], check=True, capture_output=True)
         truth[night] = pl.read_parquet(out / "collections.parquet")
+        truth[f"private{night}"] = set(pl.read_parquet(out / "private_users.parquet").get_column("user_id"))
     try:
         yield url, truth
     finally:
@@ -165,3 +166,19 @@ def test_an_unknown_member_and_a_running_night_change_nothing(site, tmp_path_fac
     assert held.returncode == 2 and held.stderr.count("\n") == 1 and "a night is running" in held.stderr
     assert (published.stat().st_ino, published.stat().st_mtime_ns) == identity
     assert not (data / "exports" / "deltas").exists()
+
+
+def test_a_member_found_private_is_erased_and_gets_no_list(site, tmp_path_factory, tmp_path) -> None:
+    url, truth = site
+    data = copy_night(shared_demo_night(tmp_path_factory), tmp_path / "data")
+    listed = lines(data)
+    user = sorted((truth["private2"] - truth["private1"]) & set(listed))[0]  # public on night 1, private on night 2
+    done = _refresh(data, url, user)
+    assert done.returncode == 0, done.stderr
+    assert f"refresh: {user} is private now: erased, no list" in done.stdout
+    for path in (data / "published.duckdb", data / "warehouse.duckdb"):
+        with duckdb.connect(str(path), read_only=True) as con:
+            for table in ("recommendations", "collections", "next_to_play", "watch_next"):
+                assert con.execute(f"SELECT count(*) FROM marts.{table} WHERE user_id = ?", [user]).fetchone() == (0,)
+    assert user not in lines(data)  # cut from the bundle too
+    assert not (data / "exports" / "deltas").exists() or not any((data / "exports" / "deltas").iterdir())
