@@ -64,3 +64,18 @@ def group_reason(fits: list[tuple[str, str | None]], *, best_with: int | None = 
         parts = [f"{user}さん（「{anchor}」が好き）" if anchor else f"{user}さん" for user, anchor in fits]
         reason = "・".join(parts) + "向け"
     return reason if best_with is None else reason + "（" + REASON_BGG_BEST.format(best_with) + "）"
+
+
+def anchor_concentration(recommendations: pl.DataFrame, *, top: int = 10, slots: int = 8) -> tuple[int, int]:
+    """(members whose first ``top`` rows name one game on ``slots`` or more of them, members
+    with a list): how often a list hangs on one anchor (``models.discovery.anchors._spread``).
+    ``recommendations``: ``user_id``, ``rank``, ``reason`` (``marts.recommendations``)."""
+    if recommendations.height == 0:
+        return 0, 0
+    named = (
+        recommendations.filter(pl.col("rank") <= top)
+        .with_columns(pl.col("reason").str.extract(r"^「(.+)」(?:が好きな|に興味がある)あなたに$").alias("anchor"))
+    )
+    most = (named.drop_nulls("anchor").group_by("user_id", "anchor").len()
+            .group_by("user_id").agg(pl.col("len").max().alias("most")))
+    return int(most.filter(pl.col("most") >= slots).height), int(named.get_column("user_id").n_unique())

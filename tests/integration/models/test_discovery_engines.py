@@ -147,3 +147,25 @@ def test_the_nights_run_computes_by_the_engine_it_is_given(tmp_path, monkeypatch
     with pytest.raises(ValueError, match="unknown discovery engine"):
         discover_interactions(interactions=rows, content=content, champion="ease", params={}, weighting="graded",
                               run_id="r", generated_at=datetime(2026, 11, 28, tzinfo=UTC), engine="fast")
+
+
+def test_no_top_10_hangs_on_one_anchor(site, monkeypatch) -> None:
+    """With the demo's kind of champion (an ensemble), fewer than 5 % of the members' top 10s
+    name one game on 8 or more slots (``anchors._spread``), where without the spread it is
+    most of a third; the order and scores are the same either way, only reasons move."""
+    import models.discovery.anchors as anchors_module
+    from models.discovery.reasons import anchor_concentration
+
+    rows, catalog, users = site
+    with single_threaded_blas():
+        state = fit_state(rows, catalog, None, ChampionFit(champion="ensemble", params=CHAMPIONS["ensemble"]))
+    members = users[:MEMBERS]
+    spread = _lists(state, rows, members)["discovery"]
+    monkeypatch.setattr(anchors_module, "ANCHOR_CAP", anchors_module.SHOWN)  # no slot past the cap
+    plain = _lists(state, rows, members)["discovery"]
+    hanging, listed = anchor_concentration(spread)
+    before, _ = anchor_concentration(plain)
+    assert listed == len(members) and hanging < 0.05 * listed, (hanging, listed)
+    assert before > 4 * max(hanging, 1), (before, hanging)
+    assert spread.drop("reason").equals(plain.drop("reason"))
+    assert (spread.get_column("reason") != plain.get_column("reason")).sum() > 0
