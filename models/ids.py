@@ -46,10 +46,10 @@ class IdIndex:
         A few ids (a fold-in's one member and their games) are looked up in a dict of the
         mapping, made once: the binary search's five Polars calls cost ~0.15 ms whatever
         the count, more than ranking the member's rows in numpy."""
-        if not isinstance(ids, pl.Series) or ids.dtype == pl.String:
+        few = len(ids) <= FEW_IDS and self.mapping.len() <= DICT_MAPPING  # checked first: listing a batch costs
+        if few and (not isinstance(ids, pl.Series) or ids.dtype == pl.String):
             listed = ids.to_list() if isinstance(ids, pl.Series) else ids
-            if (len(listed) <= FEW_IDS and self.mapping.len() <= DICT_MAPPING
-                    and all(isinstance(key, str) or key is None for key in listed)):
+            if all(isinstance(key, str) or key is None for key in listed):
                 by_id = self._by_id
                 return np.fromiter((by_id.get(key, -1) for key in listed), dtype=np.int64, count=len(listed))
         keys = pl.Series("key", ids).cast(pl.String)
