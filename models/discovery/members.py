@@ -141,13 +141,11 @@ def member_rows(game_ids: pl.Series, collections: pl.DataFrame, user_ids: list[s
     # A member who likes none of their games is ranked from their watch list (興味あり).
     best = np.full(len(user_ids), -np.inf)
     np.maximum.at(best, r, liked_values)
-    fallback = best <= 0
-    falls_back = fallback[r]
-    liked = matrix(np.where(falls_back, watch.astype(np.float64), liked_values))
+    fallback = np.isfinite(best) & (best <= 0)  # a member without rows falls back to nothing
+    liked = matrix(np.where(fallback[r], watch.astype(np.float64), liked_values))
     _normalise_rows(liked)
     # The liked weights at site rows only, not normalised again: each keeps its share.
     nameable = liked if site.all() else on_entries_of(liked, matrix(site.astype(np.float32)))
-    fallback &= np.isfinite(best)  # a member without rows falls back to nothing
     return Members(
         user_ids, matrix(np.ones(r.size)), matrix(np.where(site, watch, 0.0)), liked, fallback,
         played=matrix(values.get_column("played").to_numpy().astype(np.float32)),
