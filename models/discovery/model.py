@@ -40,7 +40,7 @@ from models.discovery.lists import (
 )
 from models.discovery.members import Members, member_rows
 from models.discovery.onepass import BlockInputs, Ranked, ranked_block
-from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reason_expr
+from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reasoned_rows
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
 from models.ids import IdIndex
@@ -346,7 +346,6 @@ class DiscoveryModel:
         return result, counts
 
     def _rank_batch(self, members: Members, candidates: np.ndarray, take: int) -> tuple[pl.DataFrame, dict[str, int]]:
-        n_users = len(members.user_ids)
         cols = self.narrow(candidates)
         depth = max(take, MMR_POOL) if self.blend.diversity > 0 else take
         # The whole catalogue in one pass per member (``models.discovery.onepass``), or the
@@ -364,11 +363,10 @@ class DiscoveryModel:
         rerank = mmr_order if compiled else reference.mmr_order
         ids, values = rerank(ids, values, self.graph, self.blend.diversity)
         ids, values = ids[:, :take], values[:, :take]
-        valid = ids >= 0
         safe = np.maximum(ids, 0)
         evidence = scores.evidence_of(ids) if isinstance(scores, Ranked) else self.evidence_at(scores, safe)
         kinds = np.where(evidence, KIND_PERSONAL, KIND_POPULAR)
-        kinds[~valid] = KIND_NONE
+        kinds[ids < 0] = KIND_NONE
         anchors = self.anchors(members, scores, ids, kinds)
 
         cf_scale, content_scale = scores.cf_scale, scores.content_scale
@@ -377,23 +375,8 @@ class DiscoveryModel:
             "users_content_fallback": int(((cf_scale == 0) & (content_scale > 0)).sum()),
             "users_popularity_only": int(((cf_scale == 0) & (content_scale == 0)).sum()),
         }
-        user_index = np.repeat(np.arange(n_users), valid.sum(axis=1))
-        rank = np.broadcast_to(np.arange(1, take + 1, dtype=np.int32), ids.shape)[valid]
-        anchor = anchors[valid]
-        frame = pl.DataFrame(
-            {
-                "user_id": pl.Series(members.user_ids, dtype=pl.String).gather(user_index),
-                "rank": pl.Series(rank, dtype=pl.Int32),
-                "game_id": self.game_ids.gather(ids[valid]),
-                "score": pl.Series(values[valid], dtype=pl.Float64),
-                "_kind": pl.Series(kinds[valid], dtype=pl.Int8),
-                "_anchor": self.content.names.gather(np.maximum(anchor, 0)),
-                "_anchored": pl.Series(anchor >= 0, dtype=pl.Boolean),
-                "_fallback": pl.Series(members.watch_fallback[user_index], dtype=pl.Boolean),
-            }
-        )
-        frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
-        return frame.select("user_id", "rank", "game_id", "score", reason_expr()), counts
+        return reasoned_rows(members.user_ids, ids, values, kinds, anchors, fallback=members.watch_fallback,
+                             game_ids=self.game_ids, names=self.content.names), counts
 
     def anchors(self, members: Members, scores: Scores | Ranked, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         """The liked game (catalogue index) contributing most to each listed game, -1 for none

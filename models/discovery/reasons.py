@@ -20,6 +20,7 @@ says of the group's size (``REASON_BGG_BEST``).
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 REASON_LIKED = "「{}」が好きなあなたに"
@@ -34,6 +35,33 @@ REASON_BGG_BEST = "BGGでは{}人がベスト"
 """Game night: BoardGameGeek's poll calls the game best with the group's size (docs/bgg.md)."""
 
 KIND_NONE, KIND_POPULAR, KIND_PERSONAL = 0, 1, 2
+
+
+def reasoned_rows(user_ids: list[str], ids: np.ndarray, values: np.ndarray, kinds: np.ndarray,
+                  anchors: np.ndarray, *, fallback: np.ndarray, game_ids: pl.Series,
+                  names: pl.Series) -> pl.DataFrame:
+    """A batch's ranked lists as long rows (``user_id``, ``rank``, ``game_id``, ``score``,
+    ``reason``): ``ids``/``values``/``kinds``/``anchors`` are ``(members, take)`` (catalogue
+    ids, -1 padding), ``fallback`` says per member that their liked games are their 興味あり
+    ones, ``names`` the games' names by catalogue id (what a reason says)."""
+    valid = ids >= 0
+    user_index = np.repeat(np.arange(len(user_ids)), valid.sum(axis=1))
+    rank = np.broadcast_to(np.arange(1, ids.shape[1] + 1, dtype=np.int32), ids.shape)[valid]
+    anchor = anchors[valid]
+    frame = pl.DataFrame(
+        {
+            "user_id": pl.Series(user_ids, dtype=pl.String).gather(user_index),
+            "rank": pl.Series(rank, dtype=pl.Int32),
+            "game_id": game_ids.gather(ids[valid]),
+            "score": pl.Series(values[valid], dtype=pl.Float64),
+            "_kind": pl.Series(kinds[valid], dtype=pl.Int8),
+            "_anchor": names.gather(np.maximum(anchor, 0)),
+            "_anchored": pl.Series(anchor >= 0, dtype=pl.Boolean),
+            "_fallback": pl.Series(fallback[user_index], dtype=pl.Boolean),
+        }
+    )
+    frame = frame.with_columns(pl.when(pl.col("_anchored")).then(pl.col("_anchor")).alias("_anchor"))
+    return frame.select("user_id", "rank", "game_id", "score", reason_expr())
 
 
 def reason_expr() -> pl.Expr:
@@ -79,3 +107,4 @@ def anchor_concentration(recommendations: pl.DataFrame, *, top: int = 10, slots:
     most = (named.drop_nulls("anchor").group_by("user_id", "anchor").len()
             .group_by("user_id").agg(pl.col("len").max().alias("most")))
     return int(most.filter(pl.col("most") >= slots).height), int(named.get_column("user_id").n_unique())
+
