@@ -20,6 +20,8 @@ says of the group's size (``REASON_BGG_BEST``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 
@@ -102,9 +104,17 @@ def anchor_concentration(recommendations: pl.DataFrame, *, top: int = 10, slots:
         return 0, 0
     named = (
         recommendations.filter(pl.col("rank") <= top)
-        .with_columns(pl.col("reason").str.extract(r"^「(.+)」(?:が好きな|に興味がある)あなたに$").alias("anchor"))
+        .with_columns(pl.coalesce([pl.col("reason").str.extract(_named(template)) for template in NAMING]).alias("anchor"))
     )
     most = (named.drop_nulls("anchor").group_by("user_id", "anchor").len()
             .group_by("user_id").agg(pl.col("len").max().alias("most")))
     return int(most.filter(pl.col("most") >= slots).height), int(named.get_column("user_id").n_unique())
 
+
+NAMING = (REASON_LIKED, REASON_WATCHED_ONLY)
+"""The reasons that name one of the member's games."""
+
+
+def _named(template: str) -> str:
+    """A regex of ``template`` whose one group is the game it names."""
+    return "^" + re.escape(template).replace(re.escape("{}"), "(.+)") + "$"
