@@ -92,15 +92,24 @@ def anchors(state: AnchorInputs, members: Members, scores: MemberScales, ids: np
     missing &= has_liked[:, None]
     if missing.any():
         rows, cols = np.nonzero(missing)
-        sizes = np.diff(liked.indptr)[rows]
-        seg = np.repeat(np.arange(rows.size), sizes)
-        starts = np.repeat(liked.indptr[rows], sizes)
-        offsets = np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        games = liked.indices[starts + offsets].astype(np.int64)
-        sims = state.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[starts + offsets]
-        argmax = segment_argmax if state.compiled else reference.segment_argmax
-        found[rows, cols] = argmax(seg, sims, games, rows.size)
+        found[rows, cols] = _nearest_liked(state, liked, ids, rows, cols)
     return _spread(state, liked, ids, found)
+
+
+def _nearest_liked(state: AnchorInputs, liked: sp.csr_matrix, ids: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                   passed_over: np.ndarray | None = None) -> np.ndarray:
+    """For each slot (``rows``, ``cols``): the member's liked game nearest the listed game by
+    content, weighted by how much they like it, -1 without a positive one; ``passed_over``
+    (``member * n_games + game`` keys) are never chosen."""
+    sizes = np.diff(liked.indptr)[rows]
+    seg = np.repeat(np.arange(rows.size), sizes)
+    at = np.repeat(liked.indptr[rows], sizes) + np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    games = liked.indices[at].astype(np.int64)
+    sims = state.pair_similarity(games, ids[rows[seg], cols[seg]]) * liked.data[at]
+    if passed_over is not None:
+        sims[np.isin(rows[seg].astype(np.int64) * state.n_games + games, passed_over)] = 0.0
+    argmax = segment_argmax if state.compiled else reference.segment_argmax
+    return argmax(seg, sims, games, rows.size)
 
 
 SHOWN = 10
@@ -140,14 +149,7 @@ def _spread(state: AnchorInputs, liked: sp.csr_matrix, ids: np.ndarray, found: n
         return found
     over = ordered[starts][counts > ANCHOR_CAP]  # (member, anchor) keys past the cap
     slot_rows, slot_cols = rows[beyond], cols[beyond]
-    sizes = np.diff(liked.indptr)[slot_rows]
-    seg = np.repeat(np.arange(slot_rows.size), sizes)
-    at = np.repeat(liked.indptr[slot_rows], sizes) + np.arange(seg.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    games = liked.indices[at].astype(np.int64)
-    sims = state.pair_similarity(games, ids[slot_rows[seg], slot_cols[seg]]) * liked.data[at]
-    sims[np.isin(slot_rows[seg].astype(np.int64) * state.n_games + games, over)] = 0.0
-    argmax = segment_argmax if state.compiled else reference.segment_argmax
-    other = argmax(seg, sims, games, slot_rows.size)
+    other = _nearest_liked(state, liked, ids, slot_rows, slot_cols, passed_over=over)
     spread = found.copy()
     spread[slot_rows, slot_cols] = np.where(other >= 0, other, found[slot_rows, slot_cols])
     return spread
