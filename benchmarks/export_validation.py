@@ -1,7 +1,7 @@
 """What validating every export line costs, beside bare JSON parsing and pure-Python jsonschema.
 
 A `recommendations.jsonl` of the real site's shape (default 100,000 members × 100 items,
-~1.1 GB) is written the exporter's way (DuckDB's COPY, `warehouse.release.export._write_grouped`) with its
+~1.1 GB) is written the exporter's way (DuckDB's COPY, `warehouse.release.export.write_grouped`) with its
 schema and manifest, then timed, streaming line by line:
 
 * ``json_parse``: `json.loads` of every line, nothing else (the floor for any validator);
@@ -28,7 +28,7 @@ import polars as pl
 from jsonschema import Draft202012Validator
 
 from warehouse.release.bundle_io import MANIFEST
-from warehouse.release.export import _write_grouped
+from warehouse.release.export import write_grouped
 from warehouse.release.schemas import FILE_SCHEMAS, SCHEMA_VERSION, validate_bundle, write_schemas
 
 NAME = "recommendations.jsonl"
@@ -46,7 +46,7 @@ def write_bundle(folder: Path, lines: int, items: int) -> Path:
     )
     with duckdb.connect() as con:
         con.register("rows", rows)
-        _write_grouped(con, "rows", "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}, folder / NAME)
+        write_grouped(con, "rows", "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}, folder / NAME)
     del rows
     files = {NAME: {"sha256": "", "bytes": (folder / NAME).stat().st_size}} | write_schemas(folder, [NAME])
     manifest = {"run_id": "bench", "schema_version": SCHEMA_VERSION, "files": files}

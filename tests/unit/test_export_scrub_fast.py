@@ -11,7 +11,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse.release.export import _write_grouped
+from warehouse.release.export import write_grouped
 from warehouse.release.retention import _keeps_everyone, _public_lines
 
 IDS = st.text(min_size=0, max_size=8)
@@ -28,7 +28,7 @@ def written(tmp_path: Path, users: list[str]) -> bytes:
     path = tmp_path / "recommendations.jsonl"
     with duckdb.connect() as con:
         con.register("rows", rows)
-        _write_grouped(con, "rows", "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}, path)
+        write_grouped(con, "rows", "user_id", {"game_id": "game_id", "score": "score", "reason": "reason"}, path)
     return path.read_bytes()
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.release.bundle_io import DELTAS, MANIFEST, ExportError, drop_dir, fsync_dir, sync_file, write_synced
-from warehouse.release.export import _welcome_flag, _write_grouped
+from warehouse.release.export import PER_USER_FIELDS, marts_table, welcome_flag, write_grouped
 from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
 DELTA_FILES = {"recommendations.jsonl": "recommendations", "next_to_play.jsonl": "next_to_play",
@@ -61,13 +61,11 @@ def write_delta(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, users: lis
     con.execute("CREATE OR REPLACE TEMP TABLE refresh_users AS SELECT unnest(?::VARCHAR[]) AS user_id", [users])
     try:
         sizes, digests = {}, {}
-        fields = {"game_id": "game_id", "score": "score", "reason": "reason"}
         for name, mart in DELTA_FILES.items():
-            exists = con.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' "
-                                 "AND table_name = ? AND table_catalog = current_database()", [mart]).fetchall()
-            source = (f"(SELECT * FROM marts.{mart} SEMI JOIN refresh_users USING (user_id))" if exists else None)
-            line = _welcome_flag(con) if name == "recommendations.jsonl" else ""
-            sizes[name] = _write_grouped(con, source, "user_id", fields, staging / name, line=line)
+            table = marts_table(con, mart)
+            source = f"(SELECT * FROM {table} SEMI JOIN refresh_users USING (user_id))" if table else None
+            line = welcome_flag(con) if name == "recommendations.jsonl" else ""
+            sizes[name] = write_grouped(con, source, "user_id", PER_USER_FIELDS, staging / name, line=line)
             digests[name] = sync_file(staging / name)
         manifest = {
             "kind": "delta",

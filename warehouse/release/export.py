@@ -43,6 +43,8 @@ from warehouse.release.bundle_io import (
 from warehouse.release.retention import keep_exports, remove_litter, scrub_new_bundle
 from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
+PER_USER_FIELDS = {"game_id": "game_id", "score": "score", "reason": "reason"}
+"""A per-member list's item fields (line field: mart column), after its `rank`."""
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
 
@@ -64,7 +66,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     """
     if keep is None:
         keep_exports()
-    recs = _marts_table(con, "recommendations")
+    recs = marts_table(con, "recommendations")
     run_id = _one_run(con)
     model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchall()[0][0]
     shelves = {table: _shelf(con, table, run_id) for table in ("next_to_play", "watch_next")}
@@ -73,19 +75,18 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     remove_litter(exports_dir)
     staging = exports_dir / f"{TMP_PREFIX}{run_id}"
     staging.mkdir()
-    per_user = {"game_id": "game_id", "score": "score", "reason": "reason"}
     sources = {
-        "recommendations.jsonl": (recs, "user_id", per_user),
-        "next_to_play.jsonl": (shelves["next_to_play"], "user_id", per_user),
-        "watch_next.jsonl": (shelves["watch_next"], "user_id", per_user),
-        "similar_games.jsonl": (_marts_table(con, "similar_games"), "game_id",
+        "recommendations.jsonl": (recs, "user_id", PER_USER_FIELDS),
+        "next_to_play.jsonl": (shelves["next_to_play"], "user_id", PER_USER_FIELDS),
+        "watch_next.jsonl": (shelves["watch_next"], "user_id", PER_USER_FIELDS),
+        "similar_games.jsonl": (marts_table(con, "similar_games"), "game_id",
                                 {"similar_game_id": "game_id", "score": "score"}),
     }
     checksums, sizes = {}, {}
     for name in FILES:
         source, key, fields = sources[name]
-        line = _welcome_flag(con) if name == "recommendations.jsonl" else ""
-        sizes[name] = _write_grouped(con, source, key, fields, staging / name, line=line)
+        line = welcome_flag(con) if name == "recommendations.jsonl" else ""
+        sizes[name] = write_grouped(con, source, key, fields, staging / name, line=line)
         checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
@@ -130,7 +131,7 @@ def bundle_run_id(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def _one_run(con: duckdb.DuckDBPyConnection) -> str:
-    source = _marts_table(con, "recommendations")
+    source = marts_table(con, "recommendations")
     run_ids = [row[0] for row in con.execute(f"SELECT DISTINCT run_id FROM {source}").fetchall()] if source else []
     if not run_ids:
         raise ExportError("marts.recommendations is empty: nothing to export")
@@ -139,7 +140,7 @@ def _one_run(con: duckdb.DuckDBPyConnection) -> str:
     return run_ids[0]
 
 
-def _marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
+def marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
     """``marts.<table>`` if the warehouse has it (a shelf only exists from the first night
     that wrote it), else None: its file is empty."""
     exists = con.execute(
@@ -150,7 +151,7 @@ def _marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
 
 def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | None:
     """A shelf mart (`next_to_play`, `watch_next`) holding only this run's rows, or None."""
-    source = _marts_table(con, table)
+    source = marts_table(con, table)
     if source is None:
         return None
     stale = con.execute(f"SELECT run_id FROM {source} WHERE run_id IS DISTINCT FROM ? LIMIT 1", [run_id]).fetchall()
@@ -159,7 +160,7 @@ def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | Non
     return source
 
 
-def _welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
+def welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
     """The line field saying whether a member's list is a welcome list (schema 1.1.0's
     `welcome`); false throughout for a warehouse whose recommendations lack the column."""
     has = con.execute(
@@ -168,7 +169,7 @@ def _welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
     return ", coalesce(bool_or(welcome), false) AS welcome" if has else ", false AS welcome"
 
 
-def _write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
+def write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
                    path: Path, *, line: str = "") -> tuple[int, int]:
     """One line per key (in key order), its rows in rank order as the list `items` of
     objects, each with its `rank` first (the site need not count, and a gap would show),
