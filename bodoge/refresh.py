@@ -37,10 +37,6 @@ import polars as pl
 
 log = logging.getLogger("bodoge.refresh")
 
-SHELF_MARTS = {"watch_list": "watch_next", "play_next": "next_to_play"}
-"""The fold-in mode of each shelf and the mart that stores it."""
-
-
 class RefreshError(ValueError):
     """A refresh that cannot run (one line; nothing written)."""
 
@@ -114,12 +110,13 @@ def refresh(settings: Any, users: list[str], *, say: Any = print) -> Refreshed:
             if not kept:
                 return Refreshed(users=[], delta=None, delta_id=None, seconds=seconds, dropped=dropped)
             tick = time.perf_counter()
-            lists = _ranked(con, paths, kept)
+            night = _published(paths)
+            lists = _ranked(con, night["model_dir"], kept)
             _replace_rows(con, kept, lists)
             seconds["rank"] = time.perf_counter() - tick
             say(f"refresh: re-ranked {len(kept)} member(s) with the night's champion in {seconds['rank']:.1f}s")
             tick = time.perf_counter()
-            delta = _publish(con, paths, kept)
+            delta = _publish(con, paths, night, kept)
             seconds["publish"] = time.perf_counter() - tick
     finally:
         lock.release()
@@ -127,23 +124,32 @@ def refresh(settings: Any, users: list[str], *, say: Any = print) -> Refreshed:
     return Refreshed(users=kept, delta=delta.path, delta_id=delta.delta_id, seconds=seconds, dropped=dropped)
 
 
-def _ranked(con: Any, paths: Any, users: list[str]) -> dict[str, pl.DataFrame]:
-    """Each list kind's rows for these members, ranked by the published night's model."""
+def _published(paths: Any) -> dict[str, Any]:
+    """What a refresh keeps of the published night: its publication row (ids, checks) and the
+    saved model its lists came from (`model_dir`), read once."""
     import duckdb
 
-    from models.discovery.foldin import FoldIn
+    from warehouse.release.publish import publication
+    from warehouse.release.served import night_model
+
+    with duckdb.connect(str(paths.data_dir / "published.duckdb"), read_only=True) as con:
+        row = publication(con) or {}
+        row["model_dir"] = Path(night_model(con, paths.data_dir, fallback=paths.champion))
+    return row
+
+
+def _ranked(con: Any, model_dir: Path, users: list[str]) -> dict[str, pl.DataFrame]:
+    """Each list kind's rows for these members, ranked by the published night's model."""
+    from models.discovery.foldin import MODES, FoldIn
     from models.discovery.members import normalise_marked
     from warehouse.bgg_training import member_rows
-    from warehouse.release.served import night_model
     from warehouse.views import post_games
 
-    with duckdb.connect(str(paths.data_dir / "published.duckdb"), read_only=True) as night:
-        model_dir = night_model(night, paths.data_dir, fallback=paths.champion)
-    if not (Path(model_dir) / "discovery.json").is_file():
+    if not (model_dir / "discovery.json").is_file():
         raise RefreshError("the published night has no saved model to rank with (a privacy cut removed it since "
                            "the night): the next night ranks these members; their collections are crawled")
     fold = FoldIn.load(model_dir)
-    found: dict[str, list[pl.DataFrame]] = {"discovery": [], "watch_list": [], "play_next": []}
+    found: dict[str, list[pl.DataFrame]] = {mode: [] for mode in MODES}
     for user in users:
         rows = normalise_marked(member_rows(con, user), source=f"member {user}")
         for mode in found:
@@ -156,6 +162,8 @@ def _ranked(con: Any, paths: Any, users: list[str]) -> dict[str, pl.DataFrame]:
 def _replace_rows(con: Any, users: list[str], lists: dict[str, pl.DataFrame]) -> None:
     """These members' rows of the three marts replaced by `lists`, in one transaction; the
     run and night ids stay the night's (the rows amend its bundle), `generated_at` is now."""
+    from models.discovery.foldin import SHELF_MODES
+
     now = datetime.now(timezone.utc)
     con.execute("BEGIN")
     try:
@@ -166,8 +174,8 @@ def _replace_rows(con: Any, users: list[str], lists: dict[str, pl.DataFrame]) ->
             discovery = discovery.with_columns(pl.lit(night[0]).alias("model"), pl.lit(night[1]).alias("run_id"),
                                                pl.lit(now).alias("generated_at"), pl.lit(night[2]).alias("night_id"))
         _swap(con, "recommendations", users, discovery)
-        for mode, mart in SHELF_MARTS.items():
-            shelf = lists[mode]
+        for mode, kind in SHELF_MODES.items():
+            mart, shelf = kind.table, lists[mode]
             if shelf.height:
                 run = con.execute(f"SELECT any_value(run_id) FROM marts.{mart}").fetchall()[0][0] or night[1]
                 shelf = shelf.with_columns(pl.lit(run).cast(pl.String).alias("run_id"))
@@ -190,20 +198,15 @@ def _swap(con: Any, mart: str, users: list[str], rows: pl.DataFrame) -> None:
         con.execute(f"INSERT INTO marts.{mart} BY NAME SELECT * FROM fresh")
 
 
-def _publish(con: Any, paths: Any, users: list[str]) -> Any:
-    """The published night written again from the warehouse (the night's ids and checks kept),
-    swapped in whole; then the delta bundle of `users`."""
+def _publish(con: Any, paths: Any, night: dict[str, Any], users: list[str]) -> Any:
+    """The published night written again from the warehouse (the night's ids and checks kept,
+    `night` as `_published` read it), swapped in whole; then the delta bundle of `users`."""
     import json
-
-    import duckdb
 
     from warehouse.release.delta import prune_deltas, write_delta
     from warehouse.release.publish import publish_snapshot
 
-    with duckdb.connect(str(paths.data_dir / "published.duckdb"), read_only=True) as night:
-        row = night.execute("SELECT run_id, export_run_id, night_id, checks FROM marts.publication "
-                            "ORDER BY published_at DESC LIMIT 1").fetchall()
-    run_id, bundle, night_id, checks = row[0] if row else (None, None, None, None)
+    run_id, bundle, night_id, checks = (night.get(k) for k in ("run_id", "export_run_id", "night_id", "checks"))
     publish_snapshot(con, paths.data_dir, run_id=run_id or "refresh", export_run_id=bundle, night_id=night_id,
                      checks=json.loads(checks) if isinstance(checks, str) else checks)
     exports = paths.data_dir / "exports"

@@ -49,6 +49,8 @@ class Mode:
 
 MODES = ("discovery", "watch_list", "play_next")
 """The lists fold-in gives, as the API names them."""
+SHELF_MODES = {"watch_list": WATCH_NEXT, "play_next": PLAY_NEXT}
+"""The shelves among ``MODES`` (each ``Shelf`` names its mart)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class FoldIn:
         """One of ``MODES`` with the depth the night stores it at."""
         if name == "discovery":
             return Mode(discover_candidates, None, int(self.meta.get("depth", 100)))
-        shelf = {"watch_list": WATCH_NEXT, "play_next": PLAY_NEXT}[name]
+        shelf = SHELF_MODES[name]
         return Mode(shelf.games, shelf_not_liked, SHELF_DEPTH)
 
     def rows(self, user_id: str, collection: pl.DataFrame) -> pl.DataFrame:
