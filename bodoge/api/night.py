@@ -263,27 +263,33 @@ def _lists(exports: Path, bundle: str, before: Night | None) -> dict[str, Lines]
 
     folder = exports / bundle
     same = before is not None and before.bundle == bundle
-    deltas: list[tuple[Path, frozenset[str]]] = []
+    amended: dict[str, list[tuple[frozenset[str], LineIndex]]] = {name: [] for name in FILES}
     for path in reversed(delta_bundles(exports)):  # newest first (their ids sort by time)
+        indexes: dict[str, LineIndex] = {}
         try:
             if require_delta(path).get("base_run_id") != bundle:
                 continue
-            refreshed = LineIndex.build(path / FILES["discovery"], "user_id")  # every refreshed member has one
-        except (OSError, ValueError) as error:
+            for name, file in FILES.items():
+                if name != "similar" and (path / file).is_file():
+                    indexes[name] = LineIndex.build(path / file, "user_id")
+            refreshed = frozenset(indexes["discovery"].spans)  # every refreshed member has a line there
+        except (OSError, ValueError, KeyError) as error:
+            for index in indexes.values():
+                index.close()
             log.warning("api: delta %s skipped: %s", path.name, str(error).splitlines()[0] if str(error) else error)
             continue
-        deltas.append((path, frozenset(refreshed.spans)))
-        refreshed.close()
+        for name, index in indexes.items():
+            amended[name].append((refreshed, index))
     lists = {}
     for name, file in FILES.items():
         if not (folder / file).is_file():
+            for _, index in amended[name]:
+                index.close()
             continue
         key = "game_id" if name == "similar" else "user_id"
         kept = before.lists.get(name) if same and before is not None else None
         base = kept.base.shared() if kept is not None else LineIndex.build(folder / file, key)
-        amended = [(members, LineIndex.build(path / file, key)) for path, members in deltas
-                   if name != "similar" and (path / file).is_file()]
-        lists[name] = Lines(base=base, deltas=amended)
+        lists[name] = Lines(base=base, deltas=amended[name])
     return lists
 
 
