@@ -277,6 +277,14 @@ def with_confidence(frame: pl.DataFrame, weights: ConfidenceWeights) -> pl.DataF
     return frame.select("user_id", "game_id", weights.expr())
 
 
+def _confidences(values: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The float32 CSR of confidences at (row, col), duplicates summed, indices sorted."""
+    matrix = sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=shape, dtype=np.float32)
+    matrix.sum_duplicates()
+    matrix.sort_indices()
+    return matrix
+
+
 @dataclass
 class InteractionMatrix:
     """A users×games CSR of confidences and the id mappings that give it meaning.
@@ -317,16 +325,8 @@ class InteractionMatrix:
             .join(user_ids.to_frame().with_row_index("row"), on="user_id", how="inner")
             .join(game_ids.to_frame().with_row_index("col"), on="game_id", how="inner")
         )
-        matrix = sp.csr_matrix(
-            (
-                coded.get_column("confidence").to_numpy().astype(np.float32),
-                (coded.get_column("row").to_numpy(), coded.get_column("col").to_numpy()),
-            ),
-            shape=(user_ids.len(), game_ids.len()),
-            dtype=np.float32,
-        )
-        matrix.sum_duplicates()
-        matrix.sort_indices()
+        matrix = _confidences(coded.get_column("confidence").to_numpy(), coded.get_column("row").to_numpy(),
+                              coded.get_column("col").to_numpy(), (user_ids.len(), game_ids.len()))
         return cls(matrix=matrix, user_ids=user_ids, game_ids=game_ids)
 
     def with_members(self, frame: pl.DataFrame, weights: ConfidenceWeights) -> InteractionMatrix:
@@ -339,11 +339,8 @@ class InteractionMatrix:
         rows = IdIndex(user_ids).positions(coded.get_column("user_id"))
         cols = self._game_index.positions(coded.get_column("game_id"))
         keep = (rows >= 0) & (cols >= 0)
-        confidence = coded.get_column("confidence").to_numpy()[keep].astype(np.float32)
-        matrix = sp.csr_matrix((confidence, (rows[keep], cols[keep])), shape=(user_ids.len(), self.shape[1]),
-                               dtype=np.float32)
-        matrix.sum_duplicates()
-        matrix.sort_indices()
+        matrix = _confidences(coded.get_column("confidence").to_numpy()[keep], rows[keep], cols[keep],
+                              (user_ids.len(), self.shape[1]))
         folded = InteractionMatrix(matrix=matrix, user_ids=user_ids, game_ids=self.game_ids)
         folded.__dict__["_game_index"] = self._game_index  # the same games: share their index
         return folded
