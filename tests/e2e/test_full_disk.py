@@ -5,7 +5,8 @@ Why a real full filesystem: the supervisor's own log write raised ENOSPC out of 
 fills shows every write of the night meeting it at once: the worker's result file, Dagster's
 SQLite instance, DuckDB, the log, the alert's claim. The data directory is a small tmpfs this
 test mounts and removes (it needs CAP_SYS_ADMIN: root, or skipped with the reason); it is
-filled, byte for byte, right after the crawl and the models, while the export runs.
+filled, byte for byte, after the crawl and the models, as the export begins (held there by the
+release's test hook, `BODOGE_TEST_PAUSE_AT=export`, so no night is fast enough to finish first).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from warehouse.release.pause import PAUSE_ENV
 
 from tests.support.http_stubs import Receiver
 from tests.support.nightly_process import NightlyProcess, one_error_line, wait_until_gone
@@ -63,9 +66,13 @@ def test_a_disk_that_fills_during_the_export_fails_the_night_with_one_line_and_o
         small_disk: Path, site_url: str) -> None:  # noqa: F811
     receiver = Receiver()
     try:
-        night = NightlyProcess(small_disk, site_url, "--alert-url", receiver.url)
-        night.wait_for(lambda line: line.startswith("nightly: done discovery"), timeout=300)
+        # Held where the export begins (the release's test hook), so the disk is full before
+        # the export writes a byte, however fast the night is.
+        night = NightlyProcess(small_disk, site_url, "--alert-url", receiver.url,
+                               env={PAUSE_ENV: "export"})
+        night.wait_for(lambda line: line.startswith("nightly: paused at export"), timeout=300)
         filler = fill(small_disk)
+        (small_disk / "paused-at-export").unlink()
         code, lines = night.finish(timeout=300)
         last = one_error_line(lines)
         assert code == 1, "\n".join(lines[-8:])

@@ -40,6 +40,7 @@ from warehouse.release.bundle_io import (
     verify_bundle,
     write_synced,
 )
+from warehouse.release.pause import pause_point
 from warehouse.release.retention import keep_exports, remove_litter, scrub_new_bundle
 from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
@@ -66,6 +67,7 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     """
     if keep is None:
         keep_exports()
+    pause_point("export", exports_dir.parent)
     recs = marts_table(con, "recommendations")
     run_id = _one_run(con)
     model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchall()[0][0]

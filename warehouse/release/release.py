@@ -18,7 +18,8 @@ LATEST, and the next run, at start-up, points LATEST at the bundle the published
 names (`repair_release`). Readers thus see the two disagree only for the instant between
 two os.replace calls, or from such a crash to the next run.
 
-Test hook (the only one): with `BODOGE_TEST_PAUSE_AT` set to `publish` (2 done), `latest`
+Test hook (the only one): with `BODOGE_TEST_PAUSE_AT` set to `export` (before the export
+bundle is written: `warehouse.release.export`), `publish` (2 done), `latest`
 (published.duckdb replaced, LATEST not yet) or `prune` (both moved), the process creates
 `DATA_DIR/paused-at-<step>`, prints `nightly: paused at <step>` and waits until that file
 is removed, so a test can kill -9 a real `bodoge run` exactly between two steps.
@@ -29,7 +30,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -37,13 +37,13 @@ import duckdb
 
 from warehouse.release.bundle_io import MANIFEST, ExportError, drop_dir, fsync_dir, write_synced
 from warehouse.release.delta import prune_deltas
+from warehouse.release.pause import pause_point
 from warehouse.release.retention import latest_name, prune_bundles
 from warehouse.release.served import prune_served, serve_model
 from warehouse.release.publish import Publication, publication, published_path, swap_snapshot, write_snapshot
 
 log = logging.getLogger("bodoge.export")
 
-PAUSE_ENV = "BODOGE_TEST_PAUSE_AT"
 
 
 def release_night(
@@ -144,17 +144,6 @@ def released_ids(con: duckdb.DuckDBPyConnection, data_dir: Path) -> tuple[str | 
     ).fetchall() else []
     night_id = night[0][0] if night else None
     return night_id, latest, f"as night {night_id or '(unrecorded)'}, with the bundle exports/LATEST names ({latest})"
-
-
-def pause_point(step: str, data_dir: Path) -> None:
-    """The test hook (module docstring): wait at `step` while DATA_DIR/paused-at-<step> exists."""
-    if os.environ.get(PAUSE_ENV) != step:
-        return
-    flag = Path(data_dir) / f"paused-at-{step}"
-    flag.write_text(f"{os.getpid()}\n", encoding="utf-8")
-    print(f"nightly: paused at {step} ({PAUSE_ENV}); remove {flag} to go on", file=sys.stderr, flush=True)
-    while flag.exists():
-        time.sleep(0.05)
 
 
 def _published_bundle(data_dir: Path) -> str | None:
