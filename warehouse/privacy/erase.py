@@ -19,6 +19,7 @@ import duckdb
 import polars as pl
 
 from warehouse.db import registered, transaction
+from warehouse.outcomes.kept import delete_members
 
 #: A copy loses at most this share of its members in one cut (and at least `MIN_GUARD` may go).
 MAX_SHARE, MIN_GUARD = 0.05, 50
@@ -102,9 +103,12 @@ def _erase(con: duckdb.DuckDBPyConnection, places: list[tuple[str, str, str, str
 
 
 def purge_members(con: duckdb.DuckDBPyConnection, users: set[str]) -> None:
-    """Delete every raw row of these (private) members; their posts lose the author id."""
+    """Delete every raw row of these (private) members, and their rows of the marts that outlive a
+    night (the collection history, the exposure log: `warehouse.outcomes.kept`); their posts lose
+    the author id."""
     if not users:
         return
+    delete_members(con, users)
     private = pl.DataFrame({"user_id": sorted(users)}, schema={"user_id": pl.String})
     with registered(con, "private_users", private.to_arrow()):
         con.execute("DELETE FROM raw.collection_entries WHERE user_id IN (SELECT user_id FROM private_users)")
