@@ -159,10 +159,30 @@ def _print_models(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     if served:
         print(f"  {served_line(*served[0])}")
+    print(f"  {outcome_line(con)}")
     if _count(con, "marts.bgg_gain"):
         gain = _dicts(con.execute("SELECT split, n_members, ndcg_with, ndcg_without, gain, seconds FROM marts.bgg_gain "
                                   "WHERE run_id = (SELECT max(run_id) FROM marts.bgg_gain) ORDER BY split DESC"))
         print(f"  {bgg_gain_line(gain)}")
+
+
+def outcome_line(con: duckdb.DuckDBPyConnection) -> str:
+    """Did the last served discovery lists come true, one night on (marts.list_outcomes)."""
+    if not _count(con, "marts.list_outcomes"):
+        return "last night's discovery lists: not scored yet (the night after a served night scores it)"
+    row = _dicts(con.execute(
+        "SELECT served_night_id, members, hits, popularity_hit_rate_at_10 AS popularity, "
+        "previous_hit_rate_at_10 AS previous, previous_members FROM marts.list_outcomes "
+        "WHERE list_kind = 'discovery' AND nights_after = 1 ORDER BY computed_at DESC, served_night_id DESC LIMIT 1"))
+    if not row:
+        return "last night's discovery lists: not scored yet (the night after a served night scores it)"
+    r = row[0]
+    popularity = round((r["popularity"] or 0.0) * r["members"])
+    line = (f"last night's discovery lists: {r['hits']} of {r['members']} members who added a game took one of "
+            f"their top 10; popularity: {popularity}")
+    if r["previous"] is not None:
+        line += f"; the previous champion: {round(r['previous'] * r['previous_members'])} of {r['previous_members']}"
+    return line
 
 
 def _dicts(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

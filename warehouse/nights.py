@@ -26,7 +26,7 @@ from warehouse.comments import apply_comments
 from warehouse.db import SQL_DIR, ensure_table, run_sql_file, transaction
 
 NIGHT_TABLES = ("pipeline_runs", "model_runs", "bgg_gain", "recommendations", "similar_games", "recommendation_runs",
-                "served_top10")
+                "served_top10", "history_nights", "collection_history", "served_lists", "list_outcomes")
 """The marts a night writes from Python (declared in `sql/marts/<name>.sql`), which every night and
 every published night holds, empty if the night did not get to them."""
 NIGHT_COLUMNS = (("raw.crawl_runs", "night_id"), ("marts.pipeline_runs", "night_id"),

@@ -102,6 +102,13 @@ class FoldIn:
         games, or every candidate (None)."""
         return self.rank_rows(user_id, self.rows(user_id, collection), mode, depth)
 
+    def top_lists(self, held: pl.DataFrame, *, k: int = 10) -> dict[str, list[str]]:
+        """Each member's discovery top ``k`` game ids from what they held (``held``: ``user_id``,
+        ``game_id``, the flags, ``rating``; one member after another): how this model would have
+        ranked them, the counterfactual ``warehouse.outcomes.rates`` scores an older champion by."""
+        return {str(user): self.rank(str(user), rows, "discovery", depth=k).get_column("game_id").to_list()
+                for (user,), rows in held.group_by("user_id", maintain_order=True)}
+
     def night_rows(self, user_id: str) -> pl.DataFrame:
         """The member's rows the night ranked (site and other rows), empty for a stranger:
         a slice of the night's rows sorted by member (a filter over all of them cost more

@@ -27,8 +27,9 @@ def _published_tables() -> list[dg.AssetKey]:
     tables readers see (`warehouse.release.publish`), so each is an edge into `published_night`."""
     from pipelines.defs.recsys.assets import model_evaluation
     from pipelines.defs.recsys.discovery import discovery
+    from pipelines.defs.recsys.outcomes import list_outcomes
 
-    written = [key for key in (*model_evaluation.keys, *discovery.keys) if key.path[0] == "marts"]
+    written = [key for key in (*model_evaluation.keys, *discovery.keys, *list_outcomes.keys) if key.path[0] == "marts"]
     return ([dg.AssetKey(["marts", t]) for t in MARTS] + sorted(written, key=lambda key: list(key.path))
             + [dg.AssetKey(["raw", t]) for t in RAW_FOR_READERS])
 
