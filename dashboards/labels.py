@@ -26,6 +26,14 @@ LABELS: dict[str, str] = {
     "long_tail_share": "Long-tail share", "intra_list_diversity": "Diversity", "notes": "Notes",
     "mean_popularity_rank": "Mean popularity rank", "rank_stability": "Rank stability",
     "selection_ndcg": "Selection NDCG", "fit_seconds": "Fit (s)",
+    # did the lists come true (marts.list_outcomes)
+    "served_night_id": "Served night", "served_at": "Served (UTC)", "outcome_night_id": "Scored on night",
+    "served": "Members served", "members": "Members who acted", "hits": "Took one of the top 10",
+    "hit_rate": "Hit rate @10", "hit_rate_low": "Hit rate, 95 % low", "hit_rate_high": "Hit rate, 95 % high",
+    "popularity": "Popularity @10", "popularity_low": "Popularity, 95 % low",
+    "popularity_high": "Popularity, 95 % high", "previous": "Previous champion @10",
+    "previous_low": "Previous, 95 % low", "previous_high": "Previous, 95 % high",
+    "previous_members": "Members the previous champion ranked",
     # cafes
     "space_slug": "Cafe id", "space_name": "Cafe", "n_members_served": "Members served",
     "n_wanted_games_offered": "Wanted games offered", "n_wants_served": "Wants served",

@@ -30,7 +30,7 @@ TABLES: tuple[str, ...] = (
     "marts.game_popularity", "marts.member_profiles", "marts.cafe_coverage", "marts.play_time_buckets",
     "marts.quality_checks", "marts.pipeline_runs", "marts.model_runs",
     "marts.recommendations", "marts.next_to_play", "marts.watch_next", "marts.similar_games",
-    "marts.publication", "marts.bgg_games",
+    "marts.publication", "marts.bgg_games", "marts.list_outcomes", "marts.history_nights",
     "raw.crawl_runs", "raw.quarantine", "raw.posts",
 )
 

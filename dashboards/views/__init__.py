@@ -56,6 +56,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("recommendations", "おすすめ Recommendations", "recommendations.py", ":material/recommend:",
              caption="Model runs and their metrics, popularity bias of the recommendations, and a per-member "
                      "explorer."),
+    PageSpec("outcomes", "答え合わせ Did the lists come true?", "outcomes.py", ":material/task_alt:",
+             caption="What members did with the lists each night served: the share who took a game of their "
+                     "top 10, against popularity and the previous champion, with intervals."),
     PageSpec("cafes", "カフェ Cafes", "cafes.py", ":material/local_cafe:",
              caption="Cafe offers against members' wants (興味あり and お気に入り), and the wanted games nobody offers."),
     PageSpec("data-quality", "データ品質 Data quality", "data_quality.py", ":material/fact_check:",

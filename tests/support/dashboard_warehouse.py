@@ -55,6 +55,7 @@ def build_test_warehouse(path: Path, *, n_games: int = 2000, n_users: int = 5000
         run_checks(con)
         _model_marts(con, rng)
         _pipeline_runs(con)
+        _list_outcomes(con, rng)
         counts = {
             t: con.execute(f"SELECT count(*) FROM marts.{t}").fetchone()[0]
             for t in ("games", "members", "collections")
@@ -243,6 +244,49 @@ def _pipeline_runs(con: duckdb.DuckDBPyConnection) -> None:
         FROM pipeline_df
     """)
     con.unregister("pipeline_df")
+
+
+def _list_outcomes(con: duckdb.DuckDBPyConnection, rng: np.random.Generator) -> None:
+    """Six recorded nights (the successful runs of `_pipeline_runs`) and what members did with the
+    lists of the first five, one night on: hits drawn at plausible rates, intervals by the
+    warehouse's own bootstrap (`warehouse.outcomes.rates.interval`) — fixture rows."""
+    from warehouse.db import ensure_table
+    from warehouse.outcomes.rates import interval
+
+    for table in ("history_nights", "list_outcomes"):
+        ensure_table(con, table)
+    nights = con.execute("SELECT run_id, started_at FROM marts.pipeline_runs WHERE status = 'SUCCESS' "
+                         "ORDER BY started_at").fetchall()
+    con.executemany("INSERT INTO marts.history_nights VALUES (?, ?, ?)",
+                    [(no, run_id, started) for no, (run_id, started) in enumerate(nights, 1)])
+    rows = []
+    for (served, _), (outcome, at) in zip(nights, nights[1:]):
+        for kind, n_served, acting, ours, popular in (("discovery", 4800, 0.02, 0.22, 0.12),
+                                                      ("watch_list", 3900, 0.01, 0.35, 0.25),
+                                                      ("play_next", 3100, 0.015, 0.45, 0.3)):
+            members = int(rng.binomial(n_served, acting))
+            figures = {}
+            for name, rate in (("hit_rate", ours), ("popularity", popular), ("previous", ours * 0.95)):
+                hits = rng.random(members) < rate
+                figures[name] = interval(hits, seed=len(rows)), int(hits.sum())
+            (rate, low, high), n_hits = figures["hit_rate"]
+            (pop, pop_low, pop_high), _ = figures["popularity"]
+            (prev, prev_low, prev_high), _ = figures["previous"]
+            discovery = kind == "discovery"
+            rows.append({
+                "served_night_id": served, "list_kind": kind, "nights_after": 1, "outcome_night_id": outcome,
+                "served": n_served, "members": members, "hits": n_hits, "hit_rate_at_10": rate,
+                "hit_rate_low": low, "hit_rate_high": high, "popularity_hit_rate_at_10": pop,
+                "popularity_low": pop_low, "popularity_high": pop_high,
+                "previous_run_id": f"model-{served}" if discovery else None,
+                "previous_members": members if discovery else None,
+                "previous_hit_rate_at_10": prev if discovery else None,
+                "previous_low": prev_low if discovery else None, "previous_high": prev_high if discovery else None,
+                "computed_at": at,
+            })
+    con.register("outcomes_df", pl.DataFrame(rows, infer_schema_length=None).to_arrow())
+    con.execute("INSERT INTO marts.list_outcomes BY NAME SELECT * FROM outcomes_df")
+    con.unregister("outcomes_df")
 
 
 if __name__ == "__main__":  # handy for poking at the dashboard by hand

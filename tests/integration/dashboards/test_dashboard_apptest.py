@@ -36,11 +36,11 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The charts and tables each page must show on a full warehouse.
 MIN_CHARTS = {
     "overview": 2, "catalogue": 4, "popularity": 4, "collections": 5,
-    "recommendations": 4, "cafes": 3, "data-quality": 2,
+    "recommendations": 4, "outcomes": 1, "cafes": 3, "data-quality": 2,
 }
 MIN_TABLES = {
     "overview": 1, "catalogue": 1, "popularity": 0, "collections": 0,
-    "recommendations": 3, "cafes": 1, "data-quality": 2,
+    "recommendations": 3, "outcomes": 1, "cafes": 1, "data-quality": 2,
 }
 PAGE_BUDGET_SECONDS = 2.0
 
