@@ -38,6 +38,7 @@ COOKBOOK = REPO / "docs" / "analysts.md"
 GAMES = DEMO_SITE["games"]
 QUESTIONS = ("Most owned games", "Most wanted games", "Share of members with at least one お気に入り",
              "Games for N players in under M minutes", "A member's recommendations", "Model quality, night over night",
+             "Did the lists come true?",
              "Crawl health, night over night", "Demand at cafes")
 
 
