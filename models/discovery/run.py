@@ -309,3 +309,21 @@ def discover_interactions(
     log.info("discover: done in %.1fs", timings["total_seconds"])
     return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf,
                      watch_next=watched, stats=stats, welcome=welcomed)
+
+
+def refit_top_lists(*, rows: pl.DataFrame, content: ContentModel, fit: ChampionFit, members: list[str],
+                    k: int = 10, engine: str = "compiled") -> dict[str, list[str]]:
+    """Each of ``members``' discovery top ``k`` by ``fit`` fitted on ``rows`` (a collection:
+    ``user_id``, ``game_id``, the flags, ``rating``), through the night's own fit and ranking.
+
+    Why: what an earlier champion would have served the same night is the counterfactual
+    ``marts.list_outcomes`` scores it by (``warehouse.outcomes.rates``); the members to rank
+    are only those who acted, so the ranking is a few hundred members, the fit the cost.
+    A member without rows is left out (nothing personal to rank)."""
+    interactions = normalise_interactions(rows, source="the collection history")
+    state = fit_state(interactions, None, None, fit, content=content, engine=engine)
+    present = set(interactions.get_column("user_id").unique().to_list())
+    with single_threaded_blas():
+        ranked, _ = state.rank(interactions, sorted(u for u in members if u in present), k)
+    lists = ranked.sort("user_id", "rank").group_by("user_id", maintain_order=True).agg(pl.col("game_id"))
+    return dict(zip(lists.get_column("user_id").to_list(), lists.get_column("game_id").to_list()))

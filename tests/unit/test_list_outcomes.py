@@ -6,6 +6,7 @@ Three real nights of the sample site: tests/e2e/test_list_outcomes.py."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import duckdb
@@ -14,6 +15,7 @@ import polars as pl
 import pytest
 
 from warehouse.db import ensure_table
+from warehouse.model_marts import write_model_runs
 from warehouse.nights import ensure_night_marts, mark_released, start_night
 from warehouse.outcomes.exposure import record_served
 from warehouse.outcomes.history import record_collections, state_sql
@@ -96,16 +98,27 @@ def test_exposure_log_holds_the_top_10_of_released_nights(con: duckdb.DuckDBPyCo
                                                               ("watch_list", "u1")]
 
 
-def test_outcomes_by_hand(con: duckdb.DuckDBPyConnection) -> None:
+def _champion(con: duckdb.DuckDBPyConnection, run_id: str, model: str, factors: int) -> None:
+    """A training run's champion row as model_runs holds it (parameters beside the run's own keys)."""
+    write_model_runs(con, pl.DataFrame({
+        "run_id": [run_id], "model": [model], "k": [10], "ndcg": [0.1], "trained_at": [WHEN], "champion": [True],
+        "split": ["time"], "params": [json.dumps({"factors": factors, "weighting": "graded", "weights": {},
+                                                  "selection_ndcg": 0.1 + factors / 1000})]}))
+
+
+@pytest.mark.parametrize("moved", [False, True], ids=["same-champion", "champion-moved"])
+def test_outcomes_by_hand(con: duckdb.DuckDBPyConnection, moved: bool) -> None:
     _night(con, "n1", NIGHT_1, day=0)
     calls = []
 
-    def previous(bundle: str, held: pl.DataFrame) -> tuple[str, dict[str, list[str]]]:
-        calls.append((bundle, sorted(held.get_column("user_id").unique().to_list()), held.height))
-        return "old-run", {"u2": ["g9"]}  # the previous champion could rank u2 only
+    def previous(champion: dict, held: pl.DataFrame, members: list[str]) -> dict[str, list[str]]:
+        calls.append((champion, held.height, members))
+        return {"u2": ["g9"]}  # the refitted previous champion could rank u2 only
 
     start_night(con, night_id="n0", job="nightly", started_at=WHEN - timedelta(days=1))
     mark_released(con, night_id="n0", export_run_id="bundle-n0")
+    _champion(con, "bundle-n0", "als", 64 if moved else 32)
+    _champion(con, "n1", "als", 32)  # n1's lists were ranked by run n1's champion
     no = _night(con, "n2", NIGHT_2, day=1)
     rows = record_outcomes(con, night_no=no, outcome_night_id="n2", computed_at=WHEN, previous=previous)
     by_kind = {r["list_kind"]: r for r in rows}
@@ -116,9 +129,14 @@ def test_outcomes_by_hand(con: duckdb.DuckDBPyConnection) -> None:
     assert (d["served"], d["members"], d["hits"], d["hit_rate_at_10"]) == (3, 2, 1, 0.5)
     # popularity on night 1: g1 (3 members), then g2, g3, g4 (1 each); u1 lacks g4, u2 lacks g2-g4: no hit
     assert d["popularity_hit_rate_at_10"] == 0.0
-    # the previous champion: the bundle of the night before n1, for the members who acted, u2 hit
-    assert calls == [("bundle-n0", ["u1", "u2"], 4)]
-    assert (d["previous_run_id"], d["previous_members"], d["previous_hit_rate_at_10"]) == ("old-run", 1, 1.0)
+    assert d["previous_run_id"] == "bundle-n0"
+    if moved:  # refitted on everything held on night 1 (6 cards) for the members who acted; u2 hit
+        assert calls == [({"run_id": "bundle-n0", "champion": "als", "params": {"factors": 64},
+                           "weighting": "graded"}, 6, ["u1", "u2"])]
+        assert (d["previous_members"], d["previous_hit_rate_at_10"]) == (1, 1.0)
+    else:  # the same champion: its lists are the served lists, no fit
+        assert calls == []
+        assert (d["previous_members"], d["previous_hit_rate_at_10"]) == (2, 0.5)
     # play next: u1 played g2 (listed); u3 only rated g4
     p = by_kind["play_next"]
     assert (p["served"], p["members"], p["hits"], p["popularity_hit_rate_at_10"]) == (2, 1, 1, 1.0)

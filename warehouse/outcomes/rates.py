@@ -8,9 +8,14 @@ The same share for two counterfactuals scored for the same members from what the
 
 - **popularity**: discovery's 10 most-collected games the member did not hold; a shelf's 10
   most-collected games among the member's own candidates (owned unplayed games, watched games);
-- **the previous champion** (discovery only): the model the night before S served
-  (``models/served/<bundle>``), ranking each member's collection at S. The ranking needs the
-  models package, which the warehouse does not import: the caller passes it (``PreviousLists``).
+- **the previous champion** (discovery only): the champion the night before S chose (its
+  model and parameters, ``marts.model_runs``), ranking each member from what everyone held at
+  S. Where it is S's own champion (the usual night: the choice did not move), its lists are
+  S's served lists (the same fit on the same rows with the same seed); where the choice moved,
+  it is fitted again on S's collections, which needs the models package the warehouse does not
+  import: the caller passes the fitting (``PreviousLists``). Not the previous night's saved
+  model: the privacy cut removes a saved model as soon as one member it was fitted on turns
+  private, which at the real size is every night.
 
 Why members who acted are the denominator: a member who did nothing could not take any game,
 ours or popularity's, and would only dilute both rates alike; the rates answer "when members
@@ -53,10 +58,13 @@ EVENTS = {
 SHELF_CANDIDATES = {"play_next": "have AND NOT played", "watch_list": "watching AND NOT have AND NOT played"}
 """A shelf's candidates at S: the games it may list (the popularity baseline ranks these)."""
 
-PreviousLists = Callable[[str, pl.DataFrame], "tuple[str, dict[str, list[str]]] | None"]
-"""(the previous night's bundle id, what the members held at S: ``user_id``, ``game_id``, the
-flags, ``rating``) → (its champion's run id, each member's top 10 game ids), or None when that
-night's model is gone."""
+PreviousLists = Callable[[dict[str, Any], pl.DataFrame, list[str]], "dict[str, list[str]] | None"]
+"""(a champion: ``champion``, ``params``, ``weighting`` as ``champion_config`` gives them; what
+everyone held at S: ``user_id``, ``game_id``, the flags, ``rating``; the members to rank) →
+each member's top 10 game ids by that champion fitted on those rows (a member it cannot rank
+left out), or None when it cannot be fitted."""
+RUN_KEYS = ("weighting", "weights", "selection_ndcg", "forward_ndcg")
+"""What marts.model_runs.params holds beside the champion's own parameters."""
 
 
 def interval(hits: np.ndarray, *, seed: int) -> tuple[float | None, float | None, float | None]:
@@ -133,10 +141,24 @@ def hit_flags(frame: pl.DataFrame, lists: str) -> np.ndarray:
                      zip(frame.get_column("events").to_list(), frame.get_column(lists).to_list())], dtype=bool)
 
 
-def held_at(con: duckdb.DuckDBPyConnection, night_no: int, users: list[str]) -> pl.DataFrame:
-    """What these members held on night ``night_no`` (the posted-collection shape fold-in takes)."""
-    return con.sql(f"SELECT * FROM ({state_sql(night_no)}) WHERE user_id IN (SELECT unnest(?::VARCHAR[])) "
-                   "ORDER BY user_id, game_id", params=[users]).pl()
+def held_at(con: duckdb.DuckDBPyConnection, night_no: int) -> pl.DataFrame:
+    """What every member held on night ``night_no`` (the rows a champion is fitted on)."""
+    return con.sql(f"SELECT * FROM ({state_sql(night_no)}) ORDER BY user_id, game_id").pl()
+
+
+def champion_config(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, Any] | None:
+    """The champion a training run chose: ``run_id``, ``champion``, ``params`` (its own
+    parameters only), ``weighting``; None when the run named none."""
+    import json
+
+    rows = con.execute("SELECT model, params FROM marts.model_runs WHERE run_id = ? AND champion "
+                       "ORDER BY split = 'time' DESC LIMIT 1", [run_id]).fetchall()
+    if not rows:
+        return None
+    params = json.loads(rows[0][1] or "{}")
+    weighting = params.get("weighting", "graded")
+    own = {key: value for key, value in params.items() if key not in RUN_KEYS}
+    return {"run_id": run_id, "champion": rows[0][0], "params": own, "weighting": weighting}
 
 
 def previous_bundle(con: duckdb.DuckDBPyConnection, night_id: str) -> str | None:
@@ -168,19 +190,37 @@ def outcome_row(con: duckdb.DuckDBPyConnection, *, kind: str, served: tuple[int,
         "previous_run_id": None, "previous_members": None,
         "previous_hit_rate_at_10": None, "previous_low": None, "previous_high": None,
     }
-    bundle = previous_bundle(con, served_id) if kind == "discovery" and previous is not None else None
-    if bundle is not None and previous is not None and frame.height:
-        answer = previous(bundle, held_at(con, served_no, frame.get_column("user_id").to_list()))
-        if answer is not None:
-            run_id, lists = answer
-            ranked = frame.filter(pl.col("user_id").is_in(list(lists)))
-            ranked = ranked.with_columns(pl.Series("previous", [lists[u] for u in ranked.get_column("user_id")],
-                                                   dtype=pl.List(pl.String)))
-            prev_rate, prev_low, prev_high = interval(hit_flags(ranked, "previous"),
-                                                      seed=_seed(served_id, kind, window, "previous"))
-            row |= {"previous_run_id": run_id, "previous_members": ranked.height, "previous_hit_rate_at_10": prev_rate,
-                    "previous_low": prev_low, "previous_high": prev_high}
+    if kind == "discovery" and frame.height:
+        row |= _previous_champion(con, frame, served=served, key=(served_id, kind, window), previous=previous)
     return row
+
+
+def _previous_champion(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, *, served: tuple[int, str],
+                       key: tuple[str, str, int], previous: PreviousLists | None) -> dict[str, Any]:
+    """The previous champion's columns of a discovery row (empty when there is none to score)."""
+    served_no, served_id = served
+    bundle = previous_bundle(con, served_id)
+    before = champion_config(con, bundle) if bundle else None
+    if before is None:
+        return {}
+    run = con.execute("SELECT any_value(run_id) FROM marts.served_lists WHERE night_id = ? AND list_kind = 'discovery'",
+                      [served_id]).fetchall()[0][0]
+    mine = champion_config(con, run)
+    same = mine is not None and {k: mine[k] for k in ("champion", "params", "weighting")} == \
+        {k: before[k] for k in ("champion", "params", "weighting")}
+    users = frame.get_column("user_id").to_list()
+    if same:
+        lists: dict[str, list[str]] | None = dict(zip(users, frame.get_column("served").to_list()))
+    else:
+        lists = previous(before, held_at(con, served_no), users) if previous is not None else None
+    if lists is None:
+        return {}
+    ranked = frame.filter(pl.col("user_id").is_in(list(lists)))
+    ranked = ranked.with_columns(pl.Series("previous", [lists[u] for u in ranked.get_column("user_id")],
+                                           dtype=pl.List(pl.String)))
+    rate, low, high = interval(hit_flags(ranked, "previous"), seed=_seed(*key, "previous"))
+    return {"previous_run_id": bundle, "previous_members": ranked.height, "previous_hit_rate_at_10": rate,
+            "previous_low": low, "previous_high": high}
 
 
 def record_outcomes(con: duckdb.DuckDBPyConnection, *, night_no: int, outcome_night_id: str, computed_at: datetime,

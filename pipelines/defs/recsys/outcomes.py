@@ -2,18 +2,19 @@
 
 After discovery (its lists are what the exposure log records) and before the release (the
 published night carries all four marts). Thin: the logic is ``warehouse.outcomes``; the
-previous champion's counterfactual lists come from its served model by fold-in
-(``models.discovery.foldin.FoldIn.top_lists``), handed to the warehouse as a function.
+previous champion's counterfactual lists, where the choice moved, come from fitting it again
+(``models.discovery.run.refit_top_lists``), handed to the warehouse as a function.
 """
 
-from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from models.discovery.foldin import FoldIn
-from pipelines.defs.recsys.assets import mart_spec
+from models.content import ContentModel
+from models.discovery.run import ChampionFit, refit_top_lists
+from pipelines.defs.recsys.assets import CONTENT_MODEL, SEED, mart_spec
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.db import scalar
 from warehouse.model_marts import utcnow
@@ -22,23 +23,20 @@ from warehouse.outcomes.history import record_collections
 from warehouse.outcomes.kept import forget_members
 from warehouse.outcomes.rates import PreviousLists, record_outcomes
 from warehouse.privacy.public import public_users
-from warehouse.release.served import served_dir
 
 SERVED = ("marts.recommendations", "marts.watch_next", "marts.next_to_play")
 
 
-def _previous_lists(data_dir: Path, engine: str) -> PreviousLists:
-    """Rank members' collections by the model a bundle served (each model loaded once)."""
-    loaded: dict[str, FoldIn | None] = {}
+def _previous_lists(content: ContentModel, engine: str) -> PreviousLists:
+    """Fit an earlier night's champion on what everyone held on a served night, and rank."""
 
-    def rank(bundle: str, held: pl.DataFrame) -> tuple[str, dict[str, list[str]]] | None:
-        if bundle not in loaded:
-            model_dir = served_dir(data_dir, bundle)
-            loaded[bundle] = FoldIn.load(model_dir, engine=engine) if (model_dir / "discovery.json").is_file() else None
-        fold = loaded[bundle]
-        if fold is None:
+    def rank(champion: dict[str, Any], held: pl.DataFrame, members: list[str]) -> dict[str, list[str]] | None:
+        try:
+            fit = ChampionFit(champion=champion["champion"], params=champion["params"],
+                              weighting=champion["weighting"], seed=SEED)
+        except ValueError:  # a champion this version no longer knows
             return None
-        return str(fold.meta.get("run_id", bundle)), fold.top_lists(held, k=K)
+        return refit_top_lists(rows=held, content=content, fit=fit, members=members, k=K, engine=engine)
 
     return rank
 
@@ -48,11 +46,13 @@ def _previous_lists(data_dir: Path, engine: str) -> PreviousLists:
         mart_spec("history_nights", "marts.collections"),
         mart_spec("collection_history", "marts.collections"),
         mart_spec("served_lists", *SERVED, "marts.recommendation_runs"),
-        mart_spec("list_outcomes", "marts.history_nights", "marts.collection_history", "marts.served_lists"),
+        mart_spec("list_outcomes", "marts.history_nights", "marts.collection_history", "marts.served_lists",
+                  "marts.model_runs", "recsys.content_model"),
     ],
+    ins={"content": dg.AssetIn(CONTENT_MODEL)},
     pool="warehouse_writer",
 )
-def list_outcomes(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site: SiteSettings,
+def list_outcomes(context: dg.AssetExecutionContext, content: ContentModel, duckdb: DuckDBResource, site: SiteSettings,
                   nightly_lock: NightlyLock):
     """Records tonight's collections and the lists tonight serves, then what members did with the
     lists of earlier nights (marts.list_outcomes: every window that closed tonight)."""
@@ -63,7 +63,7 @@ def list_outcomes(context: dg.AssetExecutionContext, duckdb: DuckDBResource, sit
         model = scalar(con, "SELECT model FROM marts.recommendation_runs WHERE night_id = ?", [night_id])
         served = record_served(con, night_id=night_id, night_no=night_no, model=model)
         rows = record_outcomes(con, night_no=night_no, outcome_night_id=night_id, computed_at=now,
-                               previous=_previous_lists(site.paths.data_dir, site.engine()))
+                               previous=_previous_lists(content, site.engine()))
         history = con.execute("SELECT count(*) FROM marts.collection_history").fetchall()[0][0]
     context.log.info(f"list outcomes: night {night_no}, {history} collection versions, served {served}, "
                      f"{len(rows)} outcome row(s) added, {forgotten} row(s) of members no longer public removed")

@@ -304,3 +304,21 @@ def test_no_collections_at_all(data: dict[str, object], tmp_path: Path) -> None:
     newcomer = data["collections"].filter(pl.col("user_id") == data["fan"]).head(3)  # type: ignore[union-attr]
     ranked = score_user_on_the_fly(tmp_path, data["fan"], collection=newcomer, n=5)  # type: ignore[arg-type]
     assert ranked.height == 5
+
+
+@pytest.mark.parametrize("champion", ["ease", "als"])
+def test_a_refitted_champion_ranks_as_the_night_does(data: dict[str, object], champion: str) -> None:
+    """The counterfactual of marts.list_outcomes (an earlier champion fitted again on a served
+    night's collections, `refit_top_lists`) is the night's own top 10 for the same rows."""
+    from models.content import ContentModel
+    from models.discovery.run import catalog_frame, refit_top_lists
+
+    night = _run(data, champion=champion)
+    collections = data["collections"]  # type: ignore[assignment]
+    members = sorted(night.recommendations.filter(~pl.col("reason").str.contains("人気")).get_column("user_id")
+                     .unique().to_list())[:12] + ["nobody"]
+    content = ContentModel.fit(catalog_frame(data["games"]), data["posts"])  # type: ignore[arg-type]
+    lists = refit_top_lists(rows=collections, content=content, fit=ChampionFit(champion=champion), members=members)
+    assert "nobody" not in lists and len(lists) == 12
+    for user in members[:-1]:
+        assert lists[user] == _rows_of(night.recommendations, user).get_column("game_id").head(10).to_list(), user
