@@ -26,8 +26,10 @@
 -- @column popularity_hit_rate_at_10: The same rate for the popularity baseline's 10 games.
 -- @column popularity_low: Lower end of its bootstrap 95 % interval.
 -- @column popularity_high: Upper end of its bootstrap 95 % interval.
--- @column previous_run_id: The previous night's champion (marts.model_runs.run_id) that ranked the
---   counterfactual lists; NULL for the shelves, a first night, or when its model is gone.
+-- @column previous_run_id: The training run (marts.model_runs.run_id) of the night before the served
+--   night, whose champion ranked the counterfactual lists: the served lists where it chose the
+--   same champion, else that champion fitted again on the served night's collections; NULL for
+--   the shelves and a first night.
 -- @column previous_members: Members who acted that the previous champion could rank (its rate's
 --   denominator).
 -- @column previous_hit_rate_at_10: The rate for the previous champion's top 10, ranked for the same
