@@ -20,6 +20,7 @@ from samplesite.generator import generate_site
 from samplesite.model import Site
 from samplesite.nights import site_on_night
 from samplesite.server import SampleSiteServer
+from warehouse.outcomes.rates import champion_config
 from warehouse.release.bundle_io import latest_bundle
 
 FILES = {"discovery": "recommendations.jsonl", "watch_list": "watch_next.jsonl", "play_next": "next_to_play.jsonl"}
@@ -107,8 +108,10 @@ def test_outcomes_are_what_a_reader_recomputes_from_the_bundles_and_the_truth(th
         ids = dict(con.execute("SELECT night_no, night_id FROM marts.history_nights").fetchall())
         rows = {(r[0], r[1], r[2]): r[3:] for r in con.execute(
             "SELECT served_night_id, list_kind, nights_after, served, members, hits, hit_rate_at_10, "
-            "popularity_hit_rate_at_10, hit_rate_low, hit_rate_high, previous_run_id, previous_members "
-            "FROM marts.list_outcomes").fetchall()}
+            "popularity_hit_rate_at_10, hit_rate_low, hit_rate_high, previous_run_id, previous_members, "
+            "previous_hit_rate_at_10 FROM marts.list_outcomes").fetchall()}
+        champions = {b: {k: v for k, v in (champion_config(con, b) or {}).items() if k != "run_id"}
+                     for b in bundles.values()}
         line = outcome_line(con)
     assert sorted(ids) == [1, 2, 3]
     assert sorted(rows) == sorted((ids[s], kind, 1) for s in (1, 2) for kind in FILES)  # 1→2 and 2→3
@@ -122,10 +125,13 @@ def test_outcomes_are_what_a_reader_recomputes_from_the_bundles_and_the_truth(th
             if want["members"]:
                 assert got[5] <= got[2] / got[1] <= got[6]  # the interval holds the rate
         discovery = rows[(ids[s], "discovery", 1)]
-        # the previous champion: none before the first night; for night 2's lists night 1's served
-        # model, unless the privacy cut removed it (a member it was fitted on turned private since)
-        assert discovery[7] in ((None,) if s == 1 else (None, bundles[1]))
-        assert discovery[8] == (None if discovery[7] is None else discovery[1])
+        # the previous champion: none before the first night; for night 2's lists night 1's choice,
+        # whose lists are night 2's own where the choice did not move (else it is fitted again)
+        assert discovery[7] == (None if s == 1 else bundles[1])
+        if s == 2:
+            assert 0 < discovery[8] <= discovery[1]
+            if champions[bundles[1]] == champions[bundles[2]]:
+                assert discovery[8] == discovery[1] and discovery[9] == discovery[2] / discovery[1]
     assert acted > 0, "no member acted on any list: the nights test nothing"
     two = rows[(ids[2], "discovery", 1)]
     assert f"{two[2]} of {two[1]} members who added a game took one of their top 10" in line
