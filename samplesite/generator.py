@@ -26,7 +26,7 @@ from samplesite.draw.common import first_below, iso, streams
 from samplesite.draw.games import GameSpec, Specs, game_specs
 from samplesite.draw.members import Members, collections, member_specs
 from samplesite.draw.posts import PostSpec, post_specs
-from samplesite.model import REFERENCE_NOW, Cafe, Collections, Game, Member, Post, Site
+from samplesite.model import REFERENCE_NOW, Cafe, Collections, Game, Member, Post, Site, Taste
 
 _FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 
@@ -179,6 +179,9 @@ def _assemble(n_games: int, n_users: int, seed: int, faults: bool, specs: Specs,
         games=tuple(games), catalogue_order=tuple(range(n_games - 1, -1, -1)),
         members=member_objs, collections=coll, posts=tuple(post_objs), cafes=tuple(cafes),
         designers=dict(specs.designers), makers=dict(specs.makers),
+        taste=Taste(games=specs.taste, members=members.taste,
+                    quality=np.array([g.quality for g in specs.games], dtype=np.float64),
+                    cluster_p=specs.cluster_p),
         game_by_slug={g.game_id: g.index for g in games},
         member_by_id={m.user_id: m.index for m in member_objs},
         post_by_id={p.post_id: i for i, p in enumerate(post_objs)},

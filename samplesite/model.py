@@ -177,6 +177,23 @@ class Cafe:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Taste:
+    """The hidden signal the generator draws collections from; never rendered, never in the truth.
+
+    Why on the `Site`: the later nights (`samplesite.nights`) draw what members add the way the
+    first night drew their collections (popularity × exp(β·affinity), affinity = member taste ·
+    game taste) and the new cards' statuses and ratings from that affinity and the game's
+    quality, so they need the very vectors night 1 was drawn with, and a new game or member
+    needs its own row.
+    """
+
+    games: np.ndarray  # (n_games, K) float32, each row sums to 1
+    members: np.ndarray  # (n_members, K) float32, each row sums to 1
+    quality: np.ndarray  # (n_games,) float64, the games' hidden quality (shifts ratings)
+    cluster_p: np.ndarray  # (K,) the clusters' shares, which a new member's primary taste is drawn from
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Site:
     """Everything the sample site serves, plus lookups used by the renderer."""
 
@@ -193,6 +210,7 @@ class Site:
     cafes: tuple[Cafe, ...]
     designers: dict[int, str]  # /designers/<id> -> label
     makers: dict[int, str]
+    taste: Taste
     game_by_slug: dict[str, int] = field(default_factory=dict)
     member_by_id: dict[str, int] = field(default_factory=dict)
     post_by_id: dict[int, int] = field(default_factory=dict)

@@ -8,12 +8,18 @@ server and `truth_frames` of the same night always agree.
 
 What happens in a day (shares of the members or games present that night):
 - ~1% of the public members change their collection: add games, flip a status, change
-  a rating, remove a game, add one and remove another, or clear everything. Every
+  a rating, remove a game, add one and remove another, or clear everything. The games a
+  member adds are drawn as the first night drew collections: by their own taste mixed with
+  popularity, ∝ popularity × exp(β·affinity) without replacement among the games they do not
+  hold, and the new card's statuses and rating follow that affinity and the game's quality
+  as the first night's do (`samplesite.draw.members`). Every
   changed card gets a new `updated_at` (so it moves to the top of the 更新順 listing);
   a removal leaves no trace but the smaller count.
-- ~0.5% new members join (with a small collection), ~0.2% of the public members turn
+- ~0.5% new members join (a taste drawn as the first night's members' are, and a small
+  collection drawn by it), ~0.2% of the public members turn
   private and about as many private ones turn public again.
-- ~0.2% new games appear at the top of the catalogue (nobody has them yet), and one
+- ~0.2% new games appear at the top of the catalogue (variants of existing games, with
+  their taste; popularity 0, so nobody adds them), and one
   game nobody holds and without posts disappears (its page answers 404, and the cafes
   that offered it no longer list it; a game no cafe offers is preferred).
 - Counters move: each game's four counters are recounted from every collection
@@ -32,8 +38,9 @@ import numpy as np
 
 from core.statuses import STATUSES
 from samplesite.draw.common import NOW64, jst_iso
+from samplesite.draw.members import affinity_keys, card_statuses, draw_tastes
 from samplesite.draw.names import nickname
-from samplesite.model import Collections, Game, Member, Site
+from samplesite.model import Collections, Game, Member, Site, Taste
 
 DAY_S = 86400
 CHANGE_SHARE = 0.01
@@ -71,11 +78,12 @@ def evolve(site: Site, night: int) -> Site:
     """Night `night` from night `night - 1`'s site (see the module docstring)."""
     ss = np.random.SeedSequence([int(site.seed), 0x9A17, int(night)])
     r = random.Random(int(ss.generate_state(1, dtype=np.uint64)[0]))
+    # The taste draws (which games, their statuses, new members' tastes) have their own stream.
+    rng = np.random.default_rng(np.random.SeedSequence([int(site.seed), 0x9A17, int(night), 1]))
     now = night_now(night)
     # Tonight's updates, newest first: a minute before now, then 2 s apart (distinct, ordered).
     clock = (now - np.timedelta64(60 + 2 * i, "s") for i in range(DAY_S // 2 - 60))
-    live = [i for i in site.catalogue_order]  # games on the site tonight (gone ones are not listed)
-    weights = [max(site.games[i].popularity, 0.0) for i in live]
+    draw = _TasteDraw(site, rng)
     c = site.collections
     cards: dict[int, list[dict]] = {}  # member index -> its cards, rebuilt for changed members only
 
@@ -86,20 +94,8 @@ def evolve(site: Site, night: int) -> Site:
                          for row in c.rows(mi)] if mi < len(c.offsets) - 1 else []
         return cards[mi]
 
-    def new_card(mi: int, gi: int) -> dict:
-        played = r.random() < 0.6
-        have = r.random() < (0.6 if played else 0.25)
-        watching = not (played or have)
-        return dict(game=gi, have=have, played=played, favorite=played and r.random() < 0.3, watching=watching,
-                    rating=r.randint(1, 5) if played and r.random() < 0.6 else 0, updated_at="")
-
     def add_games(mi: int, k: int) -> None:
-        held = {e["game"] for e in entries(mi)}
-        for gi in r.choices(live, weights=weights, k=k * 3):
-            if gi not in held and k > 0:
-                held.add(gi)
-                entries(mi).append(new_card(mi, gi))
-                k -= 1
+        entries(mi).extend(draw.cards(mi, [e["game"] for e in entries(mi)], k))
 
     def touch(e: dict) -> None:
         e["updated_at"] = "new"
@@ -144,7 +140,9 @@ def evolve(site: Site, night: int) -> Site:
 
     used_ids = {int(m.user_id) for m in members}
     next_id = max(used_ids) + 1
-    for _ in range(max(1, round(NEW_MEMBER_SHARE * len(members)))):
+    n_new = max(1, round(NEW_MEMBER_SHARE * len(members)))
+    draw.join(n_new)
+    for _ in range(n_new):
         next_id += r.randint(1, 40)
         mi = len(members)
         members.append(Member(index=mi, user_id=str(next_id), name=nickname(r), private=False, n_boardgames=0))
@@ -154,7 +152,7 @@ def evolve(site: Site, night: int) -> Site:
             e["updated_at"] = jst_iso(next(clock))
 
     games = list(site.games)
-    new_games = _new_games(site, r, night)
+    new_games, bases = _new_games(site, r, night)
     games += new_games
     coll = _rebuild(c, cards, len(members))
     counts = {s: np.bincount(coll.game[getattr(coll, s)], minlength=len(games)) for s in STATUSES}
@@ -169,6 +167,7 @@ def evolve(site: Site, night: int) -> Site:
     for g in new_games:
         modified[g.index] = stamp
     in_cafes = {gi for cafe in site.cafes for gi in cafe.game_indices}
+    live = site.catalogue_order  # games on the site tonight (gone ones are not listed)
     pool = [i for i in live if held[i] == 0 and not games[i].post_ids and not games[i].malformed]
     pool = [i for i in pool if i not in in_cafes] or pool  # rather one no cafe offers
     gone = {r.choice(pool)} if pool and len(live) >= 20 else set()
@@ -181,24 +180,77 @@ def evolve(site: Site, night: int) -> Site:
     return dataclasses.replace(
         site, now=jst_iso(now), games=tuple(games), catalogue_order=order, members=tuple(members),
         collections=coll, cafes=cafes, n_games=len(order), n_users=len(members), game_modified=modified,
+        taste=draw.taste(bases),
         game_by_slug={g.game_id: g.index for g in games if g.index not in gone and g.index not in site.gone_games},
         member_by_id={m.user_id: m.index for m in members},
         gone_games=frozenset(site.gone_games) | frozenset(gone),
     )
 
 
-def _new_games(site: Site, r: random.Random, night: int) -> list[Game]:
-    """New games of the night: variants of existing ones, at the top of the catalogue, held by nobody."""
+class _TasteDraw:
+    """What members add tonight, drawn by their taste as the first night's collections are.
+
+    Why a class: the live games' log popularity and taste rows are gathered once per night,
+    then each member's draw is one vector of keys over them (β·taste·game_taste + log
+    popularity + Gumbel noise, top k = a weighted draw without replacement, exactly as
+    `samplesite.draw.members.collections` draws night 1). Cold and new games (popularity 0)
+    get -inf and are never drawn; nor is a game the member already holds.
+    """
+
+    def __init__(self, site: Site, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.t = site.taste
+        self.members = site.taste.members
+        self.live = np.asarray(site.catalogue_order, dtype=np.int64)  # gone games are not listed
+        pop = np.array([max(site.games[i].popularity, 0.0) for i in self.live])
+        with np.errstate(divide="ignore"):
+            self.logw = np.log(pop)
+        self.game_taste = site.taste.games[self.live]
+        self.pos = np.full(len(site.games), -1, dtype=np.int64)  # game index -> position in live
+        self.pos[self.live] = np.arange(self.live.size)
+
+    def join(self, n: int) -> None:
+        """Draw the tastes of `n` members who join tonight (they take the next member indices)."""
+        self.members = np.concatenate([self.members, draw_tastes(self.rng, n, self.t.cluster_p)])
+
+    def cards(self, mi: int, held: list[int], k: int) -> list[dict]:
+        """Up to k new cards of member `mi` (games not in `held`), best-keyed first, `updated_at` unset."""
+        keys = affinity_keys(self.members[mi], self.game_taste, self.logw) + self.rng.gumbel(size=self.live.size)
+        at = self.pos[np.asarray(held, dtype=np.int64)] if held else np.zeros(0, np.int64)
+        keys[at[at >= 0]] = -np.inf
+        k = min(k, int(np.isfinite(keys).sum()))
+        if k <= 0:
+            return []
+        top = np.argpartition(-keys, k - 1)[:k]
+        top = top[np.argsort(-keys[top], kind="stable")]
+        games = self.live[top]
+        aff = (self.game_taste[top] @ self.members[mi]).astype(np.float64)
+        status = card_statuses(aff, self.t.quality[games], self.rng.random((5, k)), self.rng.normal(0.0, 0.8, size=k))
+        return [dict(game=int(g), have=bool(h), played=bool(p), favorite=bool(f), watching=bool(w),
+                     rating=int(x), updated_at="") for g, h, p, f, w, x in zip(games, *status)]
+
+    def taste(self, bases: list[int]) -> Taste:
+        """Tonight's `Taste`: the joined members' rows, and each new game with its base game's."""
+        at = np.asarray(bases, dtype=np.int64)
+        return Taste(games=np.concatenate([self.t.games, self.t.games[at]]), members=self.members,
+                     quality=np.concatenate([self.t.quality, self.t.quality[at]]), cluster_p=self.t.cluster_p)
+
+
+def _new_games(site: Site, r: random.Random, night: int) -> tuple[list[Game], list[int]]:
+    """New games of the night: variants of existing ones, at the top of the catalogue, held by nobody;
+    with the index of the game each is a variant of (its taste and quality are the base's)."""
     base = [g for g in site.games if not g.malformed and g.game_id in site.game_by_slug]
     top = max(g.numeric_id for g in site.games)
     out: list[Game] = []
+    bases: list[int] = []
     for k in range(max(1, round(NEW_GAME_SHARE * len(site.games)))):
         g = r.choice(base)
+        bases.append(g.index)
         out.append(dataclasses.replace(
             g, index=len(site.games) + k, game_id=f"{g.game_id}-n{night}x{k}", numeric_id=top + 1 + k,
             name_ja=f"{g.name_ja} 新版", name_en=f"{g.name_en} New Edition" if g.name_en else None,
             n_watching=0, n_played=0, n_favorite=0, n_have=0, post_ids=(), cafe_slugs=(), popularity=0.0))
-    return out
+    return out, bases
 
 
 def _rebuild(c: Collections, cards: dict[int, list[dict]], n_members: int) -> Collections:

@@ -47,12 +47,7 @@ def member_specs(n: int, specs: Specs, ss: np.random.SeedSequence) -> Members:
             private[int(rng.integers(n))] = True
         if not empty.any():
             empty[int(np.flatnonzero(~private)[rng.integers((~private).sum())])] = True
-    primary = rng.choice(N_CLUSTERS, size=n, p=specs.cluster_p)
-    secondary = (primary + rng.integers(1, N_CLUSTERS, size=n)) % N_CLUSTERS
-    w1 = np.where(rng.random(n) < 0.4, 1.0, rng.uniform(0.55, 0.9, size=n))
-    taste = np.zeros((n, N_CLUSTERS), dtype=np.float32)
-    taste[np.arange(n), primary] = w1
-    taste[np.arange(n), secondary] += 1.0 - w1
+    taste = draw_tastes(rng, n, specs.cluster_p)
     n_avail = int((specs.popularity > 0).sum())
     cap = min(MAX_COLLECTION, n_avail)
     sizes = np.clip(np.round(rng.lognormal(math.log(20), 1.0, size=n)), 1, max(cap, 0)).astype(np.int64)
@@ -61,6 +56,43 @@ def member_specs(n: int, specs: Specs, ss: np.random.SeedSequence) -> Members:
     sizes[empty] = 0
     return Members([str(int(i)) for i in ids], names, private, empty, sizes, taste)
 
+
+def draw_tastes(rng: np.random.Generator, n: int, cluster_p: np.ndarray) -> np.ndarray:
+    """n members' taste vectors: a primary cluster drawn with the clusters' shares, a second one
+    beside it (40% have none: all weight on the primary). Shared with the later nights' new members."""
+    primary = rng.choice(N_CLUSTERS, size=n, p=cluster_p)
+    secondary = (primary + rng.integers(1, N_CLUSTERS, size=n)) % N_CLUSTERS
+    w1 = np.where(rng.random(n) < 0.4, 1.0, rng.uniform(0.55, 0.9, size=n))
+    taste = np.zeros((n, N_CLUSTERS), dtype=np.float32)
+    taste[np.arange(n), primary] = w1
+    taste[np.arange(n), secondary] += 1.0 - w1
+    return taste
+
+
+def affinity_keys(member_taste: np.ndarray, game_taste: np.ndarray, logw: np.ndarray) -> np.ndarray:
+    """log(popularity) + β·affinity for each (member, game): the log weight a member picks a game with.
+
+    Why one function: the first night's collections and every later night's additions must mix
+    taste and popularity the same way, or the nights would drift from the site they continue."""
+    return (member_taste @ game_taste.T) * AFFINITY_BETA + logw
+
+
+def card_statuses(aff: np.ndarray, quality: np.ndarray, u: np.ndarray, noise: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(have, played, favorite, watching, rating) of new cards from their affinity and the game's quality.
+
+    `u` holds five uniforms per card and `noise` the rating noise (normal, σ 0.8); the caller
+    draws them so that each night keeps its own stream. A member plays, favours and rates high
+    what fits their taste; every card holds at least one status."""
+    played = u[0] < 0.42 + 0.38 * aff
+    have = u[1] < np.where(played, 0.55 + 0.2 * aff, 0.22)
+    neither = ~played & ~have
+    favorite = np.where(played, u[2] < 0.06 + 0.45 * aff, u[2] < 0.02)
+    watching = neither & ~(favorite & (u[3] < 0.5))
+    rated = u[4] < np.where(played, 0.75, 0.15)
+    score = 2.3 + 2.5 * aff + quality + noise
+    rating = np.where(rated, np.clip(np.round(score), 1, 5), 0).astype(np.int8)
+    return have, played, favorite, watching, rating
 
 
 def collections(specs: Specs, members: Members, ss: np.random.SeedSequence) -> Collections:
@@ -77,7 +109,7 @@ def collections(specs: Specs, members: Members, ss: np.random.SeedSequence) -> C
     game_parts: list[np.ndarray] = []
     for start in range(0, active.size, batch):
         users = active[start:start + batch]
-        keys = (members.taste[users] @ game_taste.T) * AFFINITY_BETA + logw
+        keys = affinity_keys(members.taste[users], game_taste, logw)
         keys += rng.gumbel(size=keys.shape)  # Gumbel top-k = weighted sampling w/o replacement
         k = int(sizes[users].max())
         top = np.argpartition(-keys, k - 1, axis=1)[:, :k] if k < n_games else \
@@ -93,15 +125,8 @@ def collections(specs: Specs, members: Members, ss: np.random.SeedSequence) -> C
 
     aff = np.einsum("ij,ij->i", members.taste[member], game_taste[game]).astype(np.float64)
     u = rng.random((6, e))
-    played = u[0] < 0.42 + 0.38 * aff
-    have = u[1] < np.where(played, 0.55 + 0.2 * aff, 0.22)
-    neither = ~played & ~have
-    favorite = np.where(played, u[2] < 0.06 + 0.45 * aff, u[2] < 0.02)
-    watching = neither & ~(favorite & (u[3] < 0.5))
-    rated = u[4] < np.where(played, 0.75, 0.15)
     quality = np.array([g.quality for g in specs.games])[game] if e else np.zeros(0)
-    score = 2.3 + 2.5 * aff + quality + rng.normal(0.0, 0.8, size=e)
-    rating = np.where(rated, np.clip(np.round(score), 1, 5), 0).astype(np.int8)
+    have, played, favorite, watching, rating = card_statuses(aff, quality, u, rng.normal(0.0, 0.8, size=e))
     secs = (u[5] ** 1.6 * (THREE_YEARS_S - 120) + 60).astype(np.int64)
 
     order = np.lexsort((game, secs, member))  # member, then newest first, then game
