@@ -45,8 +45,9 @@ import numpy as np
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
     "evaluation": "recsys-evaluation",
-    "discovery": [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
-                                               "recommendation_runs", "served_top10")],
+    "discovery": [["recsys", "fitted_champion"], ["recsys", "discovery_buckets"]]
+    + [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
+                                    "recommendation_runs", "served_top10")],
     "export": [["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
@@ -182,6 +183,8 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
           f"top-{stick['k']} for {stick['members']:,} members {stick['score_seconds']:.1f}s)", file=sys.stderr, flush=True)
     stages = _night(work, env, "")
     recs = stages["discovery"]["report"]["assets"]["marts/recommendations"]
+    discovery = stages["discovery"]["report"]["assets"]
+    ranked, fitted = discovery.get("recsys/discovery_buckets", {}), discovery.get("recsys/fitted_champion", {})
     evaluation = stages["evaluation"]["report"]["assets"]
     total = sum(s["seconds"] for s in stages.values())
     peak = max(s["peak_rss_mb"] for s in stages.values())
@@ -197,10 +200,10 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
         "champion": evaluation.get("recsys/champion_choice", {}).get("champion"),
         "model_notes": {k.split("/")[-1].removesuffix("_candidate"): v["notes"] for k, v in evaluation.items()
                         if v.get("notes")},
-        "discovery_members_per_s": recs.get("members_per_second"),
+        "discovery_members_per_s": ranked.get("members_per_second"),
         # the content model is fitted once, before the evaluation; discovery builds its neighbour graph
         "content_similarity_seconds": round(evaluation.get("recsys/content_model", {}).get("fit_seconds", 0.0)
-                                            + recs.get("content_seconds", 0.0), 3),
+                                            + fitted.get("content_seconds", 0.0), 3),
         "peak_rss_mb": peak,
         "total_seconds": round(total, 2),
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
