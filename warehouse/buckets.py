@@ -14,7 +14,8 @@ bucket re-run alone later shares with the night it completes):
 * `similar_games.parquet`: similar games, one list per game (written once a night).
 
 The files hold members' lists, so they live only as long as the night needs them: the
-writer removes the folder once appended, and each night removes what an earlier night left.
+writer removes the folder once appended, each night removes what an earlier night left, and
+a member turning private removes them all (`warehouse.privacy.cut.cut_everywhere`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def clear_other_nights(root: Path, run_id: str) -> None:
         for folder in Path(root).iterdir():
             if folder.name != run_id:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_buckets(root: Path) -> None:
+    """Remove every night's folder under `root`: when a member turns private, a failed night's
+    buckets are dropped whole (that night's discovery is ranked again) rather than cut."""
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def write_similar(folder: Path, similar_games: pl.DataFrame) -> Path:

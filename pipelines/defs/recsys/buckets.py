@@ -5,10 +5,15 @@ A member's bucket is a stable hash of their id modulo `BODOGE_DISCOVERY_BUCKETS`
 the night's fitted champion and content graph (`recsys/fitted_champion`, read from its files)
 and writes their rows as Parquet (`warehouse.buckets`); the `discovery` writer appends them.
 
-The nightly job targets every bucket (the partition range, `BUCKET_RANGE_TAGS`); with the
-single-run backfill policy its one step ranks them in turn, each bucket's rows written and
-dropped before the next (memory is one bucket's lists). A bucket can be materialized alone
+The nightly job targets every bucket (the partition range, `BUCKET_RANGE_TAGS`), and a run
+over a range is one step: it ranks them in turn, each bucket's rows written and dropped
+before the next (memory is one bucket's lists). A backfill launched from the UI has the
+default policy instead, one run per bucket. A bucket can be materialized alone
 (`bucket_job`, one partition key) and the writer then appends it with the others.
+
+Each bucket is recorded as materialized the moment its files are written (so the UI shows
+which buckets a killed night finished); the step's result then records the range again,
+with the step's totals.
 """
 
 import time
@@ -24,6 +29,7 @@ from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.bgg_training import site_rows_only
 from warehouse.buckets import night_folder, write_bucket
 from warehouse.privacy.public import public_users
+from warehouse.release.pause import pause_point
 from warehouse.views import post_games
 
 FITTED_CHAMPION = dg.AssetKey(["recsys", "fitted_champion"])
@@ -50,7 +56,6 @@ def _per_second(count: int, seconds: float) -> float:
     deps=[FITTED_CHAMPION, dg.AssetKey(["marts", "collections"]), dg.AssetKey(["marts", "members"]),
           dg.AssetKey(["raw", "posts"])],
     partitions_def=BUCKETS,
-    backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="recsys",
     kinds={"numba", "parquet"},
 )
@@ -75,6 +80,7 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
     rank_seconds = 0.0
     started = time.perf_counter()
     for key in keys:
+        pause_point(f"bucket-{key}", site.paths.data_dir)  # the test hook: a night killed in a bucket
         lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=public, hints=hints)
         welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
         write_bucket(folder, key, {
@@ -83,6 +89,10 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
             "watch_next": site_rows_only(lists.watch_next, site_rows),
         })
         context.log.info(f"bucket {key} of {n_buckets}: {lists.stats}")
+        # recorded as each bucket is written: a night killed in a later bucket shows which are done
+        context.log_event(dg.AssetMaterialization(asset_key=DISCOVERY_BUCKETS, partition=key, metadata={
+            "members": lists.stats["n_users"], "rows": lists.recommendations.height,
+            "welcome_lists": len(lists.welcome), "rank_seconds": lists.stats["rank_seconds"]}))
         totals["members"] += lists.stats["n_users"]
         totals["rows"] += lists.recommendations.height
         totals["welcome_lists"] += len(lists.welcome)
