@@ -77,6 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--bucket", action="append", help="a bucket's key (00, 01, …); repeatable")
     which.add_argument("--discovery", action="store_true", help="the fit, every bucket and what follows")
     args = parser.parse_args(argv)
+    from core.settings import SettingError, read
+
+    try:
+        read("discovery_buckets")  # what the definitions read when they load: one line, not a traceback
+    except SettingError as exc:
+        print(f"rerun: {exc}", file=sys.stderr)
+        return 2
     return rerun_discovery() if args.discovery else rerun(args.bucket)
 
 

@@ -136,3 +136,8 @@ def test_a_rerun_of_an_unknown_bucket_is_a_one_line_error(tmp_path: Path) -> Non
     rerun = subprocess.run([sys.executable, "-m", "pipelines.rerun", "--bucket", "07"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 2 and rerun.stderr.strip().count("\n") == 0 and "no bucket 07" in rerun.stderr
+    env["BODOGE_DISCOVERY_BUCKETS"] = "many"
+    rerun = subprocess.run([sys.executable, "-m", "pipelines.rerun", "--discovery"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 2 and rerun.stderr.strip().count("\n") == 0, rerun.stderr
+    assert "BODOGE_DISCOVERY_BUCKETS must be a whole number of member buckets" in rerun.stderr
