@@ -21,6 +21,9 @@ run in its own process; each stage's ``yardstick_ratio`` (and ``night_yardstick_
 is its seconds over the yardstick's, the figure that carries from one machine or day
 to another. The raw tables hold exactly ``games`` games (``benchmarks.scale_data``).
 
+``--buckets N`` ranks discovery's members in N member buckets (``BODOGE_DISCOVERY_BUCKETS``,
+docs/scaling.md), in turn in the discovery stage's one process; ``buckets`` in the figures.
+
 ``--reuse-night`` then runs the same stages a second time on the same warehouse, as the
 next night on unchanged data: above the large-data thresholds (``models.budget``) its
 evaluation reuses the first night's tuning (``models.tuning_store``), the night the issue
@@ -45,8 +48,9 @@ import numpy as np
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
     "evaluation": "recsys-evaluation",
-    "discovery": [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
-                                               "recommendation_runs", "served_top10")],
+    "discovery": [["recsys", "fitted_champion"], ["recsys", "discovery_buckets"]]
+    + [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
+                                    "recommendation_runs", "served_top10")],
     "export": [["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
@@ -165,9 +169,12 @@ def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "report": report}
 
 
-def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False) -> dict[str, Any]:
-    """Fill the warehouse, run each night stage (twice with ``reuse_night``), and gather the figures."""
+def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False,
+              buckets: int = 1) -> dict[str, Any]:
+    """Fill the warehouse, run each night stage (twice with ``reuse_night``), and gather the figures;
+    discovery ranks its members in ``buckets`` member buckets (``BODOGE_DISCOVERY_BUCKETS``)."""
     env = _env(work)
+    env["BODOGE_DISCOVERY_BUCKETS"] = str(buckets)
     env["BODOGE_SCALE_ARGS"] = json.dumps({"games": games, "members": members, "seed": seed})
     print(f"scale: generating {games:,} games × {members:,} members into {work}", file=sys.stderr, flush=True)
     setup = _child("load", work, env)
@@ -182,12 +189,15 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
           f"top-{stick['k']} for {stick['members']:,} members {stick['score_seconds']:.1f}s)", file=sys.stderr, flush=True)
     stages = _night(work, env, "")
     recs = stages["discovery"]["report"]["assets"]["marts/recommendations"]
+    discovery = stages["discovery"]["report"]["assets"]
+    ranked, fitted = discovery.get("recsys/discovery_buckets", {}), discovery.get("recsys/fitted_champion", {})
     evaluation = stages["evaluation"]["report"]["assets"]
     total = sum(s["seconds"] for s in stages.values())
     peak = max(s["peak_rss_mb"] for s in stages.values())
     figures: dict[str, Any] = {
         "games": raw["raw.games"],
         "members": members,
+        "buckets": buckets,
         "members_with_games": int(recs.get("members", 0)),
         "collection_rows": raw["raw.collection_entries"],
         "setup_seconds": setup["seconds"],
@@ -197,10 +207,10 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
         "champion": evaluation.get("recsys/champion_choice", {}).get("champion"),
         "model_notes": {k.split("/")[-1].removesuffix("_candidate"): v["notes"] for k, v in evaluation.items()
                         if v.get("notes")},
-        "discovery_members_per_s": recs.get("members_per_second"),
+        "discovery_members_per_s": ranked.get("members_per_second"),
         # the content model is fitted once, before the evaluation; discovery builds its neighbour graph
         "content_similarity_seconds": round(evaluation.get("recsys/content_model", {}).get("fit_seconds", 0.0)
-                                            + recs.get("content_seconds", 0.0), 3),
+                                            + fitted.get("content_seconds", 0.0), 3),
         "peak_rss_mb": peak,
         "total_seconds": round(total, 2),
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
@@ -274,18 +284,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print only the JSON line on stdout")
     parser.add_argument("--reuse-night", action="store_true",
                         help="then run the night again on the same data (it reuses the first night's tuning)")
+    parser.add_argument("--buckets", type=int, default=1,
+                        help="member buckets discovery ranks apart (BODOGE_DISCOVERY_BUCKETS, 1 to 64; default 1)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # one stage, again, on an earlier run's --work-dir
     args = parser.parse_args(argv)
     if args.stage:
         return _one_stage(parser, args.stage, args.work_dir)
     if args.games < 1 or args.members < 1:
         parser.error("--games and --members must be at least 1")
+    if not 1 <= args.buckets <= 64:
+        parser.error("--buckets must be from 1 to 64")
     with tempfile.TemporaryDirectory(prefix="bodoge-scale-") as tmp:
         work = args.work_dir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         if (work / "warehouse.duckdb").exists():
             parser.error(f"{work} already holds a warehouse; give an empty --work-dir")
-        figures = benchmark(args.games, args.members, work, seed=args.seed, reuse_night=args.reuse_night)
+        figures = benchmark(args.games, args.members, work, seed=args.seed, reuse_night=args.reuse_night,
+                            buckets=args.buckets)
     if not args.json:
         for name, stage in figures["stages"].items():
             print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB "

@@ -19,10 +19,11 @@ if TYPE_CHECKING:  # the parser reads DEMO_SITE; it must not pay for the nightly
 
 #: The demo's sample site when no flag says otherwise (`bodoge demo`, `bodoge site`).
 DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": True}
-#: The settings a demo takes from the environment: where its data goes and what it keeps.
-#: Not the site (its own), nor a push or alert endpoint, nor crawl or BGG options (`--bgg`
+#: The settings a demo takes from the environment: where its data goes, what it keeps, and in
+#: how many member buckets discovery ranks (the same lists in any number). Not the site (its own), nor a push or alert endpoint, nor crawl or BGG options (`--bgg`
 #: sets its replay's own): a demo is local and whole.
-DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exports", "push_retry_seconds")
+DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exports", "push_retry_seconds",
+                 "discovery_buckets")
 SITE_FILE = "sample-site.json"
 
 

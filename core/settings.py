@@ -94,6 +94,10 @@ def _switch(value: Any) -> bool:
     return text in ("1", "true")
 
 
+MAX_BUCKETS = 64
+"""The most member buckets a night may have: a few dozen static partitions is what Dagster
+handles well (docs/scaling.md)."""
+
 DISCOVERY_ENGINES = ("compiled", "reference")
 """``models.discovery.model.ENGINES``, named here because settings sit below the models
 (a test holds the two equal)."""
@@ -142,6 +146,8 @@ _max_age_days = _number(_float, lambda d: 1.0 <= d <= 365.0, "must be a number o
 _fraction = _number(_float, lambda f: 0.0 <= f <= 1.0, "must be a number between 0 and 1, not {value!r}")
 _bundles = _number(_whole, lambda n: n >= 1, "must be a whole number of bundles, at least 1 (got {value!r})")
 _pause_seconds = _number(_float, lambda s: 0 <= s <= 3600, "must be a number of seconds from 0 to 3600, not {value!r}")
+_buckets = _number(_whole, lambda n: 1 <= n <= MAX_BUCKETS,
+                   "must be a whole number of member buckets from 1 to 64, not {value!r}")
 _retry_seconds = _number(_float, lambda s: 0 < s <= 24 * 3600,
                          "must be a number of seconds between 0 and 86400, not {value!r}")
 
@@ -160,6 +166,8 @@ class Paths:
     dagster_home = property(lambda self: self.data_dir / "dagster_home", doc="The Dagster instance.")
     logs = property(lambda self: self.data_dir / "logs", doc="What each nightly run printed.")
     tmp = property(lambda self: self.data_dir / "tmp", doc="Crawls' scratch folders.")
+    buckets = property(lambda self: self.data_dir / "buckets",
+                       doc="Discovery's member buckets: each bucket's lists, until the night appends them.")
     published = property(lambda self: self.data_dir / "published.duckdb", doc="The night readers open.")
 
     @property
@@ -203,6 +211,10 @@ class Settings:
                                      "how discovery computes its lists: compiled (the kernel library) or "
                                      "reference (plain numpy: the same lists, slower; docs/discovery.md); the night, "
                                      "`bodoge recommend` and `bodoge api` (checked at its start) all read it")
+    discovery_buckets: int = _setting(1, "BODOGE_DISCOVERY_BUCKETS", _buckets,
+                                      "member buckets discovery ranks apart (Dagster partitions over a stable hash "
+                                      "of user_id; 1 is one bucket of everyone; the same lists either way: "
+                                      "docs/scaling.md)")
     dashboard_db: Path | None = _setting(None, "BODOGE_DASHBOARD_DB", _path,
                                          "the file the dashboard reads", None,
                                          "DATA_DIR/published.duckdb")

@@ -231,32 +231,9 @@ def discover_interactions(
         state = fit_state(rows, None, None, fit, blend=blend, timings=timings, content=content, engine=engine)
         n_cold = int((state.cf_cols < 0).sum())
 
-        tick = time.perf_counter()
         user_ids = rows.get_column("user_id").unique().sort().to_list()
-        ranked, user_counts = state.rank(rows, user_ids, depth)
-        timings["rank_seconds"] = time.perf_counter() - tick
-        cold_ids = state.game_ids.filter(pl.Series(state.cf_cols < 0))
-        n_cold_rows = int(ranked.get_column("game_id").is_in(cold_ids.implode()).sum()) if ranked.height else 0
-        log.info(
-            "discover: %d rows for %d members in %.1fs (%d on games without entries; members: %d CF, %d content fallback, %d popularity only)",
-            ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
-            user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
-        )
-        tick = time.perf_counter()
-        ranked, welcomed = with_welcome(ranked, rows, state.game_ids, public=members, hints=hints, depth=depth)
-        timings["welcome_seconds"] = time.perf_counter() - tick
-        log.info("discover: %d welcome lists in %.1fs", len(welcomed), timings["welcome_seconds"])
-
-        shelves = {}
-        for kind in (PLAY_NEXT, WATCH_NEXT):
-            tick = time.perf_counter()
-            shelves[kind.table] = found = shelf_rows(state, rows, user_ids, kind, run_id=run_id)
-            timings[f"{kind.table}_seconds"] = time.perf_counter() - tick
-            log.info(
-                "discover: %d %s rows for %d members in %.1fs", found.height, kind.label,
-                found.get_column("user_id").n_unique() if found.height else 0, timings[f"{kind.table}_seconds"],
-            )
-        shelf, watched = shelves[PLAY_NEXT.table], shelves[WATCH_NEXT.table]
+        lists = rank_members(state, rows, user_ids, run_id=run_id, generated_at=generated_at, depth=depth,
+                             members=members, hints=hints, timings=timings)
 
         tick = time.perf_counter()
         similar = similar_lists(state, n_similar)
@@ -267,11 +244,7 @@ def discover_interactions(
             timings["similar_seconds"],
         )
 
-    recommendations = ranked.with_columns(
-        pl.lit(champion).alias("model"),
-        pl.lit(run_id).alias("run_id"),
-        pl.lit(generated_at).alias("generated_at"),
-    ).select(RECOMMENDATION_COLUMNS)
+    recommendations, shelf, watched, welcomed = lists.recommendations, lists.next_to_play, lists.watch_next, lists.welcome
     similar_games = similar.with_columns(pl.lit(run_id).alias("run_id")).select(SIMILAR_COLUMNS)
 
     if model_dir is not None:
@@ -296,12 +269,12 @@ def discover_interactions(
         "n_games": state.n_games,
         "n_cold_games": n_cold,
         "n_recommendations": recommendations.height,
-        "n_cold_recommendations": n_cold_rows,
+        "n_cold_recommendations": lists.stats["n_cold_recommendations"],
         "n_similar": similar_games.height,
         "n_next_to_play": shelf.height,
         "n_watch_next": watched.height,
         "n_welcome": len(welcomed),
-        **{f"n_{key}": value for key, value in user_counts.items()},
+        **{key: value for key, value in lists.stats.items() if key.startswith("n_users_")},
         **{key: round(value, 3) for key, value in timings.items()},
     }
     if model_dir is not None:
@@ -327,3 +300,61 @@ def refit_top_lists(*, rows: pl.DataFrame, content: ContentModel, fit: ChampionF
         ranked, _ = state.rank(interactions, sorted(u for u in members if u in present), k)
     lists = ranked.sort("user_id", "rank").group_by("user_id", maintain_order=True).agg(pl.col("game_id"))
     return dict(zip(lists.get_column("user_id").to_list(), lists.get_column("game_id").to_list()))
+
+
+def rank_members(
+    state: DiscoveryModel,
+    rows: pl.DataFrame,
+    user_ids: list[str],
+    *,
+    run_id: str,
+    generated_at: datetime,
+    depth: int = 100,
+    members: list[str] | None = None,
+    hints: pl.DataFrame | None = None,
+    timings: dict[str, float] | None = None,
+) -> Discovery:
+    """Discovery (with welcome lists) and both shelves for ``user_ids`` (sorted), from a fitted
+    ``state`` and everyone's normalised ``rows``; ``similar_games`` is left empty.
+
+    Why apart from ``discover_interactions``: a member's lists depend on their own rows and the
+    night's model alone (welcome lists on everyone's ``rows``, which are passed whole), so the
+    night can rank its members in buckets (``models.discovery.buckets``) and get the same rows
+    as ranking everyone at once. ``members`` are the public members to give a line to (those
+    of the bucket); ``timings`` collects the seconds of each part."""
+    timings = {} if timings is None else timings
+    with single_threaded_blas():
+        tick = time.perf_counter()
+        ranked, user_counts = state.rank(rows, user_ids, depth)
+        timings["rank_seconds"] = time.perf_counter() - tick
+        cold_ids = state.game_ids.filter(pl.Series(state.cf_cols < 0))
+        n_cold_rows = int(ranked.get_column("game_id").is_in(cold_ids.implode()).sum()) if ranked.height else 0
+        log.info(
+            "discover: %d rows for %d members in %.1fs (%d on games without entries; members: %d CF, %d content fallback, %d popularity only)",
+            ranked.height, len(user_ids), timings["rank_seconds"], n_cold_rows,
+            user_counts["users_cf"], user_counts["users_content_fallback"], user_counts["users_popularity_only"],
+        )
+        tick = time.perf_counter()
+        ranked, welcomed = with_welcome(ranked, rows, state.game_ids, public=members, hints=hints, depth=depth)
+        timings["welcome_seconds"] = time.perf_counter() - tick
+        log.info("discover: %d welcome lists in %.1fs", len(welcomed), timings["welcome_seconds"])
+
+        shelves = {}
+        for kind in (PLAY_NEXT, WATCH_NEXT):
+            tick = time.perf_counter()
+            shelves[kind.table] = found = shelf_rows(state, rows, user_ids, kind, run_id=run_id)
+            timings[f"{kind.table}_seconds"] = time.perf_counter() - tick
+            log.info(
+                "discover: %d %s rows for %d members in %.1fs", found.height, kind.label,
+                found.get_column("user_id").n_unique() if found.height else 0, timings[f"{kind.table}_seconds"],
+            )
+    recommendations = ranked.with_columns(
+        pl.lit(state.champion).alias("model"),
+        pl.lit(run_id).alias("run_id"),
+        pl.lit(generated_at).alias("generated_at"),
+    ).select(RECOMMENDATION_COLUMNS)
+    stats: dict[str, Any] = {"n_cold_recommendations": n_cold_rows,
+                             **{f"n_{key}": value for key, value in user_counts.items()}}
+    return Discovery(recommendations=recommendations, similar_games=pl.DataFrame(),
+                     next_to_play=shelves[PLAY_NEXT.table], watch_next=shelves[WATCH_NEXT.table],
+                     stats=stats, welcome=welcomed)

@@ -108,3 +108,8 @@ def load_state(directory: str | Path, *, engine: str | None = None) -> tuple[Dis
 def is_saved(directory: str | Path | None) -> bool:
     """A model directory that ``load_state`` can read."""
     return directory is not None and (Path(directory) / "discovery.json").is_file()
+
+
+def saved_meta(directory: str | Path) -> dict[str, Any]:
+    """``discovery.json`` of a saved model (run id, time, champion, depth), without loading it."""
+    return json.loads((Path(directory) / "discovery.json").read_text(encoding="utf-8"))

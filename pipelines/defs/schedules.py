@@ -15,6 +15,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.recsys.buckets import BUCKET_RANGE_TAGS
 from pipelines.defs.resources import AlertSettings, SiteSettings
 
 @dg.success_hook(name="stage_done")
@@ -40,6 +41,15 @@ nightly = dg.define_asset_job(
     description="Crawl → warehouse → features → models → recommendations → export.",
     executor_def=dg.in_process_executor,
     hooks={stage_done, stage_failed},
+    tags=BUCKET_RANGE_TAGS,  # every member bucket (recsys/discovery_buckets) in the night's one run
+)
+
+bucket_job = dg.define_asset_job(
+    "discovery_bucket",
+    selection=dg.AssetSelection.assets(["recsys", "discovery_buckets"]),
+    description="One member bucket's lists again (a partition key), for a night whose bucket failed; "
+                "then materialize marts/recommendations and what follows.",
+    executor_def=dg.in_process_executor,
 )
 
 nightly_schedule = dg.ScheduleDefinition(

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 import pytest
 
@@ -111,6 +112,27 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
         assert con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0] > 0
         assert "notes" in [row[0] for row in con.execute("DESCRIBE marts.model_runs").fetchall()]
     assert (work / "exports" / "LATEST").exists()
+
+
+def test_scale_benchmark_ranks_in_member_buckets(tmp_path: Path) -> None:
+    """`--buckets 3` at a small size: the discovery stage ranks three partitions, and the night's
+    lists are whole (every member with games has a list)."""
+    work = tmp_path / "night"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "--games", "60", "--members", "150", "--json",
+         "--work-dir", str(work), "--buckets", "3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["buckets"] == 3 and figures["discovery_members_per_s"] > 0
+    with dg.DagsterInstance.from_config(str(work / "dagster_home")) as instance:
+        ranked = instance.get_materialized_partitions(dg.AssetKey(["recsys", "discovery_buckets"]))
+    assert set(ranked) == {"00", "01", "02"}
+    with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:
+        listed = con.execute("SELECT count(DISTINCT user_id) FROM marts.recommendations").fetchone()[0]
+        collecting = con.execute("SELECT count(DISTINCT user_id) FROM marts.collections").fetchone()[0]
+    assert listed >= collecting > 0
 
 
 def test_scale_benchmark_refuses_a_used_work_dir(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS
+from pipelines.defs.recsys.buckets import DISCOVERY_BUCKETS, FITTED_CHAMPION
 from tests.support.discovery_warehouse import build_discovery_warehouse
 from warehouse.db import connect
 
@@ -38,8 +39,9 @@ def test_the_graph_hands_on_values_that_give_the_librarys_recommendations(
     monkeypatch.setenv("BODOGE_DATA_DIR", str(paths.data_dir))  # what the definitions' resources read
     monkeypatch.setenv("BODOGE_WAREHOUSE", str(paths.warehouse))
     d = defs()
-    job = d.resolve_implicit_global_asset_job_def()
-    discovery_keys = list(d.resolve_assets_def(dg.AssetKey(["marts", "recommendations"])).keys)
+    job = d.resolve_job_def("nightly")  # every member bucket in one run (its partition range)
+    discovery_keys = [FITTED_CHAMPION, DISCOVERY_BUCKETS,
+                      *d.resolve_assets_def(dg.AssetKey(["marts", "recommendations"])).keys]
     evaluation_keys = list(d.resolve_assets_def(CHAMPION_CHOICE).keys)
     with dg.DagsterInstance.ephemeral() as instance:
         night = job.execute_in_process(

@@ -1,7 +1,8 @@
 """The recommender's lineage is what the asset graph shows (issue 24, "lineage you can see").
 
-Discovery and the export read only what they declare: discovery takes the cleaned
-interactions, the content model and the champion choice as inputs (values handed on by the
+Discovery and the export read only what they declare: discovery (the fitted champion,
+then the member buckets and their writer) takes the cleaned interactions, the content model
+and the champion choice as inputs (values handed on by the
 `model_files` IO manager, not files it finds), and the export depends on every table it
 reads. The night is run for real on a small warehouse: the rows the graph hands on give the
 recommendations the library computes from `marts.collections` itself (rows cleaned and
@@ -16,6 +17,7 @@ import dagster as dg
 import pytest
 
 from pipelines.defs.recsys.assets import CHAMPION_CHOICE, CONTENT_MODEL, INTERACTIONS
+from pipelines.defs.recsys.buckets import DISCOVERY_BUCKETS, FITTED_CHAMPION
 from warehouse.release.publish import RAW_FOR_READERS
 
 MARTS = lambda *names: {dg.AssetKey(["marts", n]) for n in names}  # noqa: E731
@@ -41,10 +43,15 @@ def _deps(d: dg.Definitions) -> dict[dg.AssetKey, set[dg.AssetKey]]:
 def test_discovery_reads_its_inputs_through_edges(definitions: dg.Definitions) -> None:
     deps = _deps(definitions)
     discovery = definitions.resolve_assets_def(dg.AssetKey(["marts", "recommendations"]))
-    upstream = set().union(*(deps[key] for key in discovery.keys)) - set(discovery.keys)
+    # the marts are put together from the member buckets, ranked with the champion fitted once a night
+    steps = {*discovery.keys, FITTED_CHAMPION, DISCOVERY_BUCKETS}
+    assert {FITTED_CHAMPION, DISCOVERY_BUCKETS} <= set().union(*(deps[key] for key in discovery.keys))
+    assert FITTED_CHAMPION in deps[DISCOVERY_BUCKETS]
+    upstream = set().union(*(deps[key] for key in steps)) - steps
     assert DISCOVERY_READS <= upstream, DISCOVERY_READS - upstream
-    # the three recsys values are arguments of the function, loaded by the IO manager
-    assert {INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE} <= set(discovery.keys_by_input_name.values())
+    # the three recsys values are arguments of the fit, loaded by the IO manager
+    fitted = definitions.resolve_assets_def(FITTED_CHAMPION)
+    assert {INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE} <= set(fitted.keys_by_input_name.values())
     for key in (INTERACTIONS, CONTENT_MODEL, CHAMPION_CHOICE):
         assets_def = definitions.resolve_assets_def(key)
         assert assets_def.get_io_manager_key_for_asset_key(key) == "model_files", key

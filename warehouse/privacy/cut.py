@@ -7,7 +7,8 @@ nothing else cuts them. It learns it one of two ways, and each cuts what it cuts
   `Eraser`, and the next night's start-up for a crawl killed before it could cut; both in
   `warehouse.privacy.erasure`; and a restore, for what it put back): their raw rows (unless
   the caller's own transaction purged them), the published night, every export bundle, the
-  models' files (`warehouse.privacy.model_files`) and, when the caller names them, every
+  models' files (`warehouse.privacy.model_files`), a failed night's discovery buckets
+  (`warehouse.buckets`, removed whole) and, when the caller names them, every
   kept backup and every `warehouse.duckdb.replaced-*` file a restore kept;
 - **by rule**, right after a crawl, from the warehouse that says who is public now
   (`warehouse.privacy.public.public_users`): everyone else leaves every kept export
@@ -36,6 +37,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.backup.backup import cut_from_backups, scrub_backups, scrub_replaced
+from warehouse.buckets import remove_buckets
 from warehouse.privacy.erase import erase_members_not_in, erase_named, purge_members
 from warehouse.privacy.model_files import cut_members_from_models
 from warehouse.privacy.public import public_users
@@ -95,6 +97,7 @@ def cut_everywhere(
             published = cut_members(data_dir, visible)
             bundles = cut_members_from_bundles(data_dir / "exports", visible)
         models = cut_members_from_models(data_dir / "models", named)
+        remove_buckets(data_dir / "buckets")  # a failed night's member buckets: ranked again rather than cut
         backed = cut_from_backups(Path(backups), named) if backups is not None else []
         replaced = scrub_replaced(Path(warehouse), lambda c: erase_named(c, named)) if warehouse is not None else []
     if public_from is None:

@@ -1,7 +1,9 @@
 """The release's test hook: a night held between two steps (`BODOGE_TEST_PAUSE_AT`).
 
 Why a module of its own: the export (`warehouse.release.export`) and the release
-(`warehouse.release.release`) both pause at their steps, and the release imports the export.
+(`warehouse.release.release`) both pause at their steps, and the release imports the export;
+discovery's member buckets pause before each bucket (`bucket-<key>`,
+`pipelines/defs/recsys/buckets.py`).
 With `BODOGE_TEST_PAUSE_AT` set to a step, the process creates `DATA_DIR/paused-at-<step>`,
 prints `nightly: paused at <step>` and waits until the file is removed: a test can kill -9 a
 real `bodoge run` exactly between two steps, or fill its disk before the export writes.
