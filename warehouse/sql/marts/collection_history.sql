@@ -18,13 +18,7 @@
 -- @column to_night: The first night that no longer saw it (changed or removed); NULL while it is
 --   the card's current state.
 CREATE TABLE IF NOT EXISTS marts.collection_history (
-    user_id VARCHAR NOT NULL,
-    game_id VARCHAR NOT NULL,
-    have BOOLEAN NOT NULL,
-    played BOOLEAN NOT NULL,
-    favorite BOOLEAN NOT NULL,
-    watching BOOLEAN NOT NULL,
-    rating INTEGER,
+    {{ columns.card }}
     from_night INTEGER NOT NULL,
     to_night INTEGER,
     PRIMARY KEY (user_id, game_id, from_night)

@@ -18,13 +18,7 @@
 -- @column run_id: The crawl run (raw.crawl_runs.run_id) that last saw this card.
 -- @column fetched_at: When that crawl wrote this row (UTC).
 CREATE TABLE IF NOT EXISTS raw.collection_entries (
-    user_id    VARCHAR NOT NULL,
-    game_id    VARCHAR NOT NULL,
-    have       BOOLEAN NOT NULL,
-    played     BOOLEAN NOT NULL,
-    favorite   BOOLEAN NOT NULL,
-    watching   BOOLEAN NOT NULL,
-    rating     INTEGER,
+    {{ columns.card }}
     updated_at VARCHAR,
     run_id     VARCHAR NOT NULL,
     fetched_at TIMESTAMPTZ NOT NULL,
