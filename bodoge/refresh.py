@@ -31,9 +31,10 @@ from functools import partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:  # imported where used: every `bodoge` command imports this module for its parser
+    import polars as pl
 
 log = logging.getLogger("bodoge.refresh")
 
@@ -140,6 +141,8 @@ def _published(paths: Any) -> dict[str, Any]:
 
 def _ranked(con: Any, model_dir: Path, users: list[str]) -> dict[str, pl.DataFrame]:
     """Each list kind's rows for these members, ranked by the published night's model."""
+    import polars as pl
+
     from models.discovery.foldin import MODES, FoldIn
     from models.discovery.members import normalise_marked
     from warehouse.bgg_training import member_rows
@@ -162,6 +165,8 @@ def _ranked(con: Any, model_dir: Path, users: list[str]) -> dict[str, pl.DataFra
 def _replace_rows(con: Any, users: list[str], lists: dict[str, pl.DataFrame]) -> None:
     """These members' rows of the three marts replaced by `lists`, in one transaction; the
     run and night ids stay the night's (the rows amend its bundle), `generated_at` is now."""
+    import polars as pl
+
     from models.discovery.foldin import SHELF_MODES
 
     now = datetime.now(timezone.utc)

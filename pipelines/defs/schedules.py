@@ -52,6 +52,12 @@ bucket_job = dg.define_asset_job(
     executor_def=dg.in_process_executor,
 )
 
+#: How often the daemon asks whether a nightly run ended (the two run-status sensors). Dagster's
+#: default, 30 s, left a finished night's row of marts.pipeline_runs and its failure alert up to
+#: half a minute late (15 s on average); each tick is a query of the instance's run records in
+#: the code server, so 10 s costs the daemon little and says a night's end three times sooner.
+RUN_SENSOR_SECONDS = 10
+
 nightly_schedule = dg.ScheduleDefinition(
     name="nightly_at_3am_jst",
     job=nightly,
@@ -64,6 +70,7 @@ nightly_schedule = dg.ScheduleDefinition(
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.SUCCESS,
     monitored_jobs=[nightly],
+    minimum_interval_seconds=RUN_SENSOR_SECONDS,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Records each finished nightly run and its checks in marts.pipeline_runs.",
 )
@@ -75,6 +82,7 @@ def nightly_succeeded(context: dg.RunStatusSensorContext, duckdb: DuckDBResource
 
 @dg.run_failure_sensor(
     monitored_jobs=[nightly],
+    minimum_interval_seconds=RUN_SENSOR_SECONDS,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Records each failed nightly run in marts.pipeline_runs and POSTs one alert "
     "(BODOGE_ALERT_URL): run id, failed step, root cause, where its logs are.",
