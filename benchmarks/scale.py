@@ -1,4 +1,4 @@
-"""The post-crawl night at real-site size: build → evaluation → discovery → export.
+"""The post-crawl night at real-site size: build → evaluation → discovery → outcomes → export.
 
 Run: ``uv run python -m benchmarks.scale --games 25000 --members 100000 --json --work-dir DIR``.
 
@@ -51,6 +51,8 @@ STAGES: dict[str, list[list[str]] | str] = {
     "discovery": [["recsys", "fitted_champion"], ["recsys", "discovery_buckets"]]
     + [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
                                     "recommendation_runs", "served_top10")],
+    "outcomes": [["marts", name] for name in ("history_nights", "collection_history", "served_lists",
+                                              "list_outcomes")],
     "export": [["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
@@ -79,7 +81,7 @@ def _env(work: Path) -> dict[str, str]:
 
 def _selection(stage: str) -> list[Any]:
     """The asset keys of one stage: the discovery and export keys as listed; the build is the
-    `warehouse` group, the evaluation the `recsys` group but for discovery's marts (a
+    `warehouse` group, the evaluation the `recsys` group but for discovery's and the outcomes' marts (a
     multi-asset's keys are taken whole by their group, so a mart it adds moves with it)."""
     import dagster as dg
 
@@ -88,7 +90,7 @@ def _selection(stage: str) -> list[Any]:
     spec = STAGES[stage]
     if isinstance(spec, list):
         return [dg.AssetKey(key) for key in spec]
-    discovery = {dg.AssetKey(key) for key in STAGES["discovery"]}
+    discovery = {dg.AssetKey(key) for key in [*STAGES["discovery"], *STAGES["outcomes"]]}
     group = "warehouse" if spec == "warehouse" else "recsys"
     return [s.key for s in defs().resolve_all_asset_specs() if s.group_name == group and s.key not in discovery]
 

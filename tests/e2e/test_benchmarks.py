@@ -87,7 +87,7 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
         assert key in figures, key
     # exactly the sizes asked for (no planted-broken game left out)
     assert figures["members"] == 200 and figures["games"] == 80 and figures["collection_rows"] > 0
-    assert list(figures["stages"]) == ["build", "evaluation", "discovery", "export"]
+    assert list(figures["stages"]) == ["build", "evaluation", "discovery", "outcomes", "export"]
     stick = figures["yardstick"]
     assert 0 < stick["items"] <= 80 and stick["scored_members"] == stick["members"] > 0 and stick["seconds"] > 0
     for stage in figures["stages"].values():

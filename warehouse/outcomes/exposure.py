@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse.db import ensure_table, transaction
+from warehouse.db import ensure_table, scalar, transaction
 from warehouse.outcomes.history import MAX_WINDOW
 
 K = 10
@@ -22,13 +22,17 @@ LISTS = {"discovery": "recommendations", "watch_list": "watch_next", "play_next"
 """Each list kind and the mart that holds the night's full lists."""
 
 
-def record_served(con: duckdb.DuckDBPyConnection, *, night_id: str, night_no: int, model: str | None) -> dict[str, int]:
+def record_served(con: duckdb.DuckDBPyConnection, *, night_id: str, night_no: int,
+                  model: str | None = None) -> dict[str, int]:
     """Replace night ``night_id``'s rows of the exposure log with tonight's lists; drop the
     lists of nights that released nothing and of nights past the longest window.
+    ``model``: the champion's name (None: the one marts.recommendation_runs names for the night).
     Returns the members served per list kind."""
     ensure_table(con, "served_lists")
-    for table in (*LISTS.values(), "pipeline_runs", "history_nights"):
+    for table in (*LISTS.values(), "pipeline_runs", "history_nights", "recommendation_runs"):
         ensure_table(con, table)
+    if model is None:
+        model = scalar(con, "SELECT any_value(model) FROM marts.recommendation_runs WHERE night_id = ?", [night_id])
     with transaction(con):
         con.execute("DELETE FROM marts.served_lists WHERE night_id = ?", [night_id])
         for kind, table in LISTS.items():

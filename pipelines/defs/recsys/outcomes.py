@@ -16,7 +16,6 @@ from models.content import ContentModel
 from models.discovery.run import ChampionFit, refit_top_lists
 from pipelines.defs.recsys.assets import CONTENT_MODEL, SEED, mart_spec
 from pipelines.defs.resources import NightlyLock, SiteSettings
-from warehouse.db import scalar
 from warehouse.model_marts import utcnow
 from warehouse.outcomes.exposure import K, record_served
 from warehouse.outcomes.history import record_collections
@@ -60,8 +59,7 @@ def list_outcomes(context: dg.AssetExecutionContext, content: ContentModel, duck
     with duckdb.get_connection() as con:
         forgotten = forget_members(con, public_users(con))
         night_no = record_collections(con, night_id=night_id, recorded_at=now)
-        model = scalar(con, "SELECT model FROM marts.recommendation_runs WHERE night_id = ?", [night_id])
-        served = record_served(con, night_id=night_id, night_no=night_no, model=model)
+        served = record_served(con, night_id=night_id, night_no=night_no)
         rows = record_outcomes(con, night_no=night_no, outcome_night_id=night_id, computed_at=now,
                                previous=_previous_lists(content, site.engine()))
         history = con.execute("SELECT count(*) FROM marts.collection_history").fetchall()[0][0]
