@@ -30,7 +30,7 @@ from models.discovery.store import load_state
 from warehouse.buckets import BUCKET_TABLES, append_buckets, night_folder, write_bucket, write_similar
 from warehouse.db import insert_by_name
 
-from tests.integration.models.test_discovery_engines import CHAMPIONS
+from tests.support.champions import CHAMPIONS
 
 GENERATED_AT = datetime(2026, 11, 28, 3, 0, 7, 123456, tzinfo=timezone.utc)
 NEWCOMERS = [f"newcomer-{i}" for i in range(7)]

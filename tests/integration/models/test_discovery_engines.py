@@ -21,19 +21,8 @@ from models.discovery.run import ChampionFit, fit_state
 from models.discovery.shelves import SHELVES, shelf_rows
 from models.discovery.similar import similar_games
 from models.ensemble import Ensemble
+from tests.support.champions import CHAMPIONS
 
-CHAMPIONS = {
-    "ease": {"max_items": 400},  # 1,000 games: some not modelled (-inf before clipping)
-    "edlae": {"max_items": 400},
-    "bpr": {},
-    "cosine": {},
-    "bm25": {},
-    "rp3beta": {},
-    "als": {},
-    "popularity": {},
-    # shares summing to 3, so that dividing by the sum rounds
-    "ensemble": {"members": {"ease": {"max_items": 400}, "cosine": {}}, "shares": {"cosine": 2, "ease": 1}},
-}
 MEMBERS = 600
 """Members ranked per champion: enough for thousands of rows per list, in a few seconds."""
 

@@ -21,7 +21,7 @@ from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_not_liked
 from models.ensemble import Ensemble
 from models.interactions import FLAGS, WEIGHTINGS
 
-from tests.integration.models.test_discovery_engines import CHAMPIONS
+from tests.support.champions import CHAMPIONS
 
 MEMBERS = 12
 """Members folded in alone per champion (each one a whole fold-in, as the API makes it)."""
