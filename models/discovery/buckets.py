@@ -31,10 +31,9 @@ import polars as pl
 from models.content import ContentModel
 from models.discovery.blend import Blend
 from models.discovery.lists import SIMILAR_COLUMNS
-from models.discovery.run import ChampionFit, Discovery, fit_state, rank_members
+from models.discovery.run import ChampionFit, Discovery, fit_state, rank_members, save_night_state
 from models.discovery.similar import similar_games as similar_lists
 from models.discovery.model import DiscoveryModel
-from models.discovery.store import save_state
 from models.threads import single_threaded_blas
 
 log = logging.getLogger("bodoge.models")
@@ -85,12 +84,8 @@ def fit_night_model(
         tick = time.perf_counter()
         similar = similar_lists(state, n_similar)
         timings["similar_seconds"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    save_state(state, model_dir, {
-        "run_id": run_id, "generated_at": generated_at.isoformat(), "params": dict(fit.params),
-        "weighting": fit.weighting, "depth": depth, "n_similar": n_similar, "seed": fit.seed,
-    })
-    timings["save_seconds"] = time.perf_counter() - tick
+    timings["save_seconds"] = save_night_state(state, model_dir, fit=fit, run_id=run_id, generated_at=generated_at,
+                                               depth=depth, n_similar=n_similar)
     log.info("discover: model and content graph saved to %s for the buckets in %.1fs", model_dir,
              timings["save_seconds"])
     similar_games = similar.with_columns(pl.lit(run_id).alias("run_id")).select(SIMILAR_COLUMNS)

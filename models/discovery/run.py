@@ -248,16 +248,8 @@ def discover_interactions(
     similar_games = similar.with_columns(pl.lit(run_id).alias("run_id")).select(SIMILAR_COLUMNS)
 
     if model_dir is not None:
-        tick = time.perf_counter()
-        save_state(
-            state,
-            model_dir,
-            {
-                "run_id": run_id, "generated_at": generated_at.isoformat(), "params": params,
-                "weighting": weighting, "depth": depth, "n_similar": n_similar, "seed": seed,
-            },
-        )
-        timings["save_seconds"] = time.perf_counter() - tick
+        timings["save_seconds"] = save_night_state(state, model_dir, fit=fit, run_id=run_id,
+                                                   generated_at=generated_at, depth=depth, n_similar=n_similar)
         log.info("discover: model saved to %s in %.1fs", model_dir, timings["save_seconds"])
 
     timings["total_seconds"] = time.perf_counter() - started
@@ -282,6 +274,19 @@ def discover_interactions(
     log.info("discover: done in %.1fs", timings["total_seconds"])
     return Discovery(recommendations=recommendations, similar_games=similar_games, next_to_play=shelf,
                      watch_next=watched, stats=stats, welcome=welcomed)
+
+
+def save_night_state(state: DiscoveryModel, model_dir: Path, *, fit: ChampionFit, run_id: str,
+                     generated_at: datetime, depth: int, n_similar: int) -> float:
+    """Save the night's fitted ``state`` with what its lists are stamped with (``store.save_state``:
+    run id, time, the champion's parameters, weighting, depth, seed), read back by fold-in and by
+    each member bucket; returns the seconds it took."""
+    tick = time.perf_counter()
+    save_state(state, model_dir, {
+        "run_id": run_id, "generated_at": generated_at.isoformat(), "params": dict(fit.params),
+        "weighting": fit.weighting, "depth": depth, "n_similar": n_similar, "seed": fit.seed,
+    })
+    return time.perf_counter() - tick
 
 
 def refit_top_lists(*, rows: pl.DataFrame, content: ContentModel, fit: ChampionFit, members: list[str],
