@@ -110,8 +110,7 @@ def test_outcomes_are_what_a_reader_recomputes_from_the_bundles_and_the_truth(th
             "SELECT served_night_id, list_kind, nights_after, served, members, hits, hit_rate_at_10, "
             "popularity_hit_rate_at_10, hit_rate_low, hit_rate_high, previous_run_id, previous_members, "
             "previous_hit_rate_at_10 FROM marts.list_outcomes").fetchall()}
-        champions = {b: {k: v for k, v in (champion_config(con, b) or {}).items() if k != "run_id"}
-                     for b in bundles.values()}
+        champions = {b: champion_config(con, b) for b in bundles.values()}
         line = outcome_line(con)
     assert sorted(ids) == [1, 2, 3]
     assert sorted(rows) == sorted((ids[s], kind, 1) for s in (1, 2) for kind in FILES)  # 1→2 and 2→3

@@ -131,7 +131,7 @@ def test_outcomes_by_hand(con: duckdb.DuckDBPyConnection, moved: bool) -> None:
     assert d["popularity_hit_rate_at_10"] == 0.0
     assert d["previous_run_id"] == "bundle-n0"
     if moved:  # refitted on everything held on night 1 (6 cards) for the members who acted; u2 hit
-        assert calls == [({"run_id": "bundle-n0", "champion": "als", "params": {"factors": 64},
+        assert calls == [({"champion": "als", "params": {"factors": 64},
                            "weighting": "graded"}, 6, ["u1", "u2"])]
         assert (d["previous_members"], d["previous_hit_rate_at_10"]) == (1, 1.0)
     else:  # the same champion: its lists are the served lists, no fit

@@ -147,8 +147,8 @@ def held_at(con: duckdb.DuckDBPyConnection, night_no: int) -> pl.DataFrame:
 
 
 def champion_config(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, Any] | None:
-    """The champion a training run chose: ``run_id``, ``champion``, ``params`` (its own
-    parameters only), ``weighting``; None when the run named none."""
+    """The champion a training run chose: ``champion``, ``params`` (its own parameters only),
+    ``weighting`` (equal for two runs that chose the same); None when the run named none."""
     import json
 
     rows = con.execute("SELECT model, params FROM marts.model_runs WHERE run_id = ? AND champion "
@@ -158,7 +158,7 @@ def champion_config(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[
     params = json.loads(rows[0][1] or "{}")
     weighting = params.get("weighting", "graded")
     own = {key: value for key, value in params.items() if key not in RUN_KEYS}
-    return {"run_id": run_id, "champion": rows[0][0], "params": own, "weighting": weighting}
+    return {"champion": rows[0][0], "params": own, "weighting": weighting}
 
 
 def previous_bundle(con: duckdb.DuckDBPyConnection, night_id: str) -> str | None:
@@ -205,11 +205,8 @@ def _previous_champion(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, *, s
         return {}
     run = con.execute("SELECT any_value(run_id) FROM marts.served_lists WHERE night_id = ? AND list_kind = 'discovery'",
                       [served_id]).fetchall()[0][0]
-    mine = champion_config(con, run)
-    same = mine is not None and {k: mine[k] for k in ("champion", "params", "weighting")} == \
-        {k: before[k] for k in ("champion", "params", "weighting")}
     users = frame.get_column("user_id").to_list()
-    if same:
+    if champion_config(con, run) == before:  # the choice did not move: its lists are the served ones
         lists: dict[str, list[str]] | None = dict(zip(users, frame.get_column("served").to_list()))
     else:
         lists = previous(before, held_at(con, served_no), users) if previous is not None else None
