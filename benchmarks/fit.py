@@ -42,10 +42,11 @@ def fit_ratios(
     from implicit.cpu.als import AlternatingLeastSquares
     from threadpoolctl import threadpool_limits
 
-    from models.threads import single_threaded_blas
     from models.candidates import default_candidates
-    from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+    from models.interactions import InteractionMatrix, normalise_interactions
     from models.synthetic import synthetic_interactions
+    from models.threads import single_threaded_blas
+    from models.weighting import WEIGHTINGS
 
     frame = synthetic_interactions(users, games, n_interactions=interactions, statuses=False, seed=seed)
     matrix = InteractionMatrix.from_frame(normalise_interactions(frame), WEIGHTINGS["binary"]).matrix

@@ -109,8 +109,9 @@ def variants(fit: pl.DataFrame, held: pl.DataFrame, n_users: int, n_games: int, 
 
 def one_cut(frame: pl.DataFrame, quantile: float, **grid: tuple[float, ...]) -> dict[str, dict[str, np.ndarray]]:
     """Forward (TRAIN → what members added after the cut) and random (a 20 % holdout of TRAIN)."""
-    from models.interactions import WEIGHTINGS, InteractionMatrix
+    from models.interactions import InteractionMatrix
     from models.split import forward_split, holdout_split
+    from models.weighting import WEIGHTINGS
 
     train, test = forward_split(frame, quantile=quantile)
     full = InteractionMatrix.from_frame(train.drop("updated_at"), WEIGHTINGS["graded"])

@@ -120,13 +120,14 @@ def stability(frame: pl.DataFrame, run: dict[str, Any], *, changed: float = 0.1,
     from models.base import topk_frame
     from models.beyond import rank_stability
     from models.candidates import default_candidates
-    from models.interactions import WEIGHTINGS, InteractionMatrix
+    from models.interactions import InteractionMatrix
+    from models.weighting import weighting_named
 
     users = frame.get_column("user_id").unique().sort()
     movers = users.sample(fraction=changed, seed=seed)
     latest = pl.col("updated_at").rank("ordinal", descending=True).over("user_id")
     night1 = frame.filter(~(pl.col("user_id").is_in(movers.implode()) & (latest <= 2)))
-    weights = WEIGHTINGS[run["weighting"]]
+    weights = weighting_named(run["weighting"])
     staying = users.filter(~users.is_in(movers.implode()))
     lists: dict[str, list[pl.DataFrame]] = {}
     for night in (night1, frame):

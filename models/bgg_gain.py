@@ -26,12 +26,13 @@ import time
 import polars as pl
 
 from models.base import topk_frame
-from models.threads import single_threaded_blas
 from models.discovery.members import SITE, mark_site
 from models.discovery.run import ChampionFit
-from models.interactions import WEIGHTINGS, InteractionMatrix
+from models.interactions import InteractionMatrix
 from models.metrics import ndcg_at_k
 from models.split import holdout_split, time_split
+from models.threads import single_threaded_blas
+from models.weighting import weighting_named
 
 log = logging.getLogger("bodoge.models")
 
@@ -85,7 +86,7 @@ def _linked_ndcg(train: pl.DataFrame, relevant: pl.DataFrame, members: pl.Series
     """NDCG@k of ``members`` from the champion fitted on ``train`` (their training games left out)."""
     if members.is_empty():
         return 0.0
-    full = InteractionMatrix.from_frame(train, WEIGHTINGS[fit.weighting])
+    full = InteractionMatrix.from_frame(train, weighting_named(fit.weighting))
     with single_threaded_blas():
         model = fit.build().fit(full.matrix)
         rows = full.user_rows(members)

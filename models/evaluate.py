@@ -53,7 +53,6 @@ from models.ease import EASE
 from models.final_scores import fit_candidate, score_on_test
 from models.forward import choose_split
 from models.interactions import (
-    WEIGHTINGS,
     InteractionMatrix,
     InteractionsError,
     normalise_interactions,
@@ -62,9 +61,16 @@ from models.interactions import (
 )
 from models.parallel import map_candidates
 from models.report import TUNED, EvaluationReport, selection_text
-from models.tuning import TuningResult, WeightingChoice, choose_weighting, tune, tune_ensemble
+from models.tuning import (
+    TuningResult,
+    WeightingChoice,
+    choose_weighting,
+    tune,
+    tune_ensemble,
+)
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg_per_user
+from models.weighting import WEIGHTINGS
 
 log = logging.getLogger("bodoge.models")
 

@@ -1,4 +1,4 @@
-"""Interaction files, confidence weighting and the users×games matrix.
+"""Interaction files, normalising them, and the users×games matrix of confidences.
 
 An interaction row says that a member has a game (持ってる ``have``), has played it
 (経験あり ``played``), likes it (お気に入り ``favorite``) or watches it (興味あり
@@ -7,89 +7,40 @@ counts as one interaction (files exported from elsewhere often carry only ids an
 rating). Ids are kept as strings whatever the file holds, so ``7`` and ``"7"`` are the
 same member.
 
-The confidence weighting turns each row into one positive number; it is a frozen
-dataclass so a run can store exactly which scheme it used, and it is a Polars
-expression so it runs vectorised over millions of rows.
+The confidence weighting that turns each row into one positive number is
+``models.weighting``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable
 
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
 from models.ids import IdIndex
+from models.weighting import (
+    FLAGS,
+    ConfidenceWeights,
+    latest_time,
+    time_expr,
+    with_confidence,
+)
 
 log = logging.getLogger("bodoge.models")
-
-FLAGS: tuple[str, ...] = ("have", "played", "favorite", "watching")
-"""The status flags, in the order of the site's collection card."""
 
 _TRUTHY = ["1", "true", "t", "yes", "y"]
 
 
 class InteractionsError(ValueError):
     """Bad interaction input; the message is one line, fit for a CLI error."""
-
-
-@dataclass(frozen=True)
-class ConfidenceWeights:
-    """How much one row says "this member likes this game".
-
-    ``signal`` is ``sum`` (or ``max``, with ``combine="max"``) of the weights of the
-    flags a row carries, or ``interaction`` when it carries none. A star rating then
-    scales it: ``factor = 1 + rating * (stars - 3) / 2``, so 5★ multiplies by
-    ``1 + rating``, 3★ leaves it alone, 1★ multiplies by ``1 - rating``; no rating
-    means a factor of 1. ``confidence = max(signal * factor, floor)``: every row stays
-    a positive signal (a member who bothered to rate a game interacted with it), only a
-    weaker one.
-
-    Why these defaults: お気に入り is the strongest statement a member makes, 持ってる and
-    経験あり each say "I chose this game", and 興味あり alone is a weaker positive (the
-    member has not committed yet), hence ``watching=0.5``.
-    """
-
-    have: float = 1.0
-    played: float = 1.0
-    favorite: float = 2.0
-    watching: float = 0.5
-    interaction: float = 1.0
-    rating: float = 0.5
-    combine: Literal["sum", "max"] = "sum"
-    floor: float = 0.05
-
-    def expr(self) -> pl.Expr:
-        """The confidence of each row of a normalised interaction frame, as ``confidence``."""
-        parts = [pl.col(flag).cast(pl.Float64) * getattr(self, flag) for flag in FLAGS]
-        combined = pl.sum_horizontal(parts) if self.combine == "sum" else pl.max_horizontal(parts)
-        any_flag = pl.any_horizontal([pl.col(flag) for flag in FLAGS])
-        signal = pl.when(any_flag).then(combined).otherwise(pl.lit(self.interaction))
-        factor = (1.0 + self.rating * (pl.col("rating") - 3.0) / 2.0).fill_null(1.0)
-        return pl.max_horizontal(signal * factor, pl.lit(self.floor)).alias("confidence")
-
-    def to_dict(self) -> dict[str, float | str]:
-        """Plain values, for ``marts.model_runs.params``."""
-        return asdict(self)
-
-
-WEIGHTINGS: dict[str, ConfidenceWeights] = {
-    "binary": ConfidenceWeights(
-        have=1.0, played=1.0, favorite=1.0, watching=1.0, rating=0.0, combine="max"
-    ),
-    "graded": ConfidenceWeights(),
-    "flags_only": ConfidenceWeights(rating=0.0),
-    "rating_strong": ConfidenceWeights(rating=1.0),
-}
-"""The weightings ``models.tuning.choose_weighting`` chooses among, simplest first
-(ties go to the earlier one): every row alike; the documented default; the default
-without the rating effect; the default with a strong rating effect (1★ rows fade to
-the floor)."""
 
 
 def read_times(path: str | Path) -> pl.DataFrame:
@@ -236,6 +187,8 @@ def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions")
     ``rating`` that is Float64 in 1–5 or null. Duplicate rows merge (a flag is set if any
     row sets it; ratings average). Rows with a null or empty id are dropped. Ratings of 0
     or below mean "unrated"; others are clipped into 1–5 (so half-star scales still work).
+    An ``updated_at`` column (a timestamp, or ISO text with an offset) is kept as UTC, the
+    latest of merged rows: what recency weighting and the time splits read.
     """
     _require_ids(frame.columns, source)
     schema = frame.schema
@@ -250,6 +203,7 @@ def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions")
             pl.col("game_id").cast(pl.String).str.strip_chars(),
             *[_flag_expr(flag, schema.get(flag)) for flag in FLAGS],
             pl.when(rating > 0).then(rating.clip(1.0, 5.0)).otherwise(None).alias("rating"),
+            *([time_expr(schema["updated_at"])] if "updated_at" in schema else []),
         )
         cleaned = (
             shaped.filter(
@@ -259,7 +213,8 @@ def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions")
                 & (pl.col("game_id") != "")
             )
             .group_by("user_id", "game_id")
-            .agg(*[pl.col(flag).any() for flag in FLAGS], pl.col("rating").mean())
+            .agg(*[pl.col(flag).any() for flag in FLAGS], pl.col("rating").mean(),
+                 *([pl.col("updated_at").max()] if "updated_at" in schema else []))
             .sort("user_id", "game_id")
             .collect(engine="in-memory" if frame.height <= SMALL_FRAME else "auto")
         )
@@ -270,11 +225,6 @@ def normalise_interactions(frame: pl.DataFrame, *, source: str = "interactions")
     if dropped:
         log.info("%s: %d rows merged or dropped (duplicates, empty ids)", source, dropped)
     return cleaned
-
-
-def with_confidence(frame: pl.DataFrame, weights: ConfidenceWeights) -> pl.DataFrame:
-    """``user_id``, ``game_id`` and ``confidence`` of a normalised frame."""
-    return frame.select("user_id", "game_id", weights.expr())
 
 
 def _confidences(values: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
@@ -297,6 +247,10 @@ class InteractionMatrix:
     matrix: sp.csr_matrix
     user_ids: pl.Series
     game_ids: pl.Series
+    as_of: datetime | None = None
+    """The moment a recency weighting counted ages back from (None: no recency). A member
+    folded in later (``with_members``) is weighted from the same moment, so their unchanged
+    rows get the confidences the night gave them."""
 
     @classmethod
     def from_frame(
@@ -306,14 +260,20 @@ class InteractionMatrix:
         *,
         user_ids: pl.Series | None = None,
         game_ids: pl.Series | None = None,
+        as_of: datetime | None = None,
     ) -> InteractionMatrix:
         """Build the matrix from a normalised frame.
 
         Pass ``user_ids``/``game_ids`` to reuse existing mappings (rows whose ids are not
         in them are dropped); otherwise the sorted distinct ids are used, which makes the
-        layout independent of row order.
+        layout independent of row order. A recency weighting counts ages back from
+        ``as_of``, or from the frame's latest ``updated_at``.
         """
         weights = weights or ConfidenceWeights()
+        if weights.half_life_days is not None and as_of is None:
+            as_of = latest_time(frame)
+        elif weights.half_life_days is None:
+            as_of = None
         if user_ids is None:
             user_ids = frame.get_column("user_id").unique().sort()
         if game_ids is None:
@@ -321,13 +281,13 @@ class InteractionMatrix:
         user_ids = user_ids.cast(pl.String).rename("user_id")
         game_ids = game_ids.cast(pl.String).rename("game_id")
         coded = (
-            with_confidence(frame, weights)
+            with_confidence(frame, weights, as_of=as_of)
             .join(user_ids.to_frame().with_row_index("row"), on="user_id", how="inner")
             .join(game_ids.to_frame().with_row_index("col"), on="game_id", how="inner")
         )
         matrix = _confidences(coded.get_column("confidence").to_numpy(), coded.get_column("row").to_numpy(),
                               coded.get_column("col").to_numpy(), (user_ids.len(), game_ids.len()))
-        return cls(matrix=matrix, user_ids=user_ids, game_ids=game_ids)
+        return cls(matrix=matrix, user_ids=user_ids, game_ids=game_ids, as_of=as_of)
 
     def with_members(self, frame: pl.DataFrame, weights: ConfidenceWeights) -> InteractionMatrix:
         """``from_frame(frame, weights, game_ids=self.game_ids)``: the members of ``frame``
@@ -335,13 +295,13 @@ class InteractionMatrix:
         builds one member's row per request, and joining it with every game (twice: the
         game ids, then their positions) cost more than scoring it."""
         user_ids = frame.get_column("user_id").unique().sort().cast(pl.String).rename("user_id")
-        coded = with_confidence(frame, weights)
+        coded = with_confidence(frame, weights, as_of=self.as_of)
         rows = IdIndex(user_ids).positions(coded.get_column("user_id"))
         cols = self._game_index.positions(coded.get_column("game_id"))
         keep = (rows >= 0) & (cols >= 0)
         matrix = _confidences(coded.get_column("confidence").to_numpy()[keep], rows[keep], cols[keep],
                               (user_ids.len(), self.shape[1]))
-        folded = InteractionMatrix(matrix=matrix, user_ids=user_ids, game_ids=self.game_ids)
+        folded = InteractionMatrix(matrix=matrix, user_ids=user_ids, game_ids=self.game_ids, as_of=self.as_of)
         folded.__dict__["_game_index"] = self._game_index  # the same games: share their index
         return folded
 
@@ -367,9 +327,15 @@ class InteractionMatrix:
         return IdIndex(self.game_ids)
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``users.parquet``, ``games.parquet`` and ``matrix.npz`` into ``directory``."""
+        """Write ``users.parquet``, ``games.parquet`` and ``matrix.npz`` (and ``as_of.json``
+        with recency) into ``directory``."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        stamp = directory / "as_of.json"
+        if self.as_of is not None:
+            stamp.write_text(json.dumps({"as_of": self.as_of.isoformat()}), encoding="utf-8")
+        else:
+            stamp.unlink(missing_ok=True)
         self.user_ids.to_frame().with_row_index("row").write_parquet(directory / "users.parquet")
         self.game_ids.to_frame().with_row_index("col").write_parquet(directory / "games.parquet")
         sp.save_npz(directory / "matrix.npz", self.matrix)
@@ -382,4 +348,7 @@ class InteractionMatrix:
         users = pl.read_parquet(directory / "users.parquet").sort("row").get_column("user_id")
         games = pl.read_parquet(directory / "games.parquet").sort("col").get_column("game_id")
         matrix = sp.load_npz(directory / "matrix.npz").tocsr().astype(np.float32)
-        return cls(matrix=matrix, user_ids=users, game_ids=games)
+        stamp = directory / "as_of.json"
+        as_of = (datetime.fromisoformat(json.loads(stamp.read_text(encoding="utf-8"))["as_of"])
+                 if stamp.is_file() else None)
+        return cls(matrix=matrix, user_ids=users, game_ids=games, as_of=as_of)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from models.base import Recommender
-from models.interactions import ConfidenceWeights, InteractionMatrix
+from models.interactions import InteractionMatrix
+from models.weighting import ConfidenceWeights
 
 
 def save_model(

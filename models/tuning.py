@@ -18,11 +18,11 @@ import polars as pl
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from models.base import Recommender
-from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
 from models.candidates import Candidate, default_candidates
-from models.interactions import WEIGHTINGS, ConfidenceWeights, with_confidence
+from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
 from models.split import stable_sample
 from models.validation import ValidationSet, validation_ndcg
+from models.weighting import WEIGHTINGS, ConfidenceWeights, with_confidence
 
 log = logging.getLogger("bodoge.models")
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from models.interactions import WEIGHTINGS
 from models.report import EvaluationReport
 from models.tuning import TuningResult, WeightingChoice
+from models.weighting import known_weighting, weighting_named
 
 log = logging.getLogger("bodoge.models")
 
@@ -74,14 +74,14 @@ def load_tuning(path: Path, *, n_users: int, n_interactions: int, now: datetime)
         return None
     age = now - tuned_at
     drift = max(_change(n_users, then_users), _change(n_interactions, then_rows))
-    if age >= FULL_TUNING_EVERY or age < timedelta(0) or drift > MAX_DRIFT or weighting not in WEIGHTINGS:
+    if age >= FULL_TUNING_EVERY or age < timedelta(0) or drift > MAX_DRIFT or known_weighting(weighting) is None:
         log.info("tuning: last full tuning %s old, data changed %.1f%%; tuning in full", age, 100 * drift)
         return None
     note = (
         f"weighting and parameters reused from the full tuning of {tuned_at:%Y-%m-%d} "
         f"(members/interactions changed {100 * drift:.1f}%, under {100 * MAX_DRIFT:.0f}%)"
     )
-    choice = WeightingChoice(weighting, WEIGHTINGS[weighting], {}, saved.get("weighting_reason", ""))
+    choice = WeightingChoice(weighting, weighting_named(weighting), {}, saved.get("weighting_reason", ""))
     tuned = {
         name: TuningResult(name, dict(entry["params"]), float(entry["ndcg"]), [], entry.get("note"))
         for name, entry in models.items()

@@ -13,9 +13,10 @@ import numpy as np
 import polars as pl
 
 from models.base import Recommender, topk_frame
-from models.interactions import ConfidenceWeights, InteractionMatrix
+from models.interactions import InteractionMatrix
 from models.metrics import ndcg_at_k, ndcg_per_user
 from models.split import forward_split, holdout_split, stable_sample, time_split
+from models.weighting import ConfidenceWeights
 
 
 @dataclass

@@ -33,8 +33,15 @@ from models.discovery.members import SITE, Members
 from models.discovery.model import DiscoveryModel
 from models.discovery.shelves import PLAY_NEXT, SHELF_DEPTH, WATCH_NEXT, shelf_not_liked
 from models.discovery.store import load_state
-from models.discovery.welcome import Counts, counts, unscored, welcome_lists, with_member_replaced
-from models.interactions import FLAGS, WEIGHTINGS, ConfidenceWeights, normalise_interactions
+from models.discovery.welcome import (
+    Counts,
+    counts,
+    unscored,
+    welcome_lists,
+    with_member_replaced,
+)
+from models.interactions import normalise_interactions
+from models.weighting import FLAGS, ConfidenceWeights, weighting_named
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ class FoldIn:
         """The model a night saved (``models.discovery.store``), with its weighting, computing
         by ``engine`` (None: ``BODOGE_DISCOVERY_ENGINE``'s)."""
         state, meta = load_state(model_dir, engine=engine)
-        return cls(state=state, weights=WEIGHTINGS[meta.get("weighting", "graded")], meta=meta)
+        return cls(state=state, weights=weighting_named(meta.get("weighting", "graded")), meta=meta)
 
     def mode(self, name: str) -> Mode:
         """One of ``MODES`` with the depth the night stores it at."""

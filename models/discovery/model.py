@@ -40,11 +40,17 @@ from models.discovery.lists import (
 )
 from models.discovery.members import Members, member_rows
 from models.discovery.onepass import BlockInputs, Ranked, ranked_block
-from models.discovery.reasons import KIND_NONE, KIND_PERSONAL, KIND_POPULAR, reasoned_rows
+from models.discovery.reasons import (
+    KIND_NONE,
+    KIND_PERSONAL,
+    KIND_POPULAR,
+    reasoned_rows,
+)
 from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
 from models.ids import IdIndex
-from models.interactions import ConfidenceWeights, InteractionMatrix
+from models.interactions import InteractionMatrix
+from models.weighting import ConfidenceWeights
 
 ENGINES = ("compiled", "reference")
 """How a ``DiscoveryModel`` computes its lists (docs/discovery.md): ``compiled``, the kernel

@@ -21,7 +21,6 @@ from typing import Any, cast
 import polars as pl
 
 from models.base import Recommender
-from models.threads import map_blocks, single_threaded_blas
 from models.candidates import default_candidates
 from models.content import ContentModel
 from models.discovery.blend import Blend
@@ -31,8 +30,10 @@ from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_rows
 from models.discovery.similar import similar_games as similar_lists
 from models.discovery.store import empty_interactions, save_state
 from models.discovery.welcome import with_welcome
-from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+from models.interactions import InteractionMatrix, normalise_interactions
 from models.split import time_split
+from models.threads import map_blocks, single_threaded_blas
+from models.weighting import WEIGHTINGS, known_weighting, weighting_named
 
 log = logging.getLogger("bodoge.models")
 
@@ -69,8 +70,9 @@ class ChampionFit:
         candidates = default_candidates()
         if self.champion not in candidates:
             raise ValueError(f"unknown champion {self.champion!r}; known: {', '.join(candidates)}")
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(f"unknown weighting {self.weighting!r}; known: {', '.join(WEIGHTINGS)}")
+        if known_weighting(self.weighting) is None:
+            raise ValueError(f"unknown weighting {self.weighting!r}; known: {', '.join(WEIGHTINGS)}, "
+                             "each optionally with +recency<days>d")
 
     def build(self) -> Recommender:
         """A fresh, unfitted champion with these parameters and this seed."""
@@ -109,7 +111,7 @@ def fit_state(
     def champion() -> None:
         tick = time.perf_counter()
         if rows.height:
-            fitted["interactions"] = InteractionMatrix.from_frame(rows, WEIGHTINGS[fit.weighting])
+            fitted["interactions"] = InteractionMatrix.from_frame(rows, weighting_named(fit.weighting))
             fitted["model"] = fit.build().fit(fitted["interactions"].matrix)
         else:
             fitted["interactions"], fitted["model"] = empty_interactions(), None

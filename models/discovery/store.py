@@ -25,8 +25,9 @@ import scipy.sparse as sp
 from models.content import ContentModel
 from models.discovery.blend import Blend
 from models.discovery.model import DiscoveryModel
-from models.interactions import WEIGHTINGS, InteractionMatrix
+from models.interactions import InteractionMatrix
 from models.persist import load_model, save_model
+from models.weighting import known_weighting
 
 
 def empty_interactions() -> InteractionMatrix:
@@ -63,7 +64,7 @@ def save_state(state: DiscoveryModel, directory: str | Path, meta: dict[str, Any
 def _write_state(state: DiscoveryModel, directory: Path, meta: dict[str, Any]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     if state.model is not None:
-        save_model(directory, state.model, state.interactions, weights=WEIGHTINGS.get(meta.get("weighting", "")))
+        save_model(directory, state.model, state.interactions, weights=known_weighting(meta.get("weighting", "")))
     state.content.save(directory)
     sp.save_npz(directory / "content_neighbours.npz", state.graph)
     state.collections.write_parquet(directory / "discovery_collections.parquet")

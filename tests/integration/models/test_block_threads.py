@@ -16,13 +16,14 @@ from polars.testing import assert_frame_equal
 from threadpoolctl import threadpool_info
 
 import models.base as base
-import models.threads as blocks
 import models.content as content_module
 import models.rp3beta as rp3beta_module
+import models.threads as blocks
 from models.discovery.run import ChampionFit, catalog_frame, fit_state
 from models.discovery.similar import similar_games
-from models.interactions import WEIGHTINGS, InteractionMatrix, normalise_interactions
+from models.interactions import InteractionMatrix, normalise_interactions
 from models.rp3beta import RP3beta
+from models.weighting import WEIGHTINGS
 from samplesite.generator import generate_site
 from samplesite.truth import truth_frames
 from warehouse.filter_columns import with_filter_columns

@@ -13,14 +13,13 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models.threads import single_threaded_blas
 from models.discovery.foldin import MODES, FoldIn
 from models.discovery.members import SITE, mark_site
 from models.discovery.run import ChampionFit, fit_state
 from models.discovery.shelves import PLAY_NEXT, WATCH_NEXT, shelf_not_liked
 from models.ensemble import Ensemble
-from models.interactions import FLAGS, WEIGHTINGS
-
+from models.threads import single_threaded_blas
+from models.weighting import FLAGS, WEIGHTINGS
 from tests.support.champions import CHAMPIONS
 
 MEMBERS = 12

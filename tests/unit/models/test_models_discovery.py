@@ -194,7 +194,8 @@ def test_similar_games_for_every_game_never_itself(result: Discovery, data: dict
 
 def test_attribution_matches_the_champions_explain(data: dict[str, object]) -> None:
     from models.candidates import default_candidates
-    from models.interactions import WEIGHTINGS, InteractionMatrix
+    from models.interactions import InteractionMatrix
+    from models.weighting import WEIGHTINGS
 
     rows = normalise_interactions(data["collections"])  # type: ignore[arg-type]
     matrix = InteractionMatrix.from_frame(rows, WEIGHTINGS["graded"])

@@ -13,7 +13,8 @@ from models.base import Recommender
 from models.candidates import default_candidates
 from models.ensemble import Ensemble, greedy_selection, row_statistics, zscore_rows
 from models.evaluate import evaluate
-from models.interactions import WEIGHTINGS, InteractionMatrix
+from models.interactions import InteractionMatrix
+from models.weighting import WEIGHTINGS
 from tests.support.attribution_check import assert_attribution_matches_explain
 
 

@@ -9,15 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.interactions import (
-    WEIGHTINGS,
-    ConfidenceWeights,
     IdIndex,
     InteractionMatrix,
     InteractionsError,
     normalise_interactions,
     read_interactions,
-    with_confidence,
 )
+from models.weighting import WEIGHTINGS, ConfidenceWeights, with_confidence
 
 ROWS = pl.DataFrame(
     {

@@ -76,9 +76,10 @@ def test_time_split_holds_out_each_members_latest_rows() -> None:
 def test_a_time_split_selection_samples_as_many_members_as_the_random_one() -> None:
     """`ValidationSet.carve` with times holds out the latest rows of at most ``max_users``
     members, like the random split (the night's time-split selection scored every member)."""
-    from models.interactions import WEIGHTINGS, normalise_interactions
+    from models.interactions import normalise_interactions
     from models.synthetic import synthetic_interactions
     from models.validation import ValidationSet
+    from models.weighting import WEIGHTINGS
 
     rows = normalise_interactions(synthetic_interactions(120, 40, mean_items_per_user=8, n_clusters=3, seed=2))
     times = rows.select("user_id", "game_id").with_columns(

@@ -3,9 +3,9 @@
 import polars as pl
 
 from models.candidates import default_candidates
-from models.interactions import WEIGHTINGS, ConfidenceWeights
 from models.tuning import choose_weighting, settings, tune
 from models.validation import ValidationSet
+from models.weighting import WEIGHTINGS, ConfidenceWeights
 
 
 def test_settings_are_seeded_and_start_with_the_defaults() -> None:

@@ -14,7 +14,8 @@ from models.base import sparse_rows_dense
 from models.candidates import default_candidates
 from models.discovery.blend import placed_scores
 from models.fast.pairwise import csr_row_dots, pairwise_sum
-from models.interactions import WEIGHTINGS, InteractionMatrix
+from models.interactions import InteractionMatrix
+from models.weighting import WEIGHTINGS
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 257, 1_000, 4_097, 25_000, 100_003])
