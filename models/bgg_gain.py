@@ -55,7 +55,7 @@ def bgg_gain(rows: pl.DataFrame, *, site_rows: pl.DataFrame, fit: ChampionFit, k
     (every other row of ``rows`` is a BGG row).
     """
     marked = mark_site(rows, site_rows)
-    bgg = marked.filter(~pl.col(SITE)).drop(SITE, "updated_at")
+    bgg = marked.filter(~pl.col(SITE)).drop(SITE)
     linked = bgg.get_column("user_id").unique()
     if linked.is_empty():
         return pl.DataFrame(schema=GAIN_SCHEMA)
@@ -64,9 +64,9 @@ def bgg_gain(rows: pl.DataFrame, *, site_rows: pl.DataFrame, fit: ChampionFit, k
     for split in ("random", "time"):
         started = time.perf_counter()
         if split == "random":
-            train, test = holdout_split(site.drop("updated_at"), fraction=FRACTION, seed=fit.seed)
+            train, test = holdout_split(site, fraction=FRACTION, seed=fit.seed)
         else:
-            train, test = (part.drop("updated_at") for part in time_split(site, fraction=FRACTION))
+            train, test = time_split(site, fraction=FRACTION)
         relevant = test.filter(pl.col("user_id").is_in(linked.implode())).select("user_id", "game_id")
         members = relevant.get_column("user_id").unique().sort()
         with_bgg = _linked_ndcg(pl.concat([train, bgg], how="diagonal_relaxed"), relevant, members, fit, k)

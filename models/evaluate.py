@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -60,6 +61,7 @@ from models.interactions import (
     read_times,
 )
 from models.parallel import map_candidates
+from models.recency import choose_recency
 from models.report import TUNED, EvaluationReport, selection_text
 from models.tuning import (
     TuningResult,
@@ -67,6 +69,7 @@ from models.tuning import (
     choose_weighting,
     tune,
     tune_ensemble,
+    weighting_reference,
 )
 from models.tuning_store import PriorTuning
 from models.validation import ValidationSet, validation_ndcg_per_user
@@ -208,7 +211,8 @@ def evaluate(
         tuning=tuning,
         selection=selection_text(k=k, n_candidates=len(candidates), by_time=times is not None, tuning=tuning,
                                  incumbent=incumbent if incumbent in candidates else None,
-                                 split_choice=split_choice if forward is not None else None),
+                                 split_choice=split_choice if forward is not None else None,
+                                 recency=weighting.recency),
         followed=split_choice.followed,
         kendall_tau=split_choice.tau,
     )
@@ -266,6 +270,11 @@ def _tune_all(
         tuning_split.rows.size,
     )
     weighting = choose_weighting(tuning_split, k=k, seed=seed, max_items=budget.weighting_max_items)
+    if budget.engaged:  # as the forward selection split: one more fit of every setting
+        weighting = replace(weighting, recency="no recency on large data")
+    else:
+        weighting = choose_recency(train, weighting, tuning_split.reweighted(weighting.weights),
+                                   reference=weighting_reference(), k=k, seed=seed)
     log.info("weighting: %s", weighting.reason)
     tuning_split = tuning_split.reweighted(weighting.weights)
     ensemble = "ensemble" in candidates

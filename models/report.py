@@ -162,13 +162,14 @@ TUNED = "weighting and parameters tuned on a validation split of TRAIN"
 
 
 def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, incumbent: str | None = None,
-                   split_choice: SplitChoice | None = None) -> str:
+                   split_choice: SplitChoice | None = None, recency: str = "") -> str:
     """How ``evaluate`` names the champion, in one line (the summary and model_runs say it).
 
     Why in words: the champion's TEST NDCG can rank below others' (TEST never takes part
     in the choice), and a reader of one night's table needs to know what it won on; with
     an ``incumbent`` (last night's champion, ``models.champion``) it also says that rule, and
-    with a forward view (``models.forward``) which split it followed, why, and Kendall's τ.
+    with a forward view (``models.forward``) which split it followed, why, and Kendall's τ;
+    ``recency`` is what the weighting's recency choice decided (``models.recency``).
     """
     split = ("a time split of TRAIN (each member's latest 20%)" if by_time
              else "a fresh random split of TRAIN (20% of each member's rows)")
@@ -180,4 +181,5 @@ def selection_text(*, k: int, n_candidates: int, by_time: bool, tuning: str, inc
     if split_choice is not None:
         tau = "n/a" if split_choice.tau is None else f"{split_choice.tau:.2f}"
         followed = f"; followed the {split_choice.followed} split: {split_choice.reason} (Kendall τ offline/forward {tau})"
-    return f"best NDCG@{k} of {n_candidates} candidates on {split}{kept}{followed}; {tuning}"
+    weighted = f"; {recency}" if recency else ""
+    return f"best NDCG@{k} of {n_candidates} candidates on {split}{kept}{followed}; {tuning}{weighted}"

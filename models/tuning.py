@@ -63,6 +63,8 @@ class WeightingChoice:
     weights: ConfidenceWeights
     scores: dict[str, float]
     reason: str
+    recency: str = ""
+    """What ``models.recency`` decided, in a few words, for the selection line (empty: not asked)."""
 
 
 def settings(candidate: Candidate, seed: int, *, limit: int | None = None) -> list[dict[str, Any]]:
@@ -190,6 +192,15 @@ def tune_ensemble(
     return TuningResult("ensemble", params, ndcg, trials, note)
 
 
+def weighting_reference(max_items: int | None = None) -> Candidate:
+    """EASE over ``WEIGHTING_REFERENCE_L2`` (capped at ``max_items`` games on large data): what
+    a weighting is judged with (``choose_weighting``, ``models.recency``)."""
+    reference = replace(default_candidates()["ease"], grid={"l2": list(WEIGHTING_REFERENCE_L2)})
+    if max_items is not None:
+        reference = replace(reference, while_tuning={**reference.while_tuning, "max_items": max_items})
+    return reference
+
+
 def choose_weighting(
     validation: ValidationSet,
     *,
@@ -209,11 +220,7 @@ def choose_weighting(
     are noise, and the simpler scheme is easier to explain.
     """
     weightings = weightings or WEIGHTINGS
-    if reference is None:
-        ease = default_candidates()["ease"]
-        reference = replace(ease, grid={"l2": list(WEIGHTING_REFERENCE_L2)})
-    if max_items is not None:
-        reference = replace(reference, while_tuning={**reference.while_tuning, "max_items": max_items})
+    reference = weighting_reference(max_items) if reference is None else reference
     scores: dict[str, float] = {}
     seen: list[tuple[str, np.ndarray]] = []
     for name, weights in weightings.items():

@@ -16,7 +16,7 @@ from models.base import Recommender, topk_frame
 from models.interactions import InteractionMatrix
 from models.metrics import ndcg_at_k, ndcg_per_user
 from models.split import forward_split, holdout_split, stable_sample, time_split
-from models.weighting import ConfidenceWeights
+from models.weighting import ConfidenceWeights, time_expr
 
 
 @dataclass
@@ -53,9 +53,7 @@ class ValidationSet:
         eligible = train.group_by("user_id").len().filter(pl.col("len") >= 2).height
         users = None if max_users is None or eligible <= max_users else int(max_users)
         if times is not None:
-            timed = train.join(times, on=["user_id", "game_id"], how="left")
-            parts = time_split(timed, fraction=fraction, users=users, seed=seed)
-            fit_frame, held_out = (part.drop("updated_at") for part in parts)
+            fit_frame, held_out = time_split(_timed(train, times), fraction=fraction, users=users, seed=seed)
         else:
             fit_frame, held_out = holdout_split(train, fraction=fraction, seed=seed, users=users)
         user_ids = train.get_column("user_id").unique().sort()
@@ -64,17 +62,18 @@ class ValidationSet:
 
     @classmethod
     def carve_forward(
-        cls, train: pl.DataFrame, weights: ConfidenceWeights, *, times: pl.DataFrame, quantile: float = 0.8,
+        cls, train: pl.DataFrame, weights: ConfidenceWeights, *, times: pl.DataFrame | None = None,
+        quantile: float = 0.8,
         max_users: int | None = 10_000, seed: int = 0,
     ) -> ValidationSet:
-        """Cut TRAIN at one moment (the ``quantile`` of its rows' times, ``models.split.forward_split``):
+        """Cut TRAIN at one moment (the ``quantile`` of its rows' times, ``models.split.forward_split``;
+        ``times`` None: TRAIN's own ``updated_at``):
         fit on what was held by then, hold out what members who held something added after it.
 
         The held-out members are sampled as in ``carve`` (at most ``max_users``, a seeded
         ``stable_sample``); an unsampled member's later rows are simply left out, never fitted
         on, so nobody's future is in the fit part."""
-        timed = train.join(times, on=["user_id", "game_id"], how="left")
-        fit_frame, held_out = (part.drop("updated_at") for part in forward_split(timed, quantile=quantile))
+        fit_frame, held_out = forward_split(_timed(train, times), quantile=quantile)
         members = held_out.get_column("user_id").unique().sort()
         if max_users is not None and members.len() > max_users:
             held_out = held_out.filter(pl.col("user_id").is_in(members.gather(stable_sample(members, max_users, seed)).implode()))
@@ -106,6 +105,15 @@ class ValidationSet:
         )
         rows = np.unique(relevant.get_column("user_id").to_numpy())
         return cls(fit_frame, held_out, matrix, rows, relevant)
+
+
+def _timed(train: pl.DataFrame, times: pl.DataFrame | None) -> pl.DataFrame:
+    """TRAIN with ``updated_at``: from ``times`` when given (they win over TRAIN's own), else its own.
+    Both parts of a split keep it, so a recency weighting ages the fit part's rows."""
+    if times is None:
+        return train
+    times = times.select("user_id", "game_id", time_expr(times.schema["updated_at"]))
+    return train.drop("updated_at", strict=False).join(times, on=["user_id", "game_id"], how="left")
 
 
 def validation_ndcg(model: Recommender, validation: ValidationSet, k: int) -> float:

@@ -86,12 +86,14 @@ class FoldIn:
 
     def rows(self, user_id: str, collection: pl.DataFrame) -> pl.DataFrame:
         """The member's rows as the night would hold them: ``collection`` (the posted site
-        rows: ``game_id``, the flags, ``rating``) normalised as the night's are, plus the
+        rows: ``game_id``, the flags, ``rating``, optionally ``updated_at``) normalised as the night's are, plus the
         night's non-site rows of the member (BoardGameGeek) when the night kept any."""
         frame = collection.select(pl.lit(str(user_id), dtype=pl.String).alias("user_id"), "game_id",
-                                  *[c for c in (*FLAGS, "rating") if c in collection.columns])
+                                  *[c for c in (*FLAGS, "rating", "updated_at") if c in collection.columns])
         posted = normalise_interactions(frame, source="the posted collection")
         saved = self.night_rows(user_id)
+        if "updated_at" not in posted.columns and "updated_at" in saved.columns:
+            posted = _night_times(posted, saved)
         if SITE not in saved.columns:
             return posted
         elsewhere = saved.filter(~pl.col(SITE))
@@ -173,3 +175,14 @@ class FoldIn:
         ranked, _ = state.rank(rows, [str(user_id)], chosen.depth if depth == -1 else depth,
                                candidates=chosen.candidates, members_of=chosen.members_of)
         return ranked if ranked.height else pl.DataFrame(schema=RANKED_SCHEMA)
+
+
+def _night_times(posted: pl.DataFrame, saved: pl.DataFrame) -> pl.DataFrame:
+    """``posted`` with ``updated_at``: a card the night held as it is now keeps the night's time
+    (a recency weighting ages it as the night did); a new or changed card has none, so it counts
+    as new (age 0 from the night's moment, ``models.weighting``)."""
+    night = saved.select("game_id", *FLAGS, "rating", "updated_at")
+    joined = posted.join(night, on="game_id", how="left", suffix="_night", maintain_order="left")
+    unchanged = pl.all_horizontal([pl.col(flag) == pl.col(f"{flag}_night") for flag in FLAGS]
+                                  + [pl.col("rating").eq_missing(pl.col("rating_night"))])
+    return joined.select(*posted.columns, pl.when(unchanged).then(pl.col("updated_at")).alias("updated_at"))

@@ -158,8 +158,8 @@ def fit_on_earlier(
     and the normalised earlier and later rows."""
     columns = ["user_id", "game_id", "have", "played", "favorite", "watching", "rating", "updated_at"]
     earlier, later = time_split(collections.select(columns), fraction=0.2)
-    earlier = normalise_interactions(earlier.drop("updated_at"), source="earlier entries")
-    later = normalise_interactions(later.drop("updated_at"), source="later entries")
+    earlier = normalise_interactions(earlier, source="earlier entries")
+    later = normalise_interactions(later, source="later entries")
     with single_threaded_blas():
         state = fit_state(earlier, catalog_frame(games), posts, fit)
     return state, earlier, later
@@ -294,7 +294,8 @@ def save_night_state(state: DiscoveryModel, model_dir: Path, *, fit: ChampionFit
 def refit_top_lists(*, rows: pl.DataFrame, content: ContentModel, fit: ChampionFit, members: list[str],
                     k: int = 10, engine: str = "compiled") -> dict[str, list[str]]:
     """Each of ``members``' discovery top ``k`` by ``fit`` fitted on ``rows`` (a collection:
-    ``user_id``, ``game_id``, the flags, ``rating``), through the night's own fit and ranking.
+    ``user_id``, ``game_id``, the flags, ``rating``, ``updated_at`` for a recency weighting),
+    through the night's own fit and ranking.
 
     Why: what an earlier champion would have served the same night is the counterfactual
     ``marts.list_outcomes`` scores it by (``warehouse.outcomes.rates``); the members to rank

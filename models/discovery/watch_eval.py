@@ -125,8 +125,8 @@ def _shelf(earlier: pl.DataFrame, later: pl.DataFrame, catalog: pl.DataFrame, po
     put_back = converted.with_columns(
         pl.lit(False).alias("have"), pl.lit(False).alias("played"), pl.lit(False).alias("favorite"),
         pl.lit(True).alias("watching"), pl.lit(None, dtype=earlier.schema["rating"]).alias("rating"),
-    ).select(earlier.columns)
-    rows = pl.concat([earlier, put_back])
+    ).select(*(c for c in earlier.columns if c != "updated_at"))  # no time of their own: new
+    rows = pl.concat([earlier, put_back], how="diagonal")
     with single_threaded_blas():
         state = fit_state(rows, catalog, posts, fit)
         ranked, _ = state.rank(rows, users, None, candidates=watch_list, members_of=shelf_not_liked)

@@ -24,7 +24,8 @@ from warehouse.outcomes.rates import interval, record_outcomes
 from warehouse.privacy.erase import purge_members
 
 WHEN = datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
-CARD = "(user_id VARCHAR, game_id VARCHAR, have BOOLEAN, played BOOLEAN, favorite BOOLEAN, watching BOOLEAN, rating INTEGER)"
+CARD = ("(user_id VARCHAR, game_id VARCHAR, have BOOLEAN, played BOOLEAN, favorite BOOLEAN, watching BOOLEAN, "
+        "rating INTEGER, updated_at TIMESTAMPTZ)")
 # night 1: what each member holds (user, game, have, played, favorite, watching, rating)
 NIGHT_1 = [("u1", "g1", False, True, True, False, 5), ("u1", "g2", True, False, False, False, None),
            ("u1", "g3", False, False, False, True, None), ("u2", "g1", True, True, False, False, 4),
@@ -51,7 +52,9 @@ def _night(con: duckdb.DuckDBPyConnection, night_id: str, cards: list[tuple], *,
     """One night: its collections recorded, its lists served, its bundle released (or not)."""
     start_night(con, night_id=night_id, job="nightly", started_at=WHEN + timedelta(days=day))
     con.execute(f"CREATE OR REPLACE TABLE marts.collections {CARD}")
-    con.executemany("INSERT INTO marts.collections VALUES (?, ?, ?, ?, ?, ?, ?)", cards)
+    # each card stamped on the night it is first seen (as the site would: a changed card's time moves)
+    con.executemany("INSERT INTO marts.collections VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(*card, _stamp(card, day)) for card in cards])
     no = record_collections(con, night_id=night_id, recorded_at=WHEN + timedelta(days=day))
     con.execute("DELETE FROM marts.recommendations")
     for user, games in LISTS.items():
@@ -70,6 +73,12 @@ def _night(con: duckdb.DuckDBPyConnection, night_id: str, cards: list[tuple], *,
     return no
 
 
+def _stamp(card: tuple, day: int) -> datetime:
+    """A card's updated_at: the day it took this state (night 1's cards, day 0)."""
+    first = next((d for d, night in ((0, NIGHT_1), (1, NIGHT_2)) if card in night), day)
+    return WHEN + timedelta(days=first) - timedelta(hours=1)
+
+
 def _held(con: duckdb.DuckDBPyConnection, night_no: int) -> list[tuple]:
     return con.execute(f"SELECT * FROM ({state_sql(night_no)}) ORDER BY ALL").fetchall()
 
@@ -81,6 +90,10 @@ def test_history_keeps_each_night_and_only_changes(con: duckdb.DuckDBPyConnectio
     assert _held(con, 2) == sorted(NIGHT_2)
     # 6 cards on night 1; night 2 changed g2, g3, g4 (closed and reopened) and added g5, g9
     assert con.execute("SELECT count(*) FROM marts.collection_history").fetchall()[0][0] == 6 + 5
+    # each version keeps the time the card had when it was first seen: what a recency refit ages by
+    timed = con.execute(f"SELECT user_id, game_id, updated_at FROM ({state_sql(2, timed=True)}) ORDER BY ALL").fetchall()
+    assert timed == sorted((c[0], c[1], _stamp(c, 1)) for c in NIGHT_2)
+    assert {t for _, _, t in timed} == {WHEN - timedelta(hours=1), WHEN + timedelta(days=1) - timedelta(hours=1)}
     # a night run again keeps its number and records the same state once
     assert record_collections(con, night_id="n2", recorded_at=WHEN) == 2
     assert _held(con, 1) == sorted(NIGHT_1) and _held(con, 2) == sorted(NIGHT_2)

@@ -27,12 +27,13 @@ def test_an_older_warehouse_gets_its_missing_columns_after_a_backup(tmp_path: Pa
     backups = tmp_path / "data" / "backups"
     assert "etag" not in _columns(warehouse, "pages")
     assert migrate_safely(warehouse, backups, run_id="night-7") == [
-        "001_baseline", "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "add raw.pages.etag"]
+        "001_baseline", "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "005_history_times",
+        "add raw.pages.etag"]
     assert "etag" in _columns(warehouse, "pages")
     [backup] = list_backups(backups)
     assert backup.run_id == "pre-migration-night-7" and verify_backup(backup.path)
     with connect(warehouse, read_only=True) as con:
-        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,), (4,)]
+        assert con.execute("SELECT version FROM raw.schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,), (4,), (5,)]
         assert con.execute("SELECT key, etag FROM raw.pages").fetchall() == [("khora", None)]
         assert pending(con) == []
     assert migrate_safely(warehouse, backups, run_id="night-8") == []  # up to date: no second backup
@@ -80,7 +81,8 @@ def test_a_fresh_warehouse_only_records_the_migrations(tmp_path: Path) -> None:
     assert not (tmp_path / "backups").exists()
     with connect(warehouse, read_only=True) as con:
         assert con.execute("SELECT version, name FROM raw.schema_migrations ORDER BY version").fetchall() == [
-            (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf"), (4, "004_welcome_lists")]
+            (1, "001_baseline"), (2, "002_night_ids"), (3, "003_watch_list_shelf"), (4, "004_welcome_lists"),
+            (5, "005_history_times")]
 
 
 def test_a_missing_not_null_column_and_a_misnamed_file_are_refused(tmp_path: Path) -> None:
@@ -114,6 +116,14 @@ def _before_night_ids(tmp_path: Path) -> Path:
                     "VALUES ('khora', 1, 'propolis', '20261101T030000Z-aaaaaa')")
         for view in NIGHT_VIEWS:
             con.execute(f"DROP VIEW marts.{view}")
+        # the collection history before it kept times (issue 41), with one version recorded
+        con.execute("DROP TABLE marts.collection_history")
+        con.execute("CREATE TABLE marts.collection_history (user_id VARCHAR NOT NULL, game_id VARCHAR NOT NULL, "
+                    "have BOOLEAN NOT NULL, played BOOLEAN NOT NULL, favorite BOOLEAN NOT NULL, watching BOOLEAN "
+                    "NOT NULL, rating INTEGER, from_night INTEGER NOT NULL, to_night INTEGER, "
+                    "PRIMARY KEY (user_id, game_id, from_night))")
+        con.execute("INSERT INTO marts.collection_history VALUES ('17406', 'khora', true, false, false, false, 4, 1, "
+                    "NULL)")
         con.execute("DROP TABLE marts.recommendation_runs")
         con.execute("DROP TABLE marts.served_top10")
         for table, column in (("marts.pipeline_runs", "night_id"), ("marts.pipeline_runs", "export_run_id"),
@@ -131,13 +141,16 @@ def test_a_warehouse_from_before_night_ids_is_upgraded_in_place(tmp_path: Path) 
     numbered migration), their rows kept, and the night then writes and joins them."""
     warehouse = _before_night_ids(tmp_path)
     assert migrate_safely(warehouse, tmp_path / "data" / "backups", run_id="night-2") == [
-        "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "add raw.crawl_runs.night_id"]
+        "002_night_ids", "003_watch_list_shelf", "004_welcome_lists", "005_history_times",
+        "add raw.crawl_runs.night_id"]
     with connect(warehouse) as con:
         assert con.execute("SELECT run_id, night_id, export_run_id FROM marts.pipeline_runs").fetchall() == [
             ("dagster-1", "dagster-1", None)]  # an earlier run's id is its night's
         assert con.execute("SELECT run_id, night_id, selection FROM marts.model_runs").fetchall() == [
             ("20261101T030000Z-aaaaaa", None, None)]
         assert con.execute("SELECT game_id, night_id FROM marts.recommendations").fetchall() == [("khora", None)]
+        assert con.execute("SELECT game_id, rating, from_night, updated_at FROM marts.collection_history").fetchall() == [
+            ("khora", 4, 1, None)]  # the version kept, its time unknown
         ensure_night_marts(con)  # the night's first step, after the migration
         start_night(con, night_id="dagster-2", job="nightly", started_at=WHEN)
         con.execute("UPDATE raw.crawl_runs SET night_id = 'dagster-2'")

@@ -24,9 +24,10 @@ CARD = ("user_id", "game_id", "have", "played", "favorite", "watching", "rating"
 """A card's columns, as marts.collections holds them (rating NULL when none)."""
 
 
-def state_sql(night_no: int | str) -> str:
-    """A query of what every member held on night ``night_no`` (the ``CARD`` columns)."""
-    return (f"SELECT {', '.join(CARD)} FROM marts.collection_history "
+def state_sql(night_no: int | str, *, timed: bool = False) -> str:
+    """A query of what every member held on night ``night_no`` (the ``CARD`` columns, and with
+    ``timed`` each card's ``updated_at``)."""
+    return (f"SELECT {', '.join(CARD + (('updated_at',) if timed else ()))} FROM marts.collection_history "
             f"WHERE from_night <= {night_no} AND (to_night IS NULL OR to_night > {night_no})")
 
 
@@ -65,9 +66,11 @@ def record_collections(con: duckdb.DuckDBPyConnection, *, night_id: str, recorde
             WHERE h.to_night IS NULL AND h.user_id = gone.user_id AND h.game_id = gone.game_id
             """, {"no": night_no})
         con.execute(f"""
-            INSERT INTO marts.collection_history ({columns}, from_night, to_night)
-            SELECT *, $no, NULL FROM (SELECT {columns} FROM marts.collections
-                                      EXCEPT SELECT {columns} FROM marts.collection_history WHERE to_night IS NULL)
+            INSERT INTO marts.collection_history ({columns}, updated_at, from_night, to_night)
+            SELECT n.*, c.updated_at, $no, NULL
+            FROM (SELECT {columns} FROM marts.collections
+                  EXCEPT SELECT {columns} FROM marts.collection_history WHERE to_night IS NULL) AS n
+            JOIN marts.collections AS c USING (user_id, game_id)
             """, {"no": night_no})
         con.execute("DELETE FROM marts.collection_history WHERE to_night <= ?", [night_no - MAX_WINDOW])
     return int(night_no)

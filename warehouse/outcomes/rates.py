@@ -142,8 +142,9 @@ def hit_flags(frame: pl.DataFrame, lists: str) -> np.ndarray:
 
 
 def held_at(con: duckdb.DuckDBPyConnection, night_no: int) -> pl.DataFrame:
-    """What every member held on night ``night_no`` (the rows a champion is fitted on)."""
-    return con.sql(f"SELECT * FROM ({state_sql(night_no)}) ORDER BY user_id, game_id").pl()
+    """What every member held on night ``night_no`` (the rows a champion is fitted on, with their
+    times: a recency weighting ages them as that night did)."""
+    return con.sql(f"SELECT * FROM ({state_sql(night_no, timed=True)}) ORDER BY user_id, game_id").pl()
 
 
 def champion_config(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, Any] | None:

@@ -77,12 +77,10 @@ def _models_dir(site: SiteSettings) -> Path:
 def interactions(duckdb: DuckDBResource, nightly_lock: NightlyLock) -> dg.MaterializeResult[pl.DataFrame]:
     """Members' public collections as interactions (user, game, statuses, rating), cleaned once a
     night (`normalise_interactions`) for evaluation and discovery, with when each entry was last
-    updated (`updated_at`, for the time split)."""
+    updated (`updated_at`, for the time and forward splits and recency weighting)."""
     with duckdb.get_connection() as con:
         frame = training_rows(con)  # marts.collections, plus linked members' BGG rows (docs/bgg.md)
-    times = frame.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String), "updated_at")
-    rows = normalise_interactions(frame.drop("updated_at"), source="marts.collections")
-    rows = rows.join(times.unique(["user_id", "game_id"]), on=["user_id", "game_id"], how="left", maintain_order="left")
+    rows = normalise_interactions(frame, source="marts.collections")  # keeps updated_at (UTC)
     return dg.MaterializeResult(
         value=rows,
         metadata={
@@ -165,7 +163,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
     champion in `marts.model_runs` (it stays unless clearly beaten, `models.champion`): Dagster
     draws no edge from an asset to itself, so these are read at known places."""
     folder = _models_dir(site)
-    frame, times = rows.drop("updated_at"), rows.select("user_id", "game_id", "updated_at")
+    frame, times = rows, rows.select("user_id", "game_id", "updated_at")  # times: the recency choice's too
     vectors = (content.game_ids, content.features)
     run_id, trained_at = new_run_id(), utcnow()
     n_users, n_rows = frame.get_column("user_id").n_unique(), frame.height
@@ -184,7 +182,7 @@ def model_evaluation(context: dg.AssetExecutionContext, rows: pl.DataFrame, cont
         yield dg.MaterializeResult(asset_key=TUNING, metadata={"path": dg.MetadataValue.path(str(tuning_file))})
     train, test = time_split(rows, fraction=0.2)
     context.log.info(f"evaluation (time split): train {train.height:,} rows, test {test.height:,} rows")
-    report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=K, seed=SEED, times=times,
+    report = evaluate(train, test, k=K, seed=SEED, times=times,
                       reuse=random_report if prior is None else None, prior=prior, item_vectors=vectors,
                       split="time", incumbent=incumbent, forward=times)
     runs = pl.concat(

@@ -61,7 +61,7 @@ def fitted_champion(context: dg.AssetExecutionContext, rows: pl.DataFrame, conte
     buckets = site.paths.buckets
     clear_other_nights(buckets, choice["run_id"])  # lists a failed night left
     similar, stats = fit_night_model(
-        interactions=mark_site(rows.drop("updated_at"), site_rows),  # which rows a reason may name
+        interactions=mark_site(rows, site_rows),  # which rows a reason may name; updated_at for recency
         content=content,
         fit=ChampionFit(champion=choice["champion"], params=choice["params"], weighting=choice["weighting"], seed=SEED),
         run_id=choice["run_id"],

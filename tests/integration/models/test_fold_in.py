@@ -79,7 +79,7 @@ def test_a_changed_collection_gives_the_batch_engines_list(site, champion: str) 
     added = night.get_column("game_id")[0]
     changed = pl.concat([
         rows, pl.DataFrame({"user_id": [user], "game_id": [added], "have": [True], "played": [True],
-                            "favorite": [True], "watching": [False], "rating": [None]},
+                            "favorite": [True], "watching": [False], "rating": [None], "updated_at": [None]},
                            schema=rows.schema)]).sort("user_id", "game_id")
     folded = fold.rank(user, _posted(changed, user)).drop("welcome")
     assert added not in folded.get_column("game_id").to_list()
@@ -128,3 +128,38 @@ def test_a_linked_members_other_rows_weigh_in_and_are_never_named(site) -> None:
     posted = _posted(marked.filter(pl.col(SITE)), user)
     assert fold.rank(user, posted).drop("welcome").equals(night)
     assert np.all(~night.get_column("game_id").is_in(own["game_id"].implode()).to_numpy())
+
+
+RECENT = "graded+recency180d"
+
+
+@pytest.mark.parametrize("champion", ["ease", "als"])  # item-to-item, and factors solved per member
+def test_a_recency_weighted_night_folds_in_as_it_ranked(site, champion: str, tmp_path) -> None:
+    """With recency the night ages every row from its own moment: an unchanged collection, posted
+    without times, folds into the night's list bit for bit (its cards keep the night's times); a
+    member who adds a game gets the batch engine's list for the changed rows (the new card is new)."""
+    from models.discovery.store import save_state
+    from models.interactions import InteractionMatrix
+    from models.weighting import weighting_named
+
+    rows, catalog, users = site
+    with single_threaded_blas():
+        state = fit_state(rows, catalog, None,
+                          ChampionFit(champion=champion, params=CHAMPIONS[champion], weighting=RECENT))
+    save_state(state, tmp_path / "champion", {"weighting": RECENT, "depth": 100})
+    fold = FoldIn.load(tmp_path / "champion", engine=state.engine)  # as the API reads a night
+    assert fold.weights == weighting_named(RECENT) and fold.state.interactions.as_of == rows["updated_at"].max()
+    plain = InteractionMatrix.from_frame(rows, WEIGHTINGS["graded"]).matrix
+    assert not np.array_equal(state.interactions.matrix.data, plain.data)  # recency moved the confidences
+    picked = users[:: len(users) // 6][:6]
+    night = _night(state, rows, users, "discovery")
+    for user in picked:
+        assert fold.rank(user, _posted(rows, user)).drop("welcome").equals(night.filter(pl.col("user_id") == user))
+    user = picked[1]
+    added = night.filter(pl.col("user_id") == user).get_column("game_id")[0]
+    changed = pl.concat([rows, pl.DataFrame(
+        {"user_id": [user], "game_id": [added], "have": [True], "played": [False], "favorite": [False],
+         "watching": [False], "rating": [None], "updated_at": [None]}, schema=rows.schema)]).sort("user_id", "game_id")
+    batch = fold.state.folded(changed, fold.weights)
+    expected = _night(batch, changed, users, "discovery").filter(pl.col("user_id") == user)
+    assert fold.rank(user, _posted(changed, user)).drop("welcome").equals(expected)

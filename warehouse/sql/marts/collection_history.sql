@@ -14,11 +14,15 @@
 -- @column favorite: お気に入り (favorite) in this version.
 -- @column watching: 興味あり (watching) in this version.
 -- @column rating: The star rating in this version (NULL when none).
+-- @column updated_at: When the member last changed the card, as marts.collections held it when this
+--   version was first seen: what a recency weighting ages a refitted champion's rows by (NULL on
+--   versions recorded before the column existed).
 -- @column from_night: The first night (marts.history_nights.night_no) that saw this version.
 -- @column to_night: The first night that no longer saw it (changed or removed); NULL while it is
 --   the card's current state.
 CREATE TABLE IF NOT EXISTS marts.collection_history (
     {{ columns.card }}
+    updated_at TIMESTAMPTZ,
     from_night INTEGER NOT NULL,
     to_night INTEGER,
     PRIMARY KEY (user_id, game_id, from_night)
