@@ -36,7 +36,8 @@ def one_cut(frame: pl.DataFrame, quantile: float, models: list[str] | None, *, s
 
     train, test = forward_split(frame, quantile=quantile)
     started = time.perf_counter()
-    report = evaluate(train.drop("updated_at"), test.drop("updated_at"), k=10, seed=seed, models=models,
+    # TRAIN keeps its times: the weighting's recency is chosen on them (models.recency), as at night
+    report = evaluate(train, test.drop("updated_at"), k=10, seed=seed, models=models,
                       forward=train.select("user_id", "game_id", "updated_at"))
     seconds = time.perf_counter() - started
     relevant = test.select("user_id", "game_id")
@@ -49,6 +50,7 @@ def one_cut(frame: pl.DataFrame, quantile: float, models: list[str] | None, *, s
         "test_rows": test.height,
         "test_members": test.get_column("user_id").n_unique(),
         "champion": report.champion,
+        "weighting": report.weighting.name,
         "followed": report.followed,
         "offline_choice": max(offline, key=lambda name: offline[name]),
         "forward_choice": max(forward_test, key=lambda name: forward_test[name]),

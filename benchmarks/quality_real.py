@@ -163,7 +163,7 @@ def main() -> None:
     from models.movielens import ml100k
 
     raw = ml100k()
-    frame = normalise_interactions(raw).join(raw.select("user_id", "game_id", "updated_at"), on=["user_id", "game_id"])
+    frame = normalise_interactions(raw)  # keeps updated_at
     if args.split_dir is not None:
         from models.split import holdout_split
 

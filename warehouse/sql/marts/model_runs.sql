@@ -8,8 +8,9 @@
 -- @column run_id: The training run's id (UTC time and a random suffix, sortable); the run_id of
 --   the marts.recommendations, similar_games, next_to_play and watch_next rows the champion wrote.
 -- @column model: The candidate's name: popularity, cosine, bm25, ease, edlae, rp3beta, als, bpr or ensemble (a blend of the best tuned single candidates).
--- @column params: The chosen parameters as JSON, with the interaction weighting (weighting,
---   weights), selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion) and,
+-- @column params: The chosen parameters as JSON, with the interaction weighting (weighting, its
+--   name: graded, or graded+recency180d when recency was kept, models.recency; weights, with
+--   half_life_days), selection_ndcg (the NDCG@k on a fresh split of TRAIN that picks the champion) and,
 --   on the time split of nights with a forward view, forward_ndcg (the NDCG@k on a forward split
 --   of TRAIN: fitted on what was held before one moment, scored on what members added after it).
 -- @column k: The list length the metrics are cut at (10).
