@@ -97,7 +97,16 @@ def _switch(value: Any) -> bool:
 MAX_BUCKETS = 64
 """The most member buckets a night may have: a few dozen static partitions is what Dagster
 handles well (docs/scaling.md)."""
+MEMBERS_PER_BUCKET = 50_000
+"""The default rule's bucket size: discovery took 14.9 GB for 400,000 members in one process
+and 4.7 GB for 89,961, and the goal is at most 4 GB per bucket process (docs/scaling.md,
+"How many buckets")."""
 
+
+def buckets_for(members: int) -> int:
+    """The number of member buckets when BODOGE_DISCOVERY_BUCKETS is unset: one per
+    `MEMBERS_PER_BUCKET` members (rounded up), at least 1 and at most `MAX_BUCKETS`."""
+    return max(1, min(MAX_BUCKETS, -(-max(members, 0) // MEMBERS_PER_BUCKET)))
 
 BUCKET_EXECUTORS = ("multiprocess", "in_process", "docker", "k8s")
 """How the member buckets run (`pipelines.defs.recsys.fanout`): Dagster's multiprocess executor
@@ -227,10 +236,11 @@ class Settings:
                                      "how discovery computes its lists: compiled (the kernel library) or "
                                      "reference (plain numpy: the same lists, slower; docs/discovery.md); the night, "
                                      "`bodoge recommend` and `bodoge api` (checked at its start) all read it")
-    discovery_buckets: int = _setting(1, "BODOGE_DISCOVERY_BUCKETS", _buckets,
-                                      "member buckets discovery ranks apart (Dagster partitions over a stable hash "
-                                      "of user_id; 1 is one bucket of everyone; the same lists either way: "
-                                      "docs/scaling.md)")
+    discovery_buckets: int | None = _setting(None, "BODOGE_DISCOVERY_BUCKETS", _buckets,
+                                             "member buckets discovery ranks apart (Dagster partitions over a stable "
+                                             "hash of user_id; 1 is one bucket of everyone; the same lists either "
+                                             "way: docs/scaling.md)", None,
+                                             "one per 50,000 members of the published night (at least 1)")
     bucket_executor: str = _setting("multiprocess", "BODOGE_BUCKET_EXECUTOR", _bucket_executor,
                                     "how the member buckets run when there are several: multiprocess (a process "
                                     "per bucket, Dagster's multiprocess executor), in_process (in turn, in the "

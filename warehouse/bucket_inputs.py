@@ -20,6 +20,7 @@ They hold members' ids and collections, so they live in the night's folder and g
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,3 +71,14 @@ def read_inputs(folder: Path) -> BucketInputs:
     return BucketInputs(site_rows=frames["site_rows"], members=frames["members"].get_column("user_id").to_list(),
                         hints=frames["hints"])
 
+
+def published_members(exports: Path) -> int:
+    """How many members the published night lists (its bundle's manifest, `counts.users`); 0
+    before the first night or when the manifest cannot be read. Why the published night: it
+    changes only when a night completes, so a night and the rerun of its failed bucket see the
+    same count (and so the same number of buckets)."""
+    try:
+        bundle = Path(exports) / (Path(exports) / "LATEST").read_text(encoding="utf-8").strip()
+        return int(json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))["counts"]["users"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0

@@ -27,12 +27,12 @@ import dagster as dg
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
-from core.settings import read
+from core.settings import Settings, buckets_for, read
 from models.discovery.buckets import bucket_keys, rank_bucket
 from models.discovery.store import load_state, saved_meta
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.bgg_training import site_rows_only
-from warehouse.bucket_inputs import BucketInputs, read_inputs, read_warehouse, write_inputs
+from warehouse.bucket_inputs import BucketInputs, published_members, read_inputs, read_warehouse, write_inputs
 from warehouse.buckets import night_folder, write_bucket
 from warehouse.release.pause import pause_point
 
@@ -40,9 +40,19 @@ FITTED_CHAMPION = dg.AssetKey(["recsys", "fitted_champion"])
 DISCOVERY_BUCKETS = dg.AssetKey(["recsys", "discovery_buckets"])
 
 
-BUCKETS = dg.StaticPartitionsDefinition(bucket_keys(read("discovery_buckets")))
-"""One partition per member bucket, `00` … (the setting is read when the definitions load:
-`bodoge run` and `bodoge serve` hand it to their Dagster processes)."""
+
+def night_buckets() -> int:
+    """BODOGE_DISCOVERY_BUCKETS, or when it is unset one bucket per 50,000 members of the
+    published night (`core.settings.buckets_for`, docs/scaling.md "How many buckets")."""
+    explicit = read("discovery_buckets")
+    if explicit is not None:
+        return int(explicit)
+    return buckets_for(published_members(Settings.load(only=("data_dir",)).paths.exports))
+
+
+BUCKETS = dg.StaticPartitionsDefinition(bucket_keys(night_buckets()))
+"""One partition per member bucket, `00` … (the number is decided when the definitions load:
+`bodoge run` and `bodoge serve` hand the setting to their Dagster processes)."""
 
 BUCKET_RANGE_TAGS = {
     "dagster/asset_partition_range_start": BUCKETS.get_partition_keys()[0],
