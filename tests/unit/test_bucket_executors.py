@@ -16,6 +16,9 @@ import pytest
 from core.settings import SettingError
 from pipelines.defs.recsys.fanout import JOB_NAME, executor_config, executor_for, fanout_job
 
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
 def test_the_default_is_dagsters_multiprocess_executor_with_one_process_per_core() -> None:
     assert executor_for("multiprocess") is dg.multiprocess_executor
     assert executor_config("multiprocess", 0, None) == {"config": {"max_concurrent": os.cpu_count()}}
@@ -41,6 +44,13 @@ def test_docker_and_k8s_import_their_package_only_when_chosen(kind: str, package
         executor_for(kind)
     line = str(said.value)
     assert "\n" not in line and package.replace("_", "-") in line and f"BODOGE_BUCKET_EXECUTOR={kind}" in line
+
+
+@pytest.mark.parametrize("kind", ["docker", "k8s"])
+def test_the_deploy_forms_config_reaches_the_executor_with_the_workers_limit(kind: str) -> None:
+    config = executor_config(kind, 2, DEPLOY / f"bucket-executor.{kind}.yaml")["config"]
+    assert config["max_concurrent"] == 2
+    assert ("image" if kind == "docker" else "job_image") in config
 
 
 def test_an_executor_config_that_is_no_mapping_is_one_line(tmp_path: Path) -> None:
