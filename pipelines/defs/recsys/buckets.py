@@ -20,21 +20,18 @@ with the step's totals.
 """
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import dagster as dg
-import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from core.settings import Settings, buckets_for, read
-from models.discovery.buckets import bucket_keys, rank_bucket
+from models.discovery.buckets import bucket_keys
 from models.discovery.store import load_state, saved_meta
+from pipelines.defs.recsys.fanout import rank_into, run_buckets
 from pipelines.defs.resources import NightlyLock, SiteSettings
-from warehouse.bgg_training import site_rows_only
-from warehouse.bucket_inputs import BucketInputs, published_members, read_inputs, read_warehouse, write_inputs
-from warehouse.buckets import night_folder, write_bucket
-from warehouse.release.pause import pause_point
+from warehouse.bucket_inputs import BucketInputs, published_members, read_warehouse, write_inputs
+from warehouse.buckets import night_folder
 
 FITTED_CHAMPION = dg.AssetKey(["recsys", "fitted_champion"])
 DISCOVERY_BUCKETS = dg.AssetKey(["recsys", "discovery_buckets"])
@@ -64,33 +61,6 @@ BUCKET_RANGE_TAGS = {
 def _per_second(count: int, seconds: float) -> float:
     """A throughput for the UI and the scale benchmark (members ranked per second)."""
     return round(count / seconds, 1) if seconds > 0 else 0.0
-
-
-def rank_into(site: SiteSettings, key: str, *, n_buckets: int, run_id: str,
-              log: Callable[[str], None], inputs: BucketInputs | None = None,
-              state: Any = None, meta: dict | None = None) -> dict[str, Any]:
-    """Bucket `key`'s lists, ranked from the saved model and written into the night's folder;
-    the bucket's figures. `inputs`, `state`, `meta`: what the caller already read (ranking in
-    turn), else read here from the night's files (a bucket step of its own)."""
-    folder = night_folder(site.paths.buckets, run_id)
-    if inputs is None:
-        inputs = read_inputs(folder)
-    if state is None or meta is None:
-        state, meta = load_state(site.paths.champion, engine=site.engine())
-    if meta["run_id"] != run_id:
-        raise RuntimeError(f"the saved champion is of run {meta['run_id']}, not the night's {run_id}")
-    pause_point(f"bucket-{key}", site.paths.data_dir)  # the test hook: a night killed in a bucket
-    lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=inputs.members,
-                        hints=inputs.hints)
-    welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
-    write_bucket(folder, key, {
-        "recommendations": lists.recommendations.with_columns(welcome),
-        "next_to_play": site_rows_only(lists.next_to_play, inputs.site_rows),
-        "watch_next": site_rows_only(lists.watch_next, inputs.site_rows),
-    })
-    log(f"bucket {key} of {n_buckets}: {lists.stats}")
-    return {"members": lists.stats["n_users"], "rows": lists.recommendations.height,
-            "welcome_lists": len(lists.welcome), "rank_seconds": lists.stats["rank_seconds"]}
 
 
 @dg.asset(
@@ -148,11 +118,9 @@ def _in_turn(context: dg.AssetExecutionContext, site: SiteSettings, keys: list[s
 def _in_parallel(context: dg.AssetExecutionContext, keys: list[str], *, n_buckets: int, run_id: str) -> dict[str, Any]:
     """Rank `keys` in the fan-out run (a step per bucket, `fanout.py`) and wait for it; fails
     naming the buckets whose step failed (their partitions re-run alone, the others stay)."""
-    from pipelines.defs.recsys.fanout import run_buckets
-
     context.log.info(f"ranking buckets {', '.join(keys)} in parallel ({read('bucket_executor')} executor)")
     result = run_buckets(context.instance, keys=keys, n_buckets=n_buckets, run_id=run_id,
-                         parent_run_id=context.run.run_id)
+                         parent_run_id=context.run.run_id, asset_key=DISCOVERY_BUCKETS)
     if not result.success:
         failed = sorted({(e.step_key or "").rsplit("[", 1)[-1].rstrip("]").removeprefix("bucket_")
                          for e in result.get_step_failure_events() if e.step_key and "[" in e.step_key})

@@ -11,7 +11,9 @@ bucket) or `dagster_k8s.k8s_job_executor` (a Kubernetes job per bucket), by
 BODOGE_BUCKET_EXECUTOR. The bucket steps take no lock and open no warehouse: they read the
 saved model (`store.load_state`) and the night's inputs (`warehouse.bucket_inputs`) and
 write Parquet files (`warehouse.buckets.write_bucket`); the nightly run, which holds the
-lock, waits for them and then the one writer appends them.
+lock, waits for them and then the one writer appends them. `rank_into`, one bucket's ranking,
+lives here and is what a bucket step runs; the nightly step runs it too when it ranks the
+buckets in turn (`buckets.py`).
 
 Each bucket step records its partition of `recsys/discovery_buckets` as materialized as soon
 as its files are written, so the UI shows which buckets a killed night finished, and one
@@ -21,13 +23,21 @@ partition can be materialized alone (`discovery_bucket` job, `python -m pipeline
 
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import polars as pl
 
 from core.settings import SettingError, read
+from models.discovery.buckets import rank_bucket
+from models.discovery.store import load_state
 from pipelines.defs.resources import SiteSettings
+from warehouse.bgg_training import site_rows_only
+from warehouse.bucket_inputs import BucketInputs, read_inputs
+from warehouse.buckets import night_folder, write_bucket
+from warehouse.release.pause import pause_point
 
 JOB_NAME = "discovery_buckets_fanout"
 PARENT_TAG = "bodoge/nightly_run"
@@ -35,29 +45,30 @@ PARENT_TAG = "bodoge/nightly_run"
 
 
 class FanOut(dg.Config):
-    """Which buckets to rank, of how many, for which night (the champion's run id)."""
+    """Which buckets to rank, of how many, for which night (the champion's run id), and the
+    partitioned asset whose partitions they are (`recsys/discovery_buckets`)."""
 
     keys: list[str]
     n_buckets: int
     run_id: str
+    asset_key: str
 
 
 @dg.op(out=dg.DynamicOut(dict))
 def bucket_keys(config: FanOut):
     """One output per bucket: the mapped step that ranks it."""
     for key in config.keys:
-        yield dg.DynamicOutput({"key": key, "n_buckets": config.n_buckets, "run_id": config.run_id},
-                               mapping_key=f"bucket_{key}")
+        yield dg.DynamicOutput({"key": key, "n_buckets": config.n_buckets, "run_id": config.run_id,
+                                "asset_key": config.asset_key}, mapping_key=f"bucket_{key}")
 
 
 @dg.op(tags={"kind": "numba"})
 def ranked_bucket(context: dg.OpExecutionContext, bucket: dict, site: SiteSettings) -> dict:
     """One bucket's lists ranked from the saved model and written as Parquet (its own process)."""
-    from pipelines.defs.recsys.buckets import DISCOVERY_BUCKETS, rank_into
-
     stats = rank_into(site, bucket["key"], n_buckets=bucket["n_buckets"], run_id=bucket["run_id"],
                       log=context.log.info)
-    context.log_event(dg.AssetMaterialization(asset_key=DISCOVERY_BUCKETS, partition=bucket["key"],
+    context.log_event(dg.AssetMaterialization(asset_key=dg.AssetKey.from_user_string(bucket["asset_key"]),
+                                              partition=bucket["key"],
                                               metadata={**stats, "pid": os.getpid()}))
     return {"key": bucket["key"], **stats}
 
@@ -69,6 +80,33 @@ def buckets_ranked(results: list[dict]) -> dict:
     for field in ("members", "rows", "welcome_lists", "rank_seconds"):
         totals[field] = sum(r[field] for r in results)
     return totals
+
+
+def rank_into(site: SiteSettings, key: str, *, n_buckets: int, run_id: str,
+              log: Callable[[str], None], inputs: BucketInputs | None = None,
+              state: Any = None, meta: dict | None = None) -> dict[str, Any]:
+    """Bucket `key`'s lists, ranked from the saved model and written into the night's folder;
+    the bucket's figures. `inputs`, `state`, `meta`: what the caller already read (ranking in
+    turn), else read here from the night's files (a bucket step of its own)."""
+    folder = night_folder(site.paths.buckets, run_id)
+    if inputs is None:
+        inputs = read_inputs(folder)
+    if state is None or meta is None:
+        state, meta = load_state(site.paths.champion, engine=site.engine())
+    if meta["run_id"] != run_id:
+        raise RuntimeError(f"the saved champion is of run {meta['run_id']}, not the night's {run_id}")
+    pause_point(f"bucket-{key}", site.paths.data_dir)  # the test hook: a night killed in a bucket
+    lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=inputs.members,
+                        hints=inputs.hints)
+    welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
+    write_bucket(folder, key, {
+        "recommendations": lists.recommendations.with_columns(welcome),
+        "next_to_play": site_rows_only(lists.next_to_play, inputs.site_rows),
+        "watch_next": site_rows_only(lists.watch_next, inputs.site_rows),
+    })
+    log(f"bucket {key} of {n_buckets}: {lists.stats}")
+    return {"members": lists.stats["n_users"], "rows": lists.recommendations.height,
+            "welcome_lists": len(lists.welcome), "rank_seconds": lists.stats["rank_seconds"]}
 
 
 def executor_for(kind: str) -> dg.ExecutorDefinition:
@@ -124,12 +162,13 @@ def executor_config(kind: str, workers: int, config_file: Path | None) -> dict[s
 
 
 def run_buckets(instance: dg.DagsterInstance, *, keys: list[str], n_buckets: int, run_id: str,
-                parent_run_id: str) -> dg.JobExecutionResult:
+                parent_run_id: str, asset_key: dg.AssetKey) -> dg.JobExecutionResult:
     """Run the fan-out for `keys` on `instance` (persistent: the steps are other processes) and
     wait for it; the result says which steps failed."""
     kind = read("bucket_executor")
     run_config = {
-        "ops": {"bucket_keys": {"config": {"keys": keys, "n_buckets": n_buckets, "run_id": run_id}}},
+        "ops": {"bucket_keys": {"config": {"keys": keys, "n_buckets": n_buckets, "run_id": run_id,
+                                                "asset_key": asset_key.to_user_string()}}},
         "execution": executor_config(kind, read("bucket_workers"), read("bucket_executor_config")),
         "loggers": {"console": {"config": {"log_level": "INFO"}}},
     }
