@@ -12,6 +12,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._config import process_config
 
 from core.settings import SettingError
 from pipelines.defs.recsys.fanout import JOB_NAME, executor_config, executor_for, fanout_job
@@ -21,8 +22,13 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 def test_the_default_is_dagsters_multiprocess_executor_with_one_process_per_core() -> None:
     assert executor_for("multiprocess") is dg.multiprocess_executor
-    assert executor_config("multiprocess", 0, None) == {"config": {"max_concurrent": os.cpu_count()}}
-    assert executor_config("multiprocess", 3, None) == {"config": {"max_concurrent": 3}}
+    config = executor_config("multiprocess", 0, None)["config"]
+    assert config["max_concurrent"] == os.cpu_count()
+    assert executor_config("multiprocess", 3, None)["config"]["max_concurrent"] == 3
+    # the bucket steps are forks of one server that imported the ranking once
+    assert "pipelines.defs.recsys.fanout" in config["start_method"]["forkserver"]["preload_modules"]
+    checked = process_config(dg.multiprocess_executor.config_schema.config_type, config)  # Dagster's own schema
+    assert checked.success, checked.errors
 
 
 def test_the_fanout_is_a_step_per_bucket(monkeypatch: pytest.MonkeyPatch) -> None:

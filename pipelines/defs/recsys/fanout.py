@@ -40,6 +40,8 @@ from warehouse.buckets import night_folder, write_bucket
 from warehouse.release.pause import pause_point
 
 JOB_NAME = "discovery_buckets_fanout"
+PRELOAD = ("dagster._core.executor.multiprocess", "pipelines.defs.recsys.fanout", "models.discovery.buckets")
+"""What the multiprocess executor's forkserver imports once for every bucket step it forks."""
 PARENT_TAG = "bodoge/nightly_run"
 """On the fan-out run: the nightly run that launched it."""
 
@@ -149,7 +151,10 @@ def executor_config(kind: str, workers: int, config_file: Path | None) -> dict[s
     (image, network, volumes: deploy/), with `max_concurrent` added unless it says one."""
     limit = workers or os.cpu_count() or 1
     if kind == "multiprocess":
-        return {"config": {"max_concurrent": limit}}
+        # forkserver: one server process imports Dagster, the definitions and the ranking once,
+        # and each bucket step is a fork of it, not a fresh interpreter importing them again
+        return {"config": {"max_concurrent": limit,
+                           "start_method": {"forkserver": {"preload_modules": list(PRELOAD)}}}}
     import yaml
 
     config: dict[str, Any] = {}
