@@ -152,6 +152,11 @@ def test_a_night_killed_in_a_bucket_completes_by_that_bucket_alone(tmp_path: Pat
     (folder,) = list((data / "buckets").iterdir())
     assert sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")) == ["00", "01", "02"]
     assert _buckets_materialized(data) == {"00", "01", "02"}  # each bucket step recorded its partition
+    with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
+        (fanout,) = instance.get_runs(dg.RunsFilter(job_name="discovery_buckets_fanout"))
+        (nightly,) = instance.get_runs(dg.RunsFilter(job_name="nightly"))
+    assert fanout.status == dg.DagsterRunStatus.FAILURE and fanout.tags["bodoge/nightly_run"] == nightly.run_id
+    assert "bodoge/pid" in fanout.tags  # the next night's recovery can tell whether its process died
 
     _rerun(data, 4, "--bucket", "03")
     assert _buckets_materialized(data) == {"00", "01", "02", "03"}

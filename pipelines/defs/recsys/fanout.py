@@ -33,7 +33,9 @@ import polars as pl
 from core.settings import SettingError, read
 from models.discovery.buckets import rank_bucket
 from models.discovery.store import load_state
+from ops.procs import identity
 from pipelines.defs.resources import SiteSettings
+from pipelines.recovery import PID_TAG
 from warehouse.bgg_training import site_rows_only
 from warehouse.bucket_inputs import BucketInputs, read_inputs
 from warehouse.buckets import night_folder, write_bucket
@@ -177,5 +179,7 @@ def run_buckets(instance: dg.DagsterInstance, *, keys: list[str], n_buckets: int
         "execution": executor_config(kind, read("bucket_workers"), read("bucket_executor_config")),
         "loggers": {"console": {"config": {"log_level": "INFO"}}},
     }
+    # PID_TAG: this process orchestrates the fan-out, so if it dies the next night's recovery
+    # marks the fan-out run failed as it does the nightly run (pipelines.recovery)
     return dg.execute_job(dg.reconstructable(fanout_job), instance, run_config=run_config,
-                          tags={PARENT_TAG: parent_run_id}, raise_on_error=False)
+                          tags={PARENT_TAG: parent_run_id, PID_TAG: identity()}, raise_on_error=False)
