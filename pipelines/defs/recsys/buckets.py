@@ -94,7 +94,9 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
     return dg.MaterializeResult(metadata={
         "buckets": ", ".join(keys), "of": n_buckets, **totals,
         "executor": read("bucket_executor") if parallel else "in turn",
+        # members per second of ranking (summed over the buckets), and per second of this step's wall clock
         "seconds": round(seconds, 3), "members_per_second": _per_second(totals["members"], totals["rank_seconds"]),
+        "wall_members_per_second": _per_second(totals["members"], seconds),
         "path": dg.MetadataValue.path(str(folder)),
     })
 

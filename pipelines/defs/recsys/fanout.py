@@ -79,7 +79,8 @@ def ranked_bucket(context: dg.OpExecutionContext, bucket: dict, site: SiteSettin
 
 @dg.op
 def buckets_ranked(results: list[dict]) -> dict:
-    """Every bucket's totals, for the nightly step's metadata."""
+    """Every bucket's totals: the fan-out run's last step, once every bucket is written (the
+    nightly step sums the buckets' materializations itself, which a failed run also has)."""
     totals: dict[str, Any] = {"keys": sorted(r["key"] for r in results)}
     for field in ("members", "rows", "welcome_lists", "rank_seconds"):
         totals[field] = sum(r[field] for r in results)
