@@ -23,7 +23,7 @@ DEMO_SITE: dict[str, Any] = {"games": 1000, "users": 2000, "seed": 0, "faults": 
 #: how many member buckets discovery ranks (the same lists in any number). Not the site (its own), nor a push or alert endpoint, nor crawl or BGG options (`--bgg`
 #: sets its replay's own): a demo is local and whole.
 DEMO_SETTINGS = ("data_dir", "warehouse", "backup_dir", "crawl_floor", "keep_exports", "push_retry_seconds",
-                 "discovery_buckets")
+                 "discovery_buckets", "bucket_executor", "bucket_workers")
 SITE_FILE = "sample-site.json"
 
 

@@ -97,6 +97,29 @@ def _switch(value: Any) -> bool:
 MAX_BUCKETS = 64
 """The most member buckets a night may have: a few dozen static partitions is what Dagster
 handles well (docs/scaling.md)."""
+MEMBERS_PER_BUCKET = 50_000
+"""The default rule's bucket size: discovery took 14.9 GB for 400,000 members in one process
+and 4.7 GB for 89,961, and the goal is at most 4 GB per bucket process (docs/scaling.md,
+"How many buckets")."""
+
+
+def buckets_for(members: int) -> int:
+    """The number of member buckets when BODOGE_DISCOVERY_BUCKETS is unset: one per
+    `MEMBERS_PER_BUCKET` members (rounded up), at least 1 and at most `MAX_BUCKETS`."""
+    return max(1, min(MAX_BUCKETS, -(-max(members, 0) // MEMBERS_PER_BUCKET)))
+
+BUCKET_EXECUTORS = ("multiprocess", "in_process", "docker", "k8s")
+"""How the member buckets run (`pipelines.defs.recsys.fanout`): Dagster's multiprocess executor
+(one process per bucket, the default), in turn in the night's own process, or a container /
+Kubernetes job per bucket (`dagster-docker`, `dagster-k8s`, imported only when chosen)."""
+
+
+def _bucket_executor(value: Any) -> str:
+    text = str(value).strip().lower().replace("-", "_")
+    if text not in BUCKET_EXECUTORS:
+        raise SettingError(f"must be one of {', '.join(BUCKET_EXECUTORS)}, not {value!r}")
+    return text
+
 
 DISCOVERY_ENGINES = ("compiled", "reference")
 """``models.discovery.model.ENGINES``, named here because settings sit below the models
@@ -148,6 +171,8 @@ _bundles = _number(_whole, lambda n: n >= 1, "must be a whole number of bundles,
 _pause_seconds = _number(_float, lambda s: 0 <= s <= 3600, "must be a number of seconds from 0 to 3600, not {value!r}")
 _buckets = _number(_whole, lambda n: 1 <= n <= MAX_BUCKETS,
                    "must be a whole number of member buckets from 1 to 64, not {value!r}")
+_workers = _number(_whole, lambda n: 0 <= n <= MAX_BUCKETS,
+                   "must be a whole number of bucket processes from 0 (one per core) to 64, not {value!r}")
 _retry_seconds = _number(_float, lambda s: 0 < s <= 24 * 3600,
                          "must be a number of seconds between 0 and 86400, not {value!r}")
 
@@ -211,10 +236,21 @@ class Settings:
                                      "how discovery computes its lists: compiled (the kernel library) or "
                                      "reference (plain numpy: the same lists, slower; docs/discovery.md); the night, "
                                      "`bodoge recommend` and `bodoge api` (checked at its start) all read it")
-    discovery_buckets: int = _setting(1, "BODOGE_DISCOVERY_BUCKETS", _buckets,
-                                      "member buckets discovery ranks apart (Dagster partitions over a stable hash "
-                                      "of user_id; 1 is one bucket of everyone; the same lists either way: "
-                                      "docs/scaling.md)")
+    discovery_buckets: int | None = _setting(None, "BODOGE_DISCOVERY_BUCKETS", _buckets,
+                                             "member buckets discovery ranks apart (Dagster partitions over a stable "
+                                             "hash of user_id; 1 is one bucket of everyone; the same lists either "
+                                             "way: docs/scaling.md)", None,
+                                             "one per 50,000 members of the published night (at least 1)")
+    bucket_executor: str = _setting("multiprocess", "BODOGE_BUCKET_EXECUTOR", _bucket_executor,
+                                    "how the member buckets run when there are several: multiprocess (a process "
+                                    "per bucket, Dagster's multiprocess executor), in_process (in turn, in the "
+                                    "night's process), docker or k8s (a container or Kubernetes job per bucket; "
+                                    "needs dagster-docker or dagster-k8s: docs/scaling.md)")
+    bucket_workers: int = _setting(0, "BODOGE_BUCKET_WORKERS", _workers,
+                                   "how many bucket processes run at once (0: one per core)")
+    bucket_executor_config: Path | None = _setting(None, "BODOGE_BUCKET_EXECUTOR_CONFIG", _path,
+                                                   "a YAML file of the docker or k8s executor's config (image, "
+                                                   "network, volumes: deploy/)")
     dashboard_db: Path | None = _setting(None, "BODOGE_DASHBOARD_DB", _path,
                                          "the file the dashboard reads", None,
                                          "DATA_DIR/published.duckdb")

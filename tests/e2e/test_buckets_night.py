@@ -14,10 +14,13 @@ lists (every column but the night's and the run's ids and times) and the bundle'
 byte for byte.
 
 * a demo night (one bucket, the default) against its discovery in four buckets;
-* a demo night in four buckets whose worker is killed with SIGKILL in its last bucket (the
-  test hook `BODOGE_TEST_PAUSE_AT=bucket-03`) publishes nothing; `python -m pipelines.rerun
-  --bucket 03` ranks that partition alone, then the writer, the export and the release run;
-  against the same night's discovery in one bucket.
+* a demo night in four buckets, ranked in parallel by Dagster's multiprocess executor (a step
+  and a process per bucket, `pipelines/defs/recsys/fanout.py`), whose bucket 03 step process
+  (found by the pid the test hook `BODOGE_TEST_PAUSE_AT=bucket-03` writes; not the night's
+  worker) is killed with SIGKILL: the other buckets finish, the night fails in its buckets'
+  step and publishes nothing; `python -m pipelines.rerun --bucket 03` ranks that partition
+  alone, then the writer, the export and the release run; against the same night's
+  discovery in one bucket.
 """
 
 from __future__ import annotations
@@ -86,6 +89,22 @@ def _buckets_materialized(data_dir: Path) -> set[str]:
         return set(instance.get_materialized_partitions(dg.AssetKey(["recsys", "discovery_buckets"])))
 
 
+def _night_processes(pid: int) -> list[int]:
+    """`pid` and its descendants, parents first (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop(0))
+        todo.extend(sorted(children.get(found[-1], [])))
+    return found
+
+
 def _rerun(data_dir: Path, buckets: int, *args: str) -> None:
     env = {**os.environ, **night_environment(Settings(data_dir=data_dir, discovery_buckets=buckets))}
     run = subprocess.run([sys.executable, "-m", "pipelines.rerun", *args], cwd=ROOT, env=env,
@@ -120,13 +139,24 @@ def test_a_night_killed_in_a_bucket_completes_by_that_bucket_alone(tmp_path: Pat
         assert night.poll() is None and time.monotonic() < deadline, "the night never reached its last bucket"
         time.sleep(0.2)
     time.sleep(0.2)  # the pid is written with the flag
-    os.kill(int(flag.read_text(encoding="utf-8").split()[0]), signal.SIGKILL)  # the buckets' step process
+    step_pid = int(flag.read_text(encoding="utf-8").split()[0])
+    family = _night_processes(night.pid)
+    workers = [p for p in family if b"pipelines.worker" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert step_pid in family and workers and step_pid not in workers, "bucket 03 not in a step process of its own"
+    os.kill(step_pid, signal.SIGKILL)  # bucket 03's step process alone
     output, _ = night.communicate(timeout=600)
     flag.unlink(missing_ok=True)
     assert night.returncode != 0, output[-3000:]
+    assert "nightly: FAILED recsys__discovery_buckets" in output, output[-3000:]
     assert not (data / "published.duckdb").exists() and not (data / "exports" / "LATEST").exists()
     (folder,) = list((data / "buckets").iterdir())
     assert sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")) == ["00", "01", "02"]
+    assert _buckets_materialized(data) == {"00", "01", "02"}  # each bucket step recorded its partition
+    with dg.DagsterInstance.from_config(str(data / "dagster_home")) as instance:
+        (fanout,) = instance.get_runs(dg.RunsFilter(job_name="discovery_buckets_fanout"))
+        (nightly,) = instance.get_runs(dg.RunsFilter(job_name="nightly"))
+    assert fanout.status == dg.DagsterRunStatus.FAILURE and fanout.tags["bodoge/nightly_run"] == nightly.run_id
+    assert "bodoge/pid" in fanout.tags  # the next night's recovery can tell whether its process died
 
     _rerun(data, 4, "--bucket", "03")
     assert _buckets_materialized(data) == {"00", "01", "02", "03"}

@@ -126,3 +126,50 @@ def test_the_dockerfile_copies_files_that_exist_and_installs_from_the_lock() -> 
     assert set(packages) <= set(sources), "the image lacks a package of the project"
     home = re.search(r"DAGSTER_HOME=(\S+)", text).group(1)
     assert (["deploy/dagster.yaml", "deploy/workspace.yaml"], f"{home}/") in copies
+
+
+DOCKER_EXECUTOR_FIELDS = {"container_kwargs", "env_vars", "image", "max_concurrent", "network", "networks", "registry",
+                          "retries", "step_dependency_config", "tag_concurrency_limits"}
+"""dagster_docker.docker_executor's config fields (dagster-docker 0.29.27's schema, the release of
+Dagster 1.13.27; it is not in the lock)."""
+K8S_EXECUTOR_FIELDS = {"enable_owner_references", "env_config_maps", "env_secrets", "env_vars", "image_pull_policy",
+                       "image_pull_secrets", "job_image", "job_namespace", "kubeconfig_file", "labels",
+                       "load_incluster_config", "max_concurrent", "per_step_k8s_config", "resources", "retries",
+                       "scheduler_name", "security_context", "service_account_name", "step_dependency_config",
+                       "step_k8s_config", "tag_concurrency_limits", "volume_mounts", "volumes"}
+"""dagster_k8s.k8s_job_executor's config fields (dagster-k8s 0.29.27's schema; not in the lock)."""
+
+
+def test_the_buckets_compose_form_runs_each_bucket_in_a_container_of_the_same_image() -> None:
+    base = compose_file()
+    layer = yaml.safe_load((DEPLOY / "docker-compose.buckets.yml").read_text(encoding="utf-8"))
+    executor = yaml.safe_load((DEPLOY / "bucket-executor.docker.yaml").read_text(encoding="utf-8"))
+    assert set(layer["services"]) <= set(base["services"]), "the layer only changes the main file's services"
+    code = layer["services"]["code"]
+    assert code["environment"]["BODOGE_BUCKET_EXECUTOR"] == "docker"
+    config_path = code["environment"]["BODOGE_BUCKET_EXECUTOR_CONFIG"]
+    assert f"./bucket-executor.docker.yaml:{config_path}:ro" in code["volumes"]
+    assert "/var/run/docker.sock:/var/run/docker.sock" in code["volumes"]
+    assert code["build"]["args"]["EXECUTOR_PACKAGES"] == "dagster-docker"
+    assert "ARG EXECUTOR_PACKAGES" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    # the bucket containers: the code service's image, on the layer's network, with the data volume
+    assert set(executor) <= DOCKER_EXECUTOR_FIELDS
+    assert executor["image"] == base["services"]["code"]["image"]
+    assert executor["networks"] == [layer["networks"]["bodoge"]["name"]]
+    assert all(svc["networks"] == ["bodoge"] for svc in layer["services"].values())
+    data_volume = layer["volumes"]["bodoge-data"]["name"]
+    assert "bodoge-data:/data" in base["services"]["code"]["volumes"]
+    assert executor["container_kwargs"]["volumes"][data_volume] == {"bind": "/data", "mode": "rw"}
+    for name in executor["env_vars"]:
+        assert name in ("DAGSTER_HOME", PG_URL_ENV) or name.startswith("BODOGE_"), name
+
+
+def test_the_kubernetes_form_names_real_executor_fields_and_mounts_the_data_directory() -> None:
+    executor = yaml.safe_load((DEPLOY / "bucket-executor.k8s.yaml").read_text(encoding="utf-8"))
+    assert set(executor) <= K8S_EXECUTOR_FIELDS
+    (mount,) = executor["volume_mounts"]
+    (volume,) = executor["volumes"]
+    assert mount == {"name": volume["name"], "mount_path": "/data"}
+    assert "BODOGE_DATA_DIR=/data" in executor["env_vars"] and "BODOGE_BUCKET_EXECUTOR=k8s" in executor["env_vars"]
+    docs = (REPO / "docs" / "scaling.md").read_text(encoding="utf-8")
+    assert "K8sRunLauncher" in docs and "bucket-executor.k8s.yaml" in docs and "k8s_job_executor" in docs

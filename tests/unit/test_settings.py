@@ -28,12 +28,14 @@ OTHER = {
     "full": "1", "max_pages": "40", "max_age_days": "3", "crawl_floor": "0.25", "keep_exports": "2",
     "push_retry_seconds": "12.5", "dashboard_db": "copy.duckdb", "bgg_api_url": "http://127.0.0.1:9/xmlapi2",
     "bgg_links": "links.csv", "bgg_overrides": "overrides.csv", "bgg_delay": "0", "bgg_max_age_days": "3",
-    "discovery_engine": "reference", "discovery_buckets": "4",
+    "discovery_engine": "reference", "discovery_buckets": "4", "bucket_executor": "in_process",
+    "bucket_workers": "3", "bucket_executor_config": "deploy/bucket-executor.docker.yaml",
 }
 #: A malformed value of every setting that has a check.
 BAD = {"full": "yes", "max_pages": "0", "max_age_days": "0.5", "crawl_floor": "half", "keep_exports": "2.5",
        "push_retry_seconds": "soon", "bgg_api_url": "boardgamegeek.com", "bgg_delay": "-1",
-       "bgg_max_age_days": "0", "discovery_engine": "numba", "discovery_buckets": "65"}
+       "bgg_max_age_days": "0", "discovery_engine": "numba", "discovery_buckets": "65",
+       "bucket_executor": "threads", "bucket_workers": "-1"}
 
 
 def test_every_setting_is_covered_here() -> None:
