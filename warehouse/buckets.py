@@ -29,6 +29,8 @@ import duckdb
 import polars as pl
 
 from warehouse.db import ensure_table, scalar, transaction
+from warehouse.privacy.public import public_users
+from warehouse.views import post_games
 
 BUCKET_TABLES = ("recommendations", "next_to_play", "watch_next")
 """The marts each bucket writes rows of, ordered by (user_id, rank) once put together."""
@@ -37,6 +39,19 @@ SIMILAR = "similar_games.parquet"
 
 class BucketsMissing(RuntimeError):
     """A night whose buckets are not all written: nothing is appended."""
+
+
+def bucket_inputs(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, list[str], pl.DataFrame]:
+    """What a bucket step reads from the warehouse besides the saved model: the site's
+    collection rows (`user_id`, `game_id`: the shelves keep site rows only), the public
+    members, sorted (marts.members as the privacy rule sees them: a collection page the
+    crawl could not complete is not public to the export, the backups or the published
+    night), and the games each member wrote posts about (a welcome list's hints)."""
+    site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
+    known_public = public_users(con)
+    public = [u for u in con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl()
+              .get_column("user_id").to_list() if u in known_public]
+    return site_rows, public, post_games(con)
 
 
 def night_folder(root: Path, run_id: str) -> Path:

@@ -19,18 +19,14 @@ with the step's totals.
 import time
 
 import dagster as dg
-import polars as pl
 from dagster_duckdb import DuckDBResource
 
 from core.settings import read
-from models.discovery.buckets import bucket_keys, rank_bucket
+from models.discovery.buckets import bucket_frames, bucket_keys
 from models.discovery.store import load_state
 from pipelines.defs.resources import NightlyLock, SiteSettings
-from warehouse.bgg_training import site_rows_only
-from warehouse.buckets import night_folder, write_bucket
-from warehouse.privacy.public import public_users
+from warehouse.buckets import bucket_inputs, night_folder, write_bucket
 from warehouse.release.pause import pause_point
-from warehouse.views import post_games
 
 FITTED_CHAMPION = dg.AssetKey(["recsys", "fitted_champion"])
 DISCOVERY_BUCKETS = dg.AssetKey(["recsys", "discovery_buckets"])
@@ -65,13 +61,7 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
     play next and watch list, ranked by the night's fitted champion and written as Parquet
     (DATA_DIR/buckets/<run_id>/<bucket>/) for the `discovery` writer to append."""
     with duckdb.get_connection() as con:
-        site_rows = con.sql("SELECT user_id, game_id FROM marts.collections").pl()
-        # marts.members as the privacy rule sees them: a collection page the crawl could not complete
-        # (incomplete, no entry) is not public to the export, the backups or the published night
-        known_public = public_users(con)
-        public = [u for u in con.sql("SELECT user_id FROM marts.members ORDER BY user_id").pl()
-                  .get_column("user_id").to_list() if u in known_public]
-        hints = post_games(con)
+        site_rows, public, hints = bucket_inputs(con)
     keys = context.partition_keys
     n_buckets = len(BUCKETS.get_partition_keys())
     state, meta = load_state(site.paths.champion, engine=site.engine())
@@ -81,13 +71,9 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
     started = time.perf_counter()
     for key in keys:
         pause_point(f"bucket-{key}", site.paths.data_dir)  # the test hook: a night killed in a bucket
-        lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=public, hints=hints)
-        welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
-        write_bucket(folder, key, {
-            "recommendations": lists.recommendations.with_columns(welcome),
-            "next_to_play": site_rows_only(lists.next_to_play, site_rows),
-            "watch_next": site_rows_only(lists.watch_next, site_rows),
-        })
+        frames, lists = bucket_frames(state, meta, bucket=int(key), n_buckets=n_buckets, members=public,
+                                      hints=hints, site_rows=site_rows)
+        write_bucket(folder, key, frames)
         context.log.info(f"bucket {key} of {n_buckets}: {lists.stats}")
         # recorded as each bucket is written: a night killed in a later bucket shows which are done
         context.log_event(dg.AssetMaterialization(asset_key=DISCOVERY_BUCKETS, partition=key, metadata={
