@@ -54,7 +54,7 @@ def rank_one(work: Path, bucket: int, n_buckets: int) -> dict[str, Any]:
     as the Dagster bucket step does; its seconds and RSS after each step."""
     import duckdb
 
-    from models.discovery.buckets import bucket_frames, bucket_keys
+    from models.discovery.buckets import bucket_frames, bucket_keys, bucket_of
     from models.discovery.store import load_state
     from warehouse.buckets import bucket_inputs, night_folder, write_bucket
 
@@ -65,7 +65,7 @@ def rank_one(work: Path, bucket: int, n_buckets: int) -> dict[str, Any]:
     seconds["load"], profile["loaded"] = time.perf_counter() - tick, rss_mb()
     tick = time.perf_counter()
     with duckdb.connect(str(work / "warehouse.duckdb"), read_only=True) as con:
-        site_rows, public, hints = bucket_inputs(con)
+        site_rows, public, hints = bucket_inputs(con, keep=lambda user: bucket_of(user, n_buckets) == bucket)
     seconds["inputs"], profile["inputs"] = time.perf_counter() - tick, rss_mb()
     tick = time.perf_counter()
     frames, lists = bucket_frames(state, meta, bucket=bucket, n_buckets=n_buckets, members=public, hints=hints,

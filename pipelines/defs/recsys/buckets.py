@@ -22,7 +22,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from core.settings import read
-from models.discovery.buckets import bucket_frames, bucket_keys
+from models.discovery.buckets import bucket_frames, bucket_keys, bucket_of
 from models.discovery.store import load_state
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from warehouse.buckets import bucket_inputs, night_folder, write_bucket
@@ -60,10 +60,11 @@ def discovery_buckets(context: dg.AssetExecutionContext, duckdb: DuckDBResource,
     """Each member bucket's discovery lists (welcome lists for public members the model cannot score),
     play next and watch list, ranked by the night's fitted champion and written as Parquet
     (DATA_DIR/buckets/<run_id>/<bucket>/) for the `discovery` writer to append."""
-    with duckdb.get_connection() as con:
-        site_rows, public, hints = bucket_inputs(con)
     keys = context.partition_keys
     n_buckets = len(BUCKETS.get_partition_keys())
+    mine = {int(key) for key in keys}
+    with duckdb.get_connection() as con:  # the collection rows of this step's buckets' members only
+        site_rows, public, hints = bucket_inputs(con, keep=lambda user: bucket_of(user, n_buckets) in mine)
     state, meta = load_state(site.paths.champion, engine=site.engine())
     folder = night_folder(site.paths.buckets, meta["run_id"])
     totals = {"members": 0, "rows": 0, "welcome_lists": 0}
