@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
 
+from warehouse.release.bucket_export import PER_MEMBER_FILES, PartsMissing, assemble_part_files, missing_parts
 from warehouse.release.bundle_io import (
     MANIFEST,
     TMP_PREFIX,
@@ -59,15 +62,21 @@ class Bundle:
     manifest: dict
 
 
-def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> Bundle:
+def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None,
+                  parts: tuple[Path, Sequence[str]] | None = None) -> Bundle:
     """Write the bundle of the latest recommendation run (not yet named by LATEST).
 
     `keep` (default: env BODOGE_KEEP_EXPORTS, else 7) is only checked here, before anything
     is written, so a bad value fails the export cleanly; the release prunes with it.
+    `parts` (a folder and the bucket keys): the per-member files are assembled from the
+    buckets' parts there (`warehouse.release.bucket_export`), the same bytes, and the folder
+    is removed once the bundle is in place; similar games and the rest as without.
     """
     if keep is None:
         keep_exports()
     pause_point("export", exports_dir.parent)
+    if parts is not None and (missing := missing_parts(*parts)):
+        raise PartsMissing(f"export parts not written: {', '.join(missing)} (in {parts[0]}); write them, then the bundle")
     recs = marts_table(con, "recommendations")
     run_id = _one_run(con)
     model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchall()[0][0]
@@ -88,7 +97,10 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     for name in FILES:
         source, key, fields = sources[name]
         line = welcome_flag(con) if name == "recommendations.jsonl" else ""
-        sizes[name] = write_grouped(con, source, key, fields, staging / name, line=line)
+        if parts is not None and name in PER_MEMBER_FILES:
+            sizes[name] = assemble_part_files(parts[0], parts[1], name, staging / name)
+        else:
+            sizes[name] = write_grouped(con, source, key, fields, staging / name, line=line)
         checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
@@ -120,6 +132,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         drop_dir(final)
     os.replace(staging, final)
     fsync_dir(exports_dir)
+    if parts is not None:  # members' lists: kept no longer than the bundle needs them
+        shutil.rmtree(parts[0], ignore_errors=True)
     members = {row[0] for source in (recs, *shelves.values()) if source
                for row in con.execute(f"SELECT DISTINCT user_id FROM {source}").fetchall()}
     scrub_new_bundle(con, final, members)  # members found private since the marts were built
