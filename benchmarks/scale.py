@@ -59,7 +59,7 @@ STAGES: dict[str, list[list[str]] | str] = {
                                     "recommendation_runs", "served_top10")],
     "outcomes": [["marts", name] for name in ("history_nights", "collection_history", "served_lists",
                                               "list_outcomes")],
-    "export": [["export", "site_bundle"], ["export", "published_night"]],
+    "export": [["export", "bundle_parts"], ["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
 

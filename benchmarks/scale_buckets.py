@@ -102,7 +102,9 @@ def run_buckets(work: Path, n_buckets: int, env: dict[str, str], *, workers: int
     out.mkdir(parents=True, exist_ok=True)
     sampler = _Sampler()
     sampler.start()
-    pending, running, done = list(range(n_buckets)), {}, {}
+    pending = list(range(n_buckets))
+    running: dict[int, tuple[int, float]] = {}
+    done: dict[int, dict[str, Any]] = {}
     started = time.perf_counter()
     while pending or running:
         while pending and len(running) < workers:

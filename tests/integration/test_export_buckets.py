@@ -12,7 +12,7 @@ import pytest
 from models.discovery.buckets import bucket_keys, bucket_of
 from tests.support.discovery_warehouse import shared_discovery_warehouse
 from warehouse.db import connect
-from warehouse.release.bucket_export import PER_MEMBER_FILES, PartsMissing, write_part
+from warehouse.release.bucket_export import PER_MEMBER_FILES, PartsMissing, in_bucket_of, write_part
 from warehouse.release.export import export_bundle
 
 
@@ -33,8 +33,7 @@ def test_a_bundle_from_bucket_parts_is_the_whole_bundle_byte_for_byte(warehouse:
         whole = export_bundle(con, tmp_path / "whole" / "exports")
     parts, keys = tmp_path / "bucketed" / "buckets" / "export", bucket_keys(n_buckets)
     with connect(_copy(warehouse, tmp_path / "bucketed")) as con:
-        counts = {key: write_part(con, parts, key, keep=lambda user, b=int(key): bucket_of(user, n_buckets) == b)
-                  for key in keys}
+        counts = {key: write_part(con, parts, key, keep=in_bucket_of(int(key), n_buckets, bucket_of)) for key in keys}
         bucketed = export_bundle(con, tmp_path / "bucketed" / "exports", parts=(parts, keys))
     users = [counts[key]["recommendations.jsonl"][0] for key in keys]
     assert sum(users) == whole.manifest["counts"]["users"] > 0
@@ -53,7 +52,7 @@ def test_a_bucket_part_missing_writes_no_bundle(warehouse: Path, tmp_path: Path)
     parts, keys = tmp_path / "buckets" / "export", bucket_keys(3)
     with connect(_copy(warehouse, tmp_path / "night")) as con:
         for key in keys[:2]:
-            write_part(con, parts, key, keep=lambda user, b=int(key): bucket_of(user, 3) == b)
+            write_part(con, parts, key, keep=in_bucket_of(int(key), 3, bucket_of))
         with pytest.raises(PartsMissing, match="export parts not written: 02"):
             export_bundle(con, tmp_path / "night" / "exports", parts=(parts, keys))
     assert not (tmp_path / "night" / "exports").exists() or not any((tmp_path / "night" / "exports").iterdir())

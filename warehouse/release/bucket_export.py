@@ -14,8 +14,8 @@ id as they stream (a bucket is a hash of the id, so its members are spread over 
 * `assemble_part_files`: the parts of one file merged into the bundle's file (its lines
   and items counted), which `export_bundle(…, parts=…)` calls for each per-member file.
 
-The parts hold members' lists, so they live where the buckets' rows live
-(`warehouse.buckets.night_folder(…)/export/`): the export removes them once assembled, a
+The parts hold members' lists, so they live beside the buckets' rows
+(`DATA_DIR/buckets/<run_id>.export/`): the export removes them once assembled, a
 later night removes what an earlier one left, and a member turning private removes them all.
 """
 
@@ -37,7 +37,7 @@ PER_MEMBER_FILES = {"recommendations.jsonl": "recommendations", "next_to_play.js
 """The bundle's per-member files and the mart each is written from."""
 COUNTS = "counts.json"
 PARTS = "export"
-"""Under the night's buckets folder: the export's parts."""
+"""The suffix of the export parts' folder beside the night's buckets folder."""
 
 
 class PartsMissing(RuntimeError):
@@ -46,8 +46,16 @@ class PartsMissing(RuntimeError):
 
 def parts_folder(night: Path) -> Path:
     """Where the night whose buckets live in `night` (`warehouse.buckets.night_folder`) keeps
-    the export's parts."""
-    return Path(night) / PARTS
+    the export's parts: beside it (`<run_id>.export`), so removing the parts leaves nothing of
+    the night's, and what `clear_other_nights` or `remove_buckets` removes takes them too."""
+    night = Path(night)
+    return night.with_name(f"{night.name}.{PARTS}")
+
+
+def in_bucket_of(bucket: int, n_buckets: int, bucket_of: Callable[[str, int], int]) -> Callable[[str], bool]:
+    """`write_part`'s `keep` for bucket `bucket` of `n_buckets` by the night's `bucket_of`
+    (`models.discovery.buckets.bucket_of`, passed in: the warehouse does not import the models)."""
+    return lambda user_id: bucket_of(user_id, n_buckets) == bucket
 
 
 def write_part(con: duckdb.DuckDBPyConnection, parts: Path, key: str, keep: Callable[[str], bool]) -> dict[str, list[int]]:
