@@ -186,9 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.bucket < args.buckets or not (args.work_dir / "models" / "champion").is_dir():
         parser.error("--bucket K of --buckets N, on a --work-dir whose night saved its champion")
-    from benchmarks.scale import _env
-
-    os.environ.update(_env(args.work_dir))
+    # the environment (warehouse, data dir, one BLAS thread) is the benchmark's, handed down by run_buckets
     report = rank_one(args.work_dir, args.bucket, args.buckets)
     (args.work_dir / FOLDER / f"bucket-{args.bucket:02d}.json").write_text(json.dumps(report), encoding="utf-8")
     return 0

@@ -32,6 +32,8 @@ from typing import BinaryIO
 import duckdb
 import polars as pl
 
+from warehouse.release.grouped import PER_USER_FIELDS, marts_table, welcome_flag, write_grouped
+
 PER_MEMBER_FILES = {"recommendations.jsonl": "recommendations", "next_to_play.jsonl": "next_to_play",
                     "watch_next.jsonl": "watch_next"}
 """The bundle's per-member files and the mart each is written from."""
@@ -62,8 +64,6 @@ def write_part(con: duckdb.DuckDBPyConnection, parts: Path, key: str, keep: Call
     """Bucket `key`'s part of each per-member file: the lines of the members `keep` says are
     the bucket's, from marts.recommendations, next_to_play and watch_next, written as the
     whole file's are. Returns each file's (lines, items), also kept in the part's `counts.json`."""
-    from warehouse.release.export import PER_USER_FIELDS, marts_table, welcome_flag, write_grouped
-
     tables = {name: marts_table(con, table) for name, table in PER_MEMBER_FILES.items()}
     ids = pl.concat([con.sql(f"SELECT DISTINCT user_id FROM {source}").pl() for source in tables.values() if source]
                     or [pl.DataFrame(schema={"user_id": pl.String})]).get_column("user_id").unique()

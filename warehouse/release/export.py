@@ -43,12 +43,11 @@ from warehouse.release.bundle_io import (
     verify_bundle,
     write_synced,
 )
+from warehouse.release.grouped import PER_USER_FIELDS, marts_table, welcome_flag, write_grouped
 from warehouse.release.pause import pause_point
 from warehouse.release.retention import keep_exports, remove_litter, scrub_new_bundle
 from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
-PER_USER_FIELDS = {"game_id": "game_id", "score": "score", "reason": "reason"}
-"""A per-member list's item fields (line field: mart column), after its `rank`."""
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
 
@@ -156,14 +155,6 @@ def _one_run(con: duckdb.DuckDBPyConnection) -> str:
     return run_ids[0]
 
 
-def marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
-    """``marts.<table>`` if the warehouse has it (a shelf only exists from the first night
-    that wrote it), else None: its file is empty."""
-    exists = con.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = ?", [table]
-    ).fetchall()
-    return f"marts.{table}" if exists else None
-
 
 def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | None:
     """A shelf mart (`next_to_play`, `watch_next`) holding only this run's rows, or None."""
@@ -174,37 +165,3 @@ def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | Non
     if stale:
         raise ExportError(f"marts.{table} holds run {stale[0][0]}, not {run_id}")
     return source
-
-
-def welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
-    """The line field saying whether a member's list is a welcome list (schema 1.1.0's
-    `welcome`); false throughout for a warehouse whose recommendations lack the column."""
-    has = con.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = 'recommendations' "
-        "AND column_name = 'welcome'").fetchall()
-    return ", coalesce(bool_or(welcome), false) AS welcome" if has else ", false AS welcome"
-
-
-def write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
-                   path: Path, *, line: str = "") -> tuple[int, int]:
-    """One line per key (in key order), its rows in rank order as the list `items` of
-    objects, each with its `rank` first (the site need not count, and a gap would show),
-    then the aggregates `line` adds (fixed SQL, never user text); returns (lines, items).
-    An absent table gives an empty file.
-
-    Why DuckDB writes the file: the rows stay in the database engine, which streams them
-    to disk within its memory limit. Reading them into Polars first (1.2 GB of lines for
-    100,000 members) made the export the night's largest process (5.9–7.3 GB at the real
-    site's size), growing with the members; a Python dict per row had peaked at 9.4 GB.
-    """
-    if source is None:
-        path.write_bytes(b"")
-        return 0, 0
-    items = ", ".join(f"{name} := {column}" for column, name in fields.items())
-    target = str(path).replace("'", "''")
-    (lines,) = con.execute(
-        f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items{line} "
-        f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
-    ).fetchall()[0]  # COPY returns the rows it wrote: the lines
-    (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchall()[0]
-    return int(lines), int(rows)
