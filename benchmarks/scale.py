@@ -23,6 +23,11 @@ to another. The raw tables hold exactly ``games`` games (``benchmarks.scale_data
 
 ``--buckets N`` ranks discovery's members in N member buckets (``BODOGE_DISCOVERY_BUCKETS``,
 docs/scaling.md), in turn in the discovery stage's one process; ``buckets`` in the figures.
+The fit (``recsys/fitted_champion``) is a stage of its own (``fit``), so its peak is its own.
+Then the same buckets are ranked again from the saved model, each in a process of its own,
+one per core (``benchmarks.scale_buckets``): ``bucket_processes`` has each one's peak RSS,
+the night's peak with them, their seconds beside the one process's, the overhead of the
+partitioning (files written and appended) and whether their lists equal the night's.
 
 ``--reuse-night`` then runs the same stages a second time on the same warehouse, as the
 next night on unchanged data: above the large-data thresholds (``models.budget``) its
@@ -48,12 +53,13 @@ import numpy as np
 STAGES: dict[str, list[list[str]] | str] = {
     "build": "warehouse",
     "evaluation": "recsys-evaluation",
-    "discovery": [["recsys", "fitted_champion"], ["recsys", "discovery_buckets"]]
+    "fit": [["recsys", "fitted_champion"]],
+    "discovery": [["recsys", "discovery_buckets"]]
     + [["marts", name] for name in ("recommendations", "next_to_play", "watch_next", "similar_games",
                                     "recommendation_runs", "served_top10")],
     "outcomes": [["marts", name] for name in ("history_nights", "collection_history", "served_lists",
                                               "list_outcomes")],
-    "export": [["export", "site_bundle"], ["export", "published_night"]],
+    "export": [["export", "bundle_parts"], ["export", "site_bundle"], ["export", "published_night"]],
 }
 """Each night stage and its assets: a group name, or asset keys."""
 
@@ -90,7 +96,7 @@ def _selection(stage: str) -> list[Any]:
     spec = STAGES[stage]
     if isinstance(spec, list):
         return [dg.AssetKey(key) for key in spec]
-    discovery = {dg.AssetKey(key) for key in [*STAGES["discovery"], *STAGES["outcomes"]]}
+    discovery = {dg.AssetKey(key) for key in [*STAGES["fit"], *STAGES["discovery"], *STAGES["outcomes"]]}
     group = "warehouse" if spec == "warehouse" else "recsys"
     return [s.key for s in defs().resolve_all_asset_specs() if s.group_name == group and s.key not in discovery]
 
@@ -189,10 +195,11 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
     stick = bare["report"]["yardstick"]
     print(f"scale: yardstick {stick['seconds']:.1f}s (EASE on {stick['items']:,} games {stick['fit_seconds']:.1f}s, "
           f"top-{stick['k']} for {stick['members']:,} members {stick['score_seconds']:.1f}s)", file=sys.stderr, flush=True)
-    stages = _night(work, env, "")
+    procs: dict[str, Any] = {}
+    stages = _night(work, env, "", processes=procs, buckets=buckets)
     recs = stages["discovery"]["report"]["assets"]["marts/recommendations"]
-    discovery = stages["discovery"]["report"]["assets"]
-    ranked, fitted = discovery.get("recsys/discovery_buckets", {}), discovery.get("recsys/fitted_champion", {})
+    ranked = stages["discovery"]["report"]["assets"].get("recsys/discovery_buckets", {})
+    fitted = stages["fit"]["report"]["assets"].get("recsys/fitted_champion", {})
     evaluation = stages["evaluation"]["report"]["assets"]
     total = sum(s["seconds"] for s in stages.values())
     peak = max(s["peak_rss_mb"] for s in stages.values())
@@ -217,6 +224,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
         "total_seconds": round(total, 2),
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
         "cpu_count": os.cpu_count(),
+        "bucket_processes": _bucket_figures(procs, stages, ranked, total),
     }
     if reuse_night:
         again = _night(work, env, "reuse night: ")
@@ -233,15 +241,58 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
     return figures
 
 
-def _night(work: Path, env: dict[str, str], label: str) -> dict[str, dict[str, Any]]:
-    """Each stage of one night in its own process, in order, with a progress line each."""
+def _night(work: Path, env: dict[str, str], label: str, *, processes: dict[str, Any] | None = None,
+           buckets: int = 1) -> dict[str, dict[str, Any]]:
+    """Each stage of one night in its own process, in order, with a progress line each; with
+    ``processes``, after the discovery stage the same buckets again, each in a process of its
+    own (``benchmarks.scale_buckets``), their figures put in ``processes``."""
+    from benchmarks.scale_buckets import append_and_compare, run_buckets
+
     stages: dict[str, dict[str, Any]] = {}
     for stage in STAGES:
         print(f"scale: {label}{stage} …", file=sys.stderr, flush=True)
         stages[stage] = _child(stage, work, env)
         print(f"scale: {label}{stage} done in {stages[stage]['seconds']:.1f}s, "
               f"peak {stages[stage]['peak_rss_mb']:,.0f} MB", file=sys.stderr, flush=True)
+        if stage == "discovery" and processes is not None:
+            print(f"scale: {label}the {buckets} bucket(s) again, one process each …", file=sys.stderr, flush=True)
+            processes.update(run_buckets(work, buckets, env))
+            processes.update(append_and_compare(work, buckets))
+            print(f"scale: {label}bucket processes done in {processes['wall_seconds']:.1f}s on {processes['workers']} "
+                  f"workers, largest {processes['max_bucket_peak_rss_mb']:,.0f} MB, together "
+                  f"{processes['concurrent_peak_rss_mb']:,.0f} MB; the same lists: {processes['same_lists']}",
+                  file=sys.stderr, flush=True)
     return stages
+
+
+def _bucket_figures(procs: dict[str, Any], stages: dict[str, dict[str, Any]], ranked: dict[str, Any],
+                    night_seconds: float) -> dict[str, Any]:
+    """The bucket processes beside the discovery stage's one process (threads), in one run.
+
+    ``night_peak_rss_mb`` is the night's peak were discovery run so: the largest of the other
+    stages' peaks, the fit's (its own stage and process) and the buckets' together (the bound:
+    the ``workers`` largest bucket peaks summed). ``overhead`` is what the partitioning adds to
+    the night: every bucket's files written (summed over the processes) and appended by the one
+    writer, as a share of the night's seconds."""
+    if not procs:
+        return {}
+    together = max(procs["concurrent_peak_bound_mb"], procs["concurrent_peak_rss_mb"])
+    others = [s["peak_rss_mb"] for name, s in stages.items() if name != "discovery"]
+    added = procs["write_seconds"] + procs["append_seconds"]
+    return {
+        **{k: v for k, v in procs.items()},
+        "fit_peak_rss_mb": stages["fit"]["peak_rss_mb"],
+        "night_peak_rss_mb": max([*others, together]),
+        "side_by_side": {"processes_seconds": procs["wall_seconds"],
+                         "one_process_threads_seconds": ranked.get("seconds"),
+                         "one_process_stage_seconds": stages["discovery"]["seconds"],
+                         "one_process_peak_rss_mb": stages["discovery"]["peak_rss_mb"],
+                         "processes_members_per_s": procs["members_per_second"],
+                         "one_process_members_per_s": ranked.get("members_per_second")},
+        "overhead": {"write_seconds": procs["write_seconds"], "append_seconds": procs["append_seconds"],
+                     "seconds": round(added, 2), "share_of_night": round(added / night_seconds, 4)
+                     if night_seconds > 0 else None},
+    }
 
 
 def _stage_figures(stages: dict[str, dict[str, Any]], yardstick: float) -> dict[str, dict[str, Any]]:

@@ -13,7 +13,10 @@ rows, and the buckets' rows put together are the rows of ranking everyone at onc
   (one list per game, not per member, so it is no bucket's);
 * ``rank_bucket``: one bucket's discovery lists (welcome lists too) and both shelves, from
   the saved model (read back with ``store.load_state``). Welcome lists count everyone's collections, not
-  the bucket's: the saved model holds every member's rows.
+  the bucket's: the saved model holds every member's rows;
+* ``bucket_frames``: what one bucket step writes (``warehouse.buckets.write_bucket``): its
+  lists, the welcome flag, the shelves cut to site rows. The Dagster step and the scale
+  benchmark's bucket processes both call it, so they rank and write a bucket the same way.
 """
 
 from __future__ import annotations
@@ -122,3 +125,29 @@ def rank_bucket(
     log.info("discover: bucket %d of %d: %d members ranked in %.1fs", bucket, n_buckets, len(user_ids),
              time.perf_counter() - started)
     return lists
+
+
+def bucket_frames(
+    state: DiscoveryModel,
+    meta: dict[str, Any],
+    *,
+    bucket: int,
+    n_buckets: int,
+    members: list[str] | None,
+    hints: pl.DataFrame | None,
+    site_rows: pl.DataFrame,
+) -> tuple[dict[str, pl.DataFrame], Discovery]:
+    """One bucket's rows as the bucket step writes them (``rank_bucket``'s lists): the
+    recommendations with ``welcome`` (whether the member's list is a welcome list), and play
+    next and the watch list cut to the games on the member's site collection (``site_rows``:
+    ``user_id``, ``game_id`` of ``marts.collections``; a linked member's BGG rows train the
+    model but are never shelved as theirs). Returns the frames and the lists (for their stats)."""
+    lists = rank_bucket(state, meta, bucket=bucket, n_buckets=n_buckets, members=members, hints=hints)
+    welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
+    site = site_rows.select("user_id", "game_id").unique()
+    frames = {
+        "recommendations": lists.recommendations.with_columns(welcome),
+        **{name: shelf if shelf.is_empty() else shelf.join(site, on=["user_id", "game_id"], how="semi")
+           for name, shelf in (("next_to_play", lists.next_to_play), ("watch_next", lists.watch_next))},
+    }
+    return frames, lists

@@ -87,7 +87,7 @@ def test_scale_benchmark_runs_every_stage_of_the_night(tmp_path: Path) -> None:
         assert key in figures, key
     # exactly the sizes asked for (no planted-broken game left out)
     assert figures["members"] == 200 and figures["games"] == 80 and figures["collection_rows"] > 0
-    assert list(figures["stages"]) == ["build", "evaluation", "discovery", "outcomes", "export"]
+    assert list(figures["stages"]) == ["build", "evaluation", "fit", "discovery", "outcomes", "export"]
     stick = figures["yardstick"]
     assert 0 < stick["items"] <= 80 and stick["scored_members"] == stick["members"] > 0 and stick["seconds"] > 0
     for stage in figures["stages"].values():
@@ -126,6 +126,15 @@ def test_scale_benchmark_ranks_in_member_buckets(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     assert figures["buckets"] == 3 and figures["discovery_members_per_s"] > 0
+    # the same buckets again, one process each, from the saved model: the same lists as the night's
+    procs = figures["bucket_processes"]
+    assert [b["bucket"] for b in procs["buckets"]] == [0, 1, 2] and procs["workers"] == min(3, os.cpu_count() or 1)
+    assert sum(b["rows"] for b in procs["buckets"]) == procs["rows"]["recommendations"] > 0
+    assert procs["same_lists"] == {"recommendations": True, "next_to_play": True, "watch_next": True}
+    assert 0 < procs["max_bucket_peak_rss_mb"] <= procs["concurrent_peak_bound_mb"] <= procs["night_peak_rss_mb"]
+    assert procs["fit_peak_rss_mb"] == figures["stages"]["fit"]["peak_rss_mb"]
+    assert 0 < procs["overhead"]["share_of_night"] < 1 and procs["side_by_side"]["one_process_threads_seconds"] > 0
+    assert not (work / "bucket-processes").exists()  # members' lists kept no longer than measured
     with dg.DagsterInstance.from_config(str(work / "dagster_home")) as instance:
         ranked = instance.get_materialized_partitions(dg.AssetKey(["recsys", "discovery_buckets"]))
     assert set(ranked) == {"00", "01", "02"}

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
 
+from warehouse.release.bucket_export import PER_MEMBER_FILES, PartsMissing, assemble_part_files, missing_parts
 from warehouse.release.bundle_io import (
     MANIFEST,
     TMP_PREFIX,
@@ -40,12 +43,11 @@ from warehouse.release.bundle_io import (
     verify_bundle,
     write_synced,
 )
+from warehouse.release.grouped import PER_USER_FIELDS, marts_table, welcome_flag, write_grouped
 from warehouse.release.pause import pause_point
 from warehouse.release.retention import keep_exports, remove_litter, scrub_new_bundle
 from warehouse.release.schemas import SCHEMA_VERSION, validate_bundle, write_schemas
 
-PER_USER_FIELDS = {"game_id": "game_id", "score": "score", "reason": "reason"}
-"""A per-member list's item fields (line field: mart column), after its `rank`."""
 FILES = ("recommendations.jsonl", "next_to_play.jsonl", "watch_next.jsonl", "similar_games.jsonl")
 __all__ = ["Bundle", "ExportError", "bundle_run_id", "export_bundle", "latest_bundle", "verify_bundle"]
 
@@ -59,15 +61,21 @@ class Bundle:
     manifest: dict
 
 
-def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None) -> Bundle:
+def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: int | None = None,
+                  parts: tuple[Path, Sequence[str]] | None = None) -> Bundle:
     """Write the bundle of the latest recommendation run (not yet named by LATEST).
 
     `keep` (default: env BODOGE_KEEP_EXPORTS, else 7) is only checked here, before anything
     is written, so a bad value fails the export cleanly; the release prunes with it.
+    `parts` (a folder and the bucket keys): the per-member files are assembled from the
+    buckets' parts there (`warehouse.release.bucket_export`), the same bytes, and the folder
+    is removed once the bundle is in place; similar games and the rest as without.
     """
     if keep is None:
         keep_exports()
     pause_point("export", exports_dir.parent)
+    if parts is not None and (missing := missing_parts(*parts)):
+        raise PartsMissing(f"export parts not written: {', '.join(missing)} (in {parts[0]}); write them, then the bundle")
     recs = marts_table(con, "recommendations")
     run_id = _one_run(con)
     model = con.execute("SELECT any_value(model) FROM marts.recommendations").fetchall()[0][0]
@@ -88,7 +96,10 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
     for name in FILES:
         source, key, fields = sources[name]
         line = welcome_flag(con) if name == "recommendations.jsonl" else ""
-        sizes[name] = write_grouped(con, source, key, fields, staging / name, line=line)
+        if parts is not None and name in PER_MEMBER_FILES:
+            sizes[name] = assemble_part_files(parts[0], parts[1], name, staging / name)
+        else:
+            sizes[name] = write_grouped(con, source, key, fields, staging / name, line=line)
         checksums[name] = sync_file(staging / name)
     manifest = {
         "run_id": run_id,
@@ -120,6 +131,8 @@ def export_bundle(con: duckdb.DuckDBPyConnection, exports_dir: Path, *, keep: in
         drop_dir(final)
     os.replace(staging, final)
     fsync_dir(exports_dir)
+    if parts is not None:  # members' lists: kept no longer than the bundle needs them
+        shutil.rmtree(parts[0], ignore_errors=True)
     members = {row[0] for source in (recs, *shelves.values()) if source
                for row in con.execute(f"SELECT DISTINCT user_id FROM {source}").fetchall()}
     scrub_new_bundle(con, final, members)  # members found private since the marts were built
@@ -142,14 +155,6 @@ def _one_run(con: duckdb.DuckDBPyConnection) -> str:
     return run_ids[0]
 
 
-def marts_table(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
-    """``marts.<table>`` if the warehouse has it (a shelf only exists from the first night
-    that wrote it), else None: its file is empty."""
-    exists = con.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'marts' AND table_name = ?", [table]
-    ).fetchall()
-    return f"marts.{table}" if exists else None
-
 
 def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | None:
     """A shelf mart (`next_to_play`, `watch_next`) holding only this run's rows, or None."""
@@ -160,37 +165,3 @@ def _shelf(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> str | Non
     if stale:
         raise ExportError(f"marts.{table} holds run {stale[0][0]}, not {run_id}")
     return source
-
-
-def welcome_flag(con: duckdb.DuckDBPyConnection) -> str:
-    """The line field saying whether a member's list is a welcome list (schema 1.1.0's
-    `welcome`); false throughout for a warehouse whose recommendations lack the column."""
-    has = con.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = 'recommendations' "
-        "AND column_name = 'welcome'").fetchall()
-    return ", coalesce(bool_or(welcome), false) AS welcome" if has else ", false AS welcome"
-
-
-def write_grouped(con: duckdb.DuckDBPyConnection, source: str | None, key: str, fields: dict[str, str],
-                   path: Path, *, line: str = "") -> tuple[int, int]:
-    """One line per key (in key order), its rows in rank order as the list `items` of
-    objects, each with its `rank` first (the site need not count, and a gap would show),
-    then the aggregates `line` adds (fixed SQL, never user text); returns (lines, items).
-    An absent table gives an empty file.
-
-    Why DuckDB writes the file: the rows stay in the database engine, which streams them
-    to disk within its memory limit. Reading them into Polars first (1.2 GB of lines for
-    100,000 members) made the export the night's largest process (5.9–7.3 GB at the real
-    site's size), growing with the members; a Python dict per row had peaked at 9.4 GB.
-    """
-    if source is None:
-        path.write_bytes(b"")
-        return 0, 0
-    items = ", ".join(f"{name} := {column}" for column, name in fields.items())
-    target = str(path).replace("'", "''")
-    (lines,) = con.execute(
-        f"COPY (SELECT {key}, list(struct_pack(rank := rank, {items}) ORDER BY rank) AS items{line} "
-        f"FROM {source} GROUP BY {key} ORDER BY {key}) TO '{target}' (FORMAT json)"
-    ).fetchall()[0]  # COPY returns the rows it wrote: the lines
-    (rows,) = con.execute(f"SELECT count(*) FROM {source}").fetchall()[0]
-    return int(lines), int(rows)

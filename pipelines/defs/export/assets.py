@@ -8,6 +8,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.alerts import FRESHNESS
+from pipelines.defs.export.parts import BUNDLE_PARTS, parts_of
 from pipelines.defs.resources import NightlyLock, SiteSettings
 from pipelines.run_log import check_results
 from warehouse.build import MARTS
@@ -36,7 +37,7 @@ def _published_tables() -> list[dg.AssetKey]:
 
 @dg.asset(
     key=["export", "site_bundle"],
-    deps=BUNDLED + WHO_IS_PUBLIC,
+    deps=BUNDLED + WHO_IS_PUBLIC + [BUNDLE_PARTS],
     group_name="export",
     kinds={"json"},
 )
@@ -50,7 +51,9 @@ def site_bundle(context: dg.AssetExecutionContext, duckdb: DuckDBResource, site:
     so a down endpoint never stops the night.
     """
     with duckdb.get_connection() as con:
-        bundle = export_bundle(con, site.paths.exports, keep=site.bundles_to_keep())
+        # the per-member files from the buckets' parts (export/bundle_parts), the same bytes as written whole
+        bundle = export_bundle(con, site.paths.exports, keep=site.bundles_to_keep(),
+                               parts=parts_of(site, bundle_run_id(con)))
     metadata = {"path": str(bundle.path), "run_id": bundle.run_id, **{f"n_{k}": v for k, v in bundle.manifest["counts"].items()}}
     return dg.MaterializeResult(metadata=metadata)
 

@@ -28,15 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import polars as pl
 
 from core.settings import SettingError, read
-from models.discovery.buckets import rank_bucket
+from models.discovery.buckets import bucket_frames, bucket_of
 from models.discovery.store import load_state
 from ops.procs import identity
 from pipelines.defs.resources import SiteSettings
 from pipelines.recovery import PID_TAG
-from warehouse.bgg_training import site_rows_only
 from warehouse.bucket_inputs import BucketInputs, read_inputs
 from warehouse.buckets import night_folder, write_bucket
 from warehouse.release.pause import pause_point
@@ -94,21 +92,16 @@ def rank_into(site: SiteSettings, key: str, *, n_buckets: int, run_id: str,
     the bucket's figures. `inputs`, `state`, `meta`: what the caller already read (ranking in
     turn), else read here from the night's files (a bucket step of its own)."""
     folder = night_folder(site.paths.buckets, run_id)
-    if inputs is None:
-        inputs = read_inputs(folder)
+    if inputs is None:  # this bucket's members' site rows only
+        inputs = read_inputs(folder, keep=lambda user: bucket_of(user, n_buckets) == int(key))
     if state is None or meta is None:
         state, meta = load_state(site.paths.champion, engine=site.engine())
     if meta["run_id"] != run_id:
         raise RuntimeError(f"the saved champion is of run {meta['run_id']}, not the night's {run_id}")
     pause_point(f"bucket-{key}", site.paths.data_dir)  # the test hook: a night killed in a bucket
-    lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=inputs.members,
-                        hints=inputs.hints)
-    welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
-    write_bucket(folder, key, {
-        "recommendations": lists.recommendations.with_columns(welcome),
-        "next_to_play": site_rows_only(lists.next_to_play, inputs.site_rows),
-        "watch_next": site_rows_only(lists.watch_next, inputs.site_rows),
-    })
+    frames, lists = bucket_frames(state, meta, bucket=int(key), n_buckets=n_buckets, members=inputs.members,
+                                  hints=inputs.hints, site_rows=inputs.site_rows)
+    write_bucket(folder, key, frames)
     log(f"bucket {key} of {n_buckets}: {lists.stats}")
     return {"members": lists.stats["n_users"], "rows": lists.recommendations.height,
             "welcome_lists": len(lists.welcome), "rank_seconds": lists.stats["rank_seconds"]}
