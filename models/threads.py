@@ -56,6 +56,12 @@ def blocks_in_turn() -> Iterator[None]:
         _THREAD.in_turn = before
 
 
+def in_turn() -> bool:
+    """Whether this thread is inside ``blocks_in_turn``: work that would start threads of its own
+    (``map_blocks``, ``DiscoveryModel.rank``'s batches) runs one after another instead."""
+    return getattr(_THREAD, "in_turn", False)
+
+
 def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int | None = None) -> None:
     """``work(block)`` for every block, on ``BLOCK_THREADS`` threads; each block writes
     only its own part of a shared output, so the result is the same as one after another.
@@ -70,19 +76,19 @@ def map_blocks(work: Callable[[T], None], blocks: Iterable[T], *, threads: int |
     """
     blocks = list(blocks)
     threads = BLOCK_THREADS if threads is None else threads
-    if threads <= 1 or len(blocks) <= 1 or getattr(_THREAD, "in_turn", False):
+    if threads <= 1 or len(blocks) <= 1 or in_turn():
         for block in blocks:
             work(block)
         return
 
-    def in_turn(block: T) -> None:
+    def one(block: T) -> None:
         with blocks_in_turn():
             work(block)
 
     with single_threaded_blas():
         pool = ThreadPoolExecutor(max_workers=min(threads, len(blocks)), thread_name_prefix="block")
         try:
-            for future in [pool.submit(in_turn, block) for block in blocks]:
+            for future in [pool.submit(one, block) for block in blocks]:
                 future.result()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -50,6 +50,7 @@ from models.discovery.rerank import MMR_POOL, mmr_order
 from models.ensemble import Ensemble
 from models.ids import IdIndex
 from models.interactions import InteractionMatrix
+from models.threads import in_turn
 from models.weighting import ConfidenceWeights
 
 ENGINES = ("compiled", "reference")
@@ -341,7 +342,7 @@ class DiscoveryModel:
 
         starts = range(0, len(user_ids), batch)
         frames: list[pl.DataFrame] = []
-        workers = min(RANK_THREADS, len(starts))
+        workers = 1 if in_turn() else min(RANK_THREADS, len(starts))  # in turn: other processes hold the cores
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             # In order either way: the same rows as one thread.
             for frame, batch_counts in pool.map(ranked, starts) if workers > 1 else map(ranked, starts):

@@ -24,6 +24,7 @@ partition can be materialized alone (`discovery_bucket` job, `python -m pipeline
 
 import os
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ import dagster as dg
 from core.settings import SettingError, read
 from models.discovery.buckets import bucket_frames, bucket_of
 from models.discovery.store import load_state
+from models.threads import blocks_in_turn
 from ops.procs import identity
 from pipelines.defs.resources import SiteSettings
 from pipelines.recovery import PID_TAG
@@ -54,6 +56,10 @@ class FanOut(dg.Config):
     n_buckets: int
     run_id: str
     asset_key: str
+    in_turn: bool = False
+    """Whether each bucket step ranks on one thread: several run at once, and each holding
+    two threads oversubscribed the cores (8 processes 1.5× slower than one process's two
+    threads on 2 cores, docs/scaling.md)."""
 
 
 @dg.op(out=dg.DynamicOut(dict))
@@ -61,14 +67,16 @@ def bucket_keys(config: FanOut):
     """One output per bucket: the mapped step that ranks it."""
     for key in config.keys:
         yield dg.DynamicOutput({"key": key, "n_buckets": config.n_buckets, "run_id": config.run_id,
-                                "asset_key": config.asset_key}, mapping_key=f"bucket_{key}")
+                                "asset_key": config.asset_key, "in_turn": config.in_turn},
+                               mapping_key=f"bucket_{key}")
 
 
 @dg.op(tags={"kind": "numba"})
 def ranked_bucket(context: dg.OpExecutionContext, bucket: dict, site: SiteSettings) -> dict:
     """One bucket's lists ranked from the saved model and written as Parquet (its own process)."""
-    stats = rank_into(site, bucket["key"], n_buckets=bucket["n_buckets"], run_id=bucket["run_id"],
-                      log=context.log.info)
+    with blocks_in_turn() if bucket.get("in_turn") else nullcontext():
+        stats = rank_into(site, bucket["key"], n_buckets=bucket["n_buckets"], run_id=bucket["run_id"],
+                          log=context.log.info)
     context.log_event(dg.AssetMaterialization(asset_key=dg.AssetKey.from_user_string(bucket["asset_key"]),
                                               partition=bucket["key"],
                                               metadata={**stats, "pid": os.getpid()}))
@@ -167,10 +175,12 @@ def run_buckets(instance: dg.DagsterInstance, *, keys: list[str], n_buckets: int
     """Run the fan-out for `keys` on `instance` (persistent: the steps are other processes) and
     wait for it; the result says which steps failed."""
     kind = read("bucket_executor")
+    execution = executor_config(kind, read("bucket_workers"), read("bucket_executor_config"))
+    at_once = min(int(execution["config"]["max_concurrent"]), len(keys))
     run_config = {
         "ops": {"bucket_keys": {"config": {"keys": keys, "n_buckets": n_buckets, "run_id": run_id,
-                                                "asset_key": asset_key.to_user_string()}}},
-        "execution": executor_config(kind, read("bucket_workers"), read("bucket_executor_config")),
+                                                "asset_key": asset_key.to_user_string(), "in_turn": at_once > 1}}},
+        "execution": execution,
         "loggers": {"console": {"config": {"log_level": "INFO"}}},
     }
     # PID_TAG: this process orchestrates the fan-out, so if it dies the next night's recovery
