@@ -192,13 +192,10 @@ def tune_ensemble(
     return TuningResult("ensemble", params, ndcg, trials, note)
 
 
-def weighting_reference(max_items: int | None = None) -> Candidate:
-    """EASE over ``WEIGHTING_REFERENCE_L2`` (capped at ``max_items`` games on large data): what
-    a weighting is judged with (``choose_weighting``, ``models.recency``)."""
-    reference = replace(default_candidates()["ease"], grid={"l2": list(WEIGHTING_REFERENCE_L2)})
-    if max_items is not None:
-        reference = replace(reference, while_tuning={**reference.while_tuning, "max_items": max_items})
-    return reference
+def weighting_reference() -> Candidate:
+    """EASE over ``WEIGHTING_REFERENCE_L2``: what a weighting is judged with (``choose_weighting``,
+    ``models.recency``)."""
+    return replace(default_candidates()["ease"], grid={"l2": list(WEIGHTING_REFERENCE_L2)})
 
 
 def choose_weighting(
@@ -220,7 +217,9 @@ def choose_weighting(
     are noise, and the simpler scheme is easier to explain.
     """
     weightings = weightings or WEIGHTINGS
-    reference = weighting_reference(max_items) if reference is None else reference
+    reference = weighting_reference() if reference is None else reference
+    if max_items is not None:
+        reference = replace(reference, while_tuning={**reference.while_tuning, "max_items": max_items})
     scores: dict[str, float] = {}
     seen: list[tuple[str, np.ndarray]] = []
     for name, weights in weightings.items():
