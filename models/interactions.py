@@ -51,13 +51,10 @@ def read_times(path: str | Path) -> pl.DataFrame:
         path, schema_overrides={"user_id": pl.String, "game_id": pl.String}, infer_schema_length=10_000)
     if "updated_at" not in lazy.collect_schema().names():
         raise InteractionsError(f"a forward split needs an updated_at column in {path}")
-    when = pl.col("updated_at")
-    if lazy.collect_schema()["updated_at"] == pl.String:
-        when = when.str.to_datetime(time_zone="UTC", strict=False)
     try:
         times = lazy.select(pl.col("user_id").cast(pl.String).str.strip_chars(),
                             pl.col("game_id").cast(pl.String).str.strip_chars(),
-                            when.cast(pl.Datetime("us", "UTC")).alias("updated_at")).collect()
+                            time_expr(lazy.collect_schema()["updated_at"])).collect()
     except Exception as error:  # polars raises many kinds; the CLI needs one line
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise InteractionsError(f"could not read the times of {path}: {first_line}") from error

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from models.weighting import time_expr
+
 
 def holdout_split(
     frame: pl.DataFrame,
@@ -114,11 +116,8 @@ def time_split(
         raise ValueError(f"fraction must be in (0, 1), got {fraction}")
     if "updated_at" not in frame.columns:
         raise ValueError("a time split needs an updated_at column")
-    when = pl.col("updated_at")
-    if frame.schema["updated_at"] == pl.String:
-        when = when.str.to_datetime(time_zone="UTC", strict=False)
     keyed = frame.sort("user_id", "game_id").with_columns(
-        _when=when.cast(pl.Datetime("us", "UTC")).dt.epoch("us").fill_null(np.iinfo(np.int64).min)
+        _when=time_expr(frame.schema["updated_at"]).dt.epoch("us").fill_null(np.iinfo(np.int64).min)
     ).with_columns(
         _n=pl.len().over("user_id"),
         _pos=pl.struct(pl.col("_when"), pl.col("game_id")).rank("ordinal", descending=True).over("user_id"),
@@ -150,10 +149,7 @@ def forward_split(
     """
     if "updated_at" not in frame.columns:
         raise ValueError("a forward split needs an updated_at column")
-    when = pl.col("updated_at")
-    if frame.schema["updated_at"] == pl.String:
-        when = when.str.to_datetime(time_zone="UTC", strict=False)
-    stamped = frame.with_columns(_when=when.cast(pl.Datetime("us", "UTC")).dt.epoch("us"))
+    stamped = frame.with_columns(_when=time_expr(frame.schema["updated_at"]).dt.epoch("us"))
     if at is None:
         if not 0.0 < quantile < 1.0:
             raise ValueError(f"quantile must be in (0, 1), got {quantile}")

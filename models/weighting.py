@@ -106,12 +106,12 @@ def weighting_named(name: str) -> ConfidenceWeights:
 
 
 def time_expr(dtype: pl.DataType) -> pl.Expr:
-    """``updated_at`` as UTC microseconds (ISO text parsed; unreadable text is no time)."""
+    """``updated_at`` (of type ``dtype``) as UTC microseconds, the one reading of a time every
+    module shares (normalising, the time and forward splits, a file's times): ISO text is parsed,
+    unreadable text is no time; a time without a zone is taken as UTC (what the cast does)."""
     when = pl.col("updated_at")
     if dtype == pl.String:
         when = when.str.to_datetime(time_zone="UTC", strict=False)
-    elif isinstance(dtype, pl.Datetime) and dtype.time_zone is None:
-        when = when.dt.replace_time_zone("UTC")
     return when.cast(TIME).alias("updated_at")
 
 
