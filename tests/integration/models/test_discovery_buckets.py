@@ -64,22 +64,28 @@ def _unpartitioned(site, champion: str, path: Path) -> None:
         insert_by_name(con, "watch_next", result.watch_next)
 
 
-def _bucketed(site, champion: str, n_buckets: int, work: Path, path: Path) -> None:
+def _bucketed(site, champion: str, work: Path) -> dict[int, Path]:
+    """The model fitted and saved once, then ranked in one bucket and in four from what was
+    saved (each bucket's process reads the same files); each bucketing's warehouse file."""
     rows, content, users = site
     fit = ChampionFit(champion=champion, params=CHAMPIONS[champion], weighting="graded")
     similar, _ = fit_night_model(interactions=rows, content=content, fit=fit, run_id="run-1",
                                  generated_at=GENERATED_AT, model_dir=work / "champion")
-    folder = night_folder(work / "buckets", "run-1")
-    write_similar(folder, similar)
     state, meta = load_state(work / "champion", engine="compiled")  # as each bucket's process reads it
-    for key in bucket_keys(n_buckets):
-        lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets, members=sorted(users + NEWCOMERS),
-                            hints=None)
-        welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
-        write_bucket(folder, key, {"recommendations": lists.recommendations.with_columns(welcome),
-                                   "next_to_play": lists.next_to_play, "watch_next": lists.watch_next})
-    with duckdb.connect(str(path)) as con:
-        append_buckets(con, folder, bucket_keys(n_buckets), night_id="night-1")
+    paths = {}
+    for n_buckets in (1, 4):
+        folder = night_folder(work / f"buckets-{n_buckets}", "run-1")
+        write_similar(folder, similar)
+        for key in bucket_keys(n_buckets):
+            lists = rank_bucket(state, meta, bucket=int(key), n_buckets=n_buckets,
+                                members=sorted(users + NEWCOMERS), hints=None)
+            welcome = pl.col("user_id").is_in(pl.Series(lists.welcome, dtype=pl.String).implode()).alias("welcome")
+            write_bucket(folder, key, {"recommendations": lists.recommendations.with_columns(welcome),
+                                       "next_to_play": lists.next_to_play, "watch_next": lists.watch_next})
+        paths[n_buckets] = work / f"night-{n_buckets}.duckdb"
+        with duckdb.connect(str(paths[n_buckets])) as con:
+            append_buckets(con, folder, bucket_keys(n_buckets), night_id="night-1")
+    return paths
 
 
 @pytest.mark.parametrize("champion", sorted(CHAMPIONS))
@@ -89,11 +95,9 @@ def test_buckets_give_the_unpartitioned_tables(site, champion: str, tmp_path: Pa
     assert expected["recommendations"].height > 100_000 and expected["similar_games"].height > 0
     assert expected["recommendations"].filter(pl.col("welcome")).get_column("user_id").n_unique() >= len(NEWCOMERS)
     assert expected["next_to_play"].height > 0 and expected["watch_next"].height > 0
-    for n_buckets in (1, 4):
-        work = tmp_path / f"buckets-{n_buckets}"
-        _bucketed(site, champion, n_buckets, work, work / "night.duckdb")
+    for n_buckets, path in _bucketed(site, champion, tmp_path / "bucketed").items():
         for table in TABLES:
-            got = _table(work / "night.duckdb", table)
+            got = _table(path, table)
             assert got.equals(expected[table]), f"{champion}: {table} in {n_buckets} buckets differs"
     members = expected["recommendations"].get_column("user_id").unique().to_list()
     assert {bucket_of(u, 4) for u in members} == {0, 1, 2, 3}  # every bucket held members
