@@ -50,7 +50,7 @@ def three_nights(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("outcomes")
     settings = Settings(data_dir=data_dir)
     saved = {k: os.environ.get(k) for k in ("BODOGE_DATA_DIR", "BODOGE_WAREHOUSE", "BODOGE_BASE_URL", "DAGSTER_HOME")}
-    site = generate_site(n_games=150, n_users=1200, seed=11)
+    site = generate_site(n_games=120, n_users=600, seed=11)
     nights, served, bundles = {}, {}, {}
     try:
         with SampleSiteServer(site) as server:
