@@ -25,7 +25,8 @@ from typing import cast
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
+
+from models.sklearn_lazy import normalize
 
 HEAD_SHARE = 0.10
 """The head: this share of the catalogue's games, the most popular ones."""

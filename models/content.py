@@ -47,15 +47,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 
 from models.base import top_n
-from models.threads import map_blocks
 from models.fast.pairwise import csr_row_dots
 from models.ids import IdIndex
 from models.similarity import GramRows, reduce_text
+from models.sklearn_lazy import normalize, tfidf_vectorizer
 from models.specs import specs_block
+from models.threads import map_blocks
 
 log = logging.getLogger("bodoge.models")
 
@@ -146,14 +145,14 @@ def _label_block(games: pl.DataFrame, column: str) -> sp.csr_matrix:
     docs = [_labels(value) for value in games.get_column(column).to_list()]
     if not any(docs):
         return sp.csr_matrix((games.height, 0), dtype=np.float32)
-    vectorizer = TfidfVectorizer(analyzer=_labels, lowercase=False, dtype=np.float32)
+    vectorizer = tfidf_vectorizer(analyzer=_labels, lowercase=False, dtype=np.float32)
     # The analyzer receives each document (already a list of labels) as is.
     return sp.csr_matrix(vectorizer.fit_transform(docs), dtype=np.float32)
 
 
 def _text_block(texts: pl.Series) -> sp.csr_matrix:
     """TF-IDF over character 2–3-grams; empty when the catalogue is too small for min_df=2."""
-    vectorizer = TfidfVectorizer(
+    vectorizer = tfidf_vectorizer(
         analyzer="char_wb", ngram_range=(2, 3), sublinear_tf=True, min_df=2, dtype=np.float32
     )
     try:

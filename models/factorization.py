@@ -11,13 +11,13 @@ from typing import ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 from implicit.cpu.als import AlternatingLeastSquares
 from implicit.cpu.bpr import BayesianPersonalizedRanking
 
 from models.base import LatentFactors, Recommender, hyperparameters
-from models.threads import single_threaded_blas
 from models.fast.products import factor_scores
+from models.sklearn_lazy import normalize
+from models.threads import single_threaded_blas
 
 
 @hyperparameters

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 from core.ages import MIN_AGE_RANGE
+from models.sklearn_lazy import normalize
 
 FILTER_COLUMNS = ("players_from", "players_to", "minutes_to")
 """``marts.games``' filter-ready columns: the published ranges with implausible or missing

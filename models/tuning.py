@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from models.base import Recommender
 from models.candidates import Candidate, default_candidates
 from models.ensemble import ENSEMBLE_CELLS, START_COPIES, greedy_selection, zscore_rows
+from models.sklearn_lazy import parameter_grid, parameter_sampler
 from models.split import stable_sample
 from models.validation import ValidationSet, validation_ndcg
 from models.weighting import WEIGHTINGS, ConfidenceWeights, with_confidence
@@ -74,14 +74,14 @@ def settings(candidate: Candidate, seed: int, *, limit: int | None = None) -> li
     in all, defaults included; a small grid still runs in full.
     """
     grid = candidate.grid
-    full = ParameterGrid(grid)
+    full = parameter_grid(grid)
     n_iter = candidate.n_iter
     if n_iter is not None and limit is not None:
         n_iter = max(1, min(n_iter, limit - 1))
     if n_iter is None or len(full) <= n_iter:
         drawn = list(full)
     else:
-        drawn = list(ParameterSampler(grid, n_iter=n_iter, random_state=seed))
+        drawn = list(parameter_sampler(grid, n_iter=n_iter, random_state=seed))
     defaults = {key: value for key, value in candidate.factory().get_params().items() if key in grid}
     ordered: list[dict[str, Any]] = [defaults]
     for params in drawn:

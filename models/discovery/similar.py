@@ -14,11 +14,11 @@ import threading
 import numpy as np
 import polars as pl
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 from models.base import topk_frame
-from models.threads import map_blocks
 from models.discovery.model import DiscoveryModel
+from models.sklearn_lazy import normalize
+from models.threads import map_blocks
 
 
 def _cf_similarity(state: DiscoveryModel, cols: np.ndarray, cosine: list[sp.csr_matrix],
