@@ -22,11 +22,14 @@ is its seconds over the yardstick's, the figure that carries from one machine or
 to another. The raw tables hold exactly ``games`` games (``benchmarks.scale_data``).
 
 ``--buckets N`` ranks discovery's members in N member buckets (``BODOGE_DISCOVERY_BUCKETS``,
-docs/scaling.md), in turn in the discovery stage's one process; ``buckets`` in the figures.
+docs/scaling.md); ``buckets`` in the figures. The night's discovery step runs them as
+``bodoge run`` does, in Dagster's fan-out of processes (``--bucket-executor multiprocess``),
+or in turn in the stage's one process on threads (``--bucket-executor in_process``).
 The fit (``recsys/fitted_champion``) is a stage of its own (``fit``), so its peak is its own.
 Then the same buckets are ranked again from the saved model, each in a process of its own,
 one per core (``benchmarks.scale_buckets``): ``bucket_processes`` has each one's peak RSS,
-the night's peak with them, their seconds beside the one process's, the overhead of the
+the night's peak with them, their seconds beside the night's own step (``side_by_side``,
+with ``night_step_executor``), the overhead of the
 partitioning (files written and appended) and whether their lists equal the night's.
 
 ``--reuse-night`` then runs the same stages a second time on the same warehouse, as the
@@ -178,11 +181,12 @@ def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False,
-              buckets: int = 1) -> dict[str, Any]:
+              buckets: int = 1, bucket_executor: str = "multiprocess") -> dict[str, Any]:
     """Fill the warehouse, run each night stage (twice with ``reuse_night``), and gather the figures;
     discovery ranks its members in ``buckets`` member buckets (``BODOGE_DISCOVERY_BUCKETS``)."""
     env = _env(work)
     env["BODOGE_DISCOVERY_BUCKETS"] = str(buckets)
+    env["BODOGE_BUCKET_EXECUTOR"] = bucket_executor
     env["BODOGE_SCALE_ARGS"] = json.dumps({"games": games, "members": members, "seed": seed})
     print(f"scale: generating {games:,} games × {members:,} members into {work}", file=sys.stderr, flush=True)
     setup = _child("load", work, env)
@@ -224,7 +228,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
         "total_seconds": round(total, 2),
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
         "cpu_count": os.cpu_count(),
-        "bucket_processes": _bucket_figures(procs, stages, ranked, total),
+        "bucket_processes": _bucket_figures(procs, stages, ranked, total, env["BODOGE_BUCKET_EXECUTOR"]),
     }
     if reuse_night:
         again = _night(work, env, "reuse night: ")
@@ -266,7 +270,7 @@ def _night(work: Path, env: dict[str, str], label: str, *, processes: dict[str, 
 
 
 def _bucket_figures(procs: dict[str, Any], stages: dict[str, dict[str, Any]], ranked: dict[str, Any],
-                    night_seconds: float) -> dict[str, Any]:
+                    night_seconds: float, executor: str) -> dict[str, Any]:
     """The bucket processes beside the discovery stage's one process (threads), in one run.
 
     ``night_peak_rss_mb`` is the night's peak were discovery run so: the largest of the other
@@ -283,12 +287,15 @@ def _bucket_figures(procs: dict[str, Any], stages: dict[str, dict[str, Any]], ra
         **{k: v for k, v in procs.items()},
         "fit_peak_rss_mb": stages["fit"]["peak_rss_mb"],
         "night_peak_rss_mb": max([*others, together]),
+        # the night's own step ran its buckets by BODOGE_BUCKET_EXECUTOR: in_process is today's one
+        # process (buckets in turn, blocks on threads), multiprocess Dagster's fan-out of processes
         "side_by_side": {"processes_seconds": procs["wall_seconds"],
-                         "one_process_threads_seconds": ranked.get("seconds"),
-                         "one_process_stage_seconds": stages["discovery"]["seconds"],
-                         "one_process_peak_rss_mb": stages["discovery"]["peak_rss_mb"],
+                         "night_step_executor": executor,
+                         "night_step_seconds": ranked.get("seconds"),
+                         "night_stage_seconds": stages["discovery"]["seconds"],
+                         "night_stage_peak_rss_mb": stages["discovery"]["peak_rss_mb"],
                          "processes_members_per_s": procs["members_per_second"],
-                         "one_process_members_per_s": ranked.get("members_per_second")},
+                         "night_step_members_per_s": ranked.get("members_per_second")},
         "overhead": {"write_seconds": procs["write_seconds"], "append_seconds": procs["append_seconds"],
                      "seconds": round(added, 2), "share_of_night": round(added / night_seconds, 4)
                      if night_seconds > 0 else None},
@@ -339,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="then run the night again on the same data (it reuses the first night's tuning)")
     parser.add_argument("--buckets", type=int, default=1,
                         help="member buckets discovery ranks apart (BODOGE_DISCOVERY_BUCKETS, 1 to 64; default 1)")
+    parser.add_argument("--bucket-executor", choices=("multiprocess", "in_process"), default="multiprocess",
+                        help="how the night's discovery step runs its buckets (BODOGE_BUCKET_EXECUTOR): multiprocess, "
+                             "as `bodoge run` does, or in_process, one process ranking them in turn on threads, "
+                             "beside which the bucket processes are then measured (default multiprocess)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)  # one stage, again, on an earlier run's --work-dir
     args = parser.parse_args(argv)
     if args.stage:
@@ -353,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         if (work / "warehouse.duckdb").exists():
             parser.error(f"{work} already holds a warehouse; give an empty --work-dir")
         figures = benchmark(args.games, args.members, work, seed=args.seed, reuse_night=args.reuse_night,
-                            buckets=args.buckets)
+                            buckets=args.buckets, bucket_executor=args.bucket_executor)
     if not args.json:
         for name, stage in figures["stages"].items():
             print(f"{name:<12} {stage['seconds']:>9.1f} s {stage['peak_rss_mb']:>9,.0f} MB "

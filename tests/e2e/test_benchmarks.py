@@ -133,7 +133,8 @@ def test_scale_benchmark_ranks_in_member_buckets(tmp_path: Path) -> None:
     assert procs["same_lists"] == {"recommendations": True, "next_to_play": True, "watch_next": True}
     assert 0 < procs["max_bucket_peak_rss_mb"] <= procs["concurrent_peak_bound_mb"] <= procs["night_peak_rss_mb"]
     assert procs["fit_peak_rss_mb"] == figures["stages"]["fit"]["peak_rss_mb"]
-    assert 0 < procs["overhead"]["share_of_night"] < 1 and procs["side_by_side"]["one_process_threads_seconds"] > 0
+    assert 0 < procs["overhead"]["share_of_night"] < 1 and procs["side_by_side"]["night_step_seconds"] > 0
+    assert procs["side_by_side"]["night_step_executor"] == "multiprocess"  # as `bodoge run` ranks them
     assert not (work / "bucket-processes").exists()  # members' lists kept no longer than measured
     with dg.DagsterInstance.from_config(str(work / "dagster_home")) as instance:
         ranked = instance.get_materialized_partitions(dg.AssetKey(["recsys", "discovery_buckets"]))
