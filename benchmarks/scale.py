@@ -181,7 +181,7 @@ def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False,
-              buckets: int = 1, bucket_executor: str = "multiprocess") -> dict[str, Any]:
+              buckets: int = 1, bucket_executor: str) -> dict[str, Any]:
     """Fill the warehouse, run each night stage (twice with ``reuse_night``), and gather the figures;
     discovery ranks its members in ``buckets`` member buckets (``BODOGE_DISCOVERY_BUCKETS``)."""
     env = _env(work)
