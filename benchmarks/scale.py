@@ -228,7 +228,7 @@ def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_nigh
         "total_seconds": round(total, 2),
         "job_seconds": round(sum(s["job_seconds"] or 0.0 for s in stages.values()), 2),
         "cpu_count": os.cpu_count(),
-        "bucket_processes": _bucket_figures(procs, stages, ranked, total, env["BODOGE_BUCKET_EXECUTOR"]),
+        "bucket_processes": _bucket_figures(procs, stages, ranked, total, bucket_executor),
     }
     if reuse_night:
         again = _night(work, env, "reuse night: ")
@@ -271,7 +271,7 @@ def _night(work: Path, env: dict[str, str], label: str, *, processes: dict[str, 
 
 def _bucket_figures(procs: dict[str, Any], stages: dict[str, dict[str, Any]], ranked: dict[str, Any],
                     night_seconds: float, executor: str) -> dict[str, Any]:
-    """The bucket processes beside the discovery stage's one process (threads), in one run.
+    """The bucket processes beside the night's own discovery step (run by ``executor``), in one run.
 
     ``night_peak_rss_mb`` is the night's peak were discovery run so: the largest of the other
     stages' peaks, the fit's (its own stage and process) and the buckets' together (the bound:
