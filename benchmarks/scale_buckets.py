@@ -104,7 +104,7 @@ def run_buckets(work: Path, n_buckets: int, env: dict[str, str], *, workers: int
     sampler = _Sampler()
     sampler.start()
     pending = list(range(n_buckets))
-    running: dict[int, tuple[int, float]] = {}
+    running: dict[int, tuple[int, float, subprocess.Popen]] = {}  # the Popen kept: see below
     done: dict[int, dict[str, Any]] = {}
     started = time.perf_counter()
     while pending or running:
@@ -113,15 +113,19 @@ def run_buckets(work: Path, n_buckets: int, env: dict[str, str], *, workers: int
             cmd = [sys.executable, "-m", "benchmarks.scale_buckets", "--bucket", str(bucket), "--buckets",
                    str(n_buckets), "--work-dir", str(work)]
             proc = subprocess.Popen(cmd, env=env, stdout=sys.stderr)
-            running[proc.pid] = (bucket, time.perf_counter())
+            # Referenced until reaped here: a Popen dropped while its process runs goes on
+            # subprocess's list of children to reap, and the next Popen reaps it (without its
+            # rusage), so this wait4 saw "No child processes" once a bucket ended early.
+            running[proc.pid] = (bucket, time.perf_counter(), proc)
             sampler.pids.add(proc.pid)
         pid, status, usage = os.wait4(-1, 0)
         if pid not in running:
             continue
-        bucket, began = running.pop(pid)
+        bucket, began, proc = running.pop(pid)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: the Popen must not wait for it again
         sampler.pids.discard(pid)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"scale: bucket process {bucket} failed (exit {os.waitstatus_to_exitcode(status)})")
+        if proc.returncode != 0:
+            raise SystemExit(f"scale: bucket process {bucket} failed (exit {proc.returncode})")
         report = json.loads((out / f"bucket-{bucket:02d}.json").read_text(encoding="utf-8"))
         done[bucket] = {**report, "wall_seconds": round(time.perf_counter() - began, 2),
                         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
