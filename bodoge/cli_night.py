@@ -8,8 +8,11 @@ Each is a thin shell over `bodoge.jobs`, `scrapers.crawl` and `warehouse.build`.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from bodoge.args import add_data_dir, comma_list, setting_flag
@@ -241,15 +244,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     log_path, environment = prepare(settings)
     url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{args.port}"
     processes: dict = {}
+    run_dir = Path(tempfile.mkdtemp(prefix="bodoge-serve-"))  # the code server's socket: a short path
     try:
         with open(log_path, "ab") as log, signals_raise():
-            processes = start(paths, host=args.host, port=args.port, log=log, settings=environment)
+            start(paths, host=args.host, port=args.port, log=log, settings=environment, run_dir=run_dir,
+                  processes=processes)
             wait_until_ready(url, processes)
             print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
                   f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)
             while not (dead := died(processes)):
                 time.sleep(1.0)
-            raise RuntimeError(f"{dead}; both stopped (log: {log_path})")
+            raise RuntimeError(f"{dead}; all stopped (log: {log_path})")
     except Interrupted as stop:
         stop_groups(processes, signum=stop.signum)
         print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)
@@ -257,3 +262,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except BaseException:
         stop_groups(processes)
         raise
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

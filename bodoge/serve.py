@@ -2,11 +2,15 @@
 
 Why: the `nightly_at_3am_jst` schedule only fires while a Dagster daemon runs on the
 instance that holds it (DATA_DIR/dagster_home). This command sets the same settings
-`bodoge run` sets (data dir, warehouse, site, alert endpoint), starts `dagster-daemon` and
-`dagster-webserver` as child processes, each in a process group of its own, and stops
-both — with whatever they started (code servers, a running night) — on Ctrl-C or
-SIGTERM, exiting 130 or 143. If either child dies, the other is stopped too and the
-command fails in one line, so a service manager (deploy/bodoge.service) restarts both.
+`bodoge run` sets (data dir, warehouse, site, alert endpoint), starts one code server
+(`dagster api grpc`, which loads `pipelines.definitions` and launches the runs), then
+`dagster-daemon` and `dagster-webserver` on a workspace naming that server, each child in a
+process group of its own, and stops them all — with whatever they started (a running
+night) — on Ctrl-C or SIGTERM, exiting 130 or 143. If any child dies, the others are
+stopped too and the command fails in one line, so a service manager (deploy/bodoge.service)
+restarts them. One code server for both, as in deploy/docker-compose.yml: left to
+themselves the daemon and the web UI each start and load their own (~4 s of CPU and
+~240 MB each).
 Each child runs under `ops.tether`, so a `bodoge serve` killed with SIGKILL (no handler
 runs) still takes its whole tree with it.
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -31,17 +36,31 @@ from bodoge.jobs import night_environment
 from ops.readiness import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CODE = ["-m", "pipelines.definitions", "-d", str(REPO_ROOT)]
+LOCATION = "pipelines.definitions"
+CODE_SERVER_SECONDS = 300.0
+"""How long the code server may take to load the definitions before serve gives up."""
 
 
-def commands(*, host: str, port: int) -> dict[str, list[str]]:
-    """The two processes: the daemon (schedules, sensors, run queue) and the web UI, each
-    tethered to this process (`ops.tether`: they and all they start die with it)."""
+def commands(*, host: str, port: int, run_dir: Path) -> dict[str, list[str]]:
+    """The three processes: the code server (on a socket in `run_dir`), the daemon (schedules,
+    sensors, run queue) and the web UI, both on `run_dir`'s workspace; each tethered to this
+    process (`ops.tether`: they and all they start die with it)."""
     tether = [sys.executable, "-m", "ops.tether", "--parent-pid", str(os.getpid()), "--"]
+    workspace = ["-w", str(run_dir / "workspace.yaml")]
     return {
-        "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *CODE],
-        "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *CODE, "-h", host, "-p", str(port)],
+        "code server": [*tether, sys.executable, "-m", "dagster", "api", "grpc", "--socket", str(run_dir / "code.sock"),
+                        "-m", LOCATION, "-d", str(REPO_ROOT), "--location-name", LOCATION, "--lazy-load-user-code"],
+        "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *workspace],
+        "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *workspace, "-h", host, "-p", str(port)],
     }
+
+
+def write_workspace(run_dir: Path) -> Path:
+    """The workspace the daemon and the web UI share: the one code server on its socket."""
+    path = run_dir / "workspace.yaml"
+    path.write_text(json.dumps({"load_from": [{"grpc_server": {"socket": str(run_dir / "code.sock"),
+                                                               "location_name": LOCATION}}]}), encoding="utf-8")
+    return path  # JSON is YAML: no yaml writer needed
 
 
 def prepare(settings: Settings) -> tuple[Path, dict[str, str]]:
@@ -79,16 +98,37 @@ def create_storage(home: Path) -> str:
         return describe(instance)
 
 
-def start(
-    paths: Paths, *, host: str, port: int, log: IO[bytes], settings: dict[str, str]
-) -> dict[str, subprocess.Popen]:
-    """Start the daemon and the web UI, each in its own session (so each can be stopped whole)."""
+def start(paths: Paths, *, host: str, port: int, log: IO[bytes], settings: dict[str, str], run_dir: Path,
+          processes: dict[str, subprocess.Popen]) -> None:
+    """Start the code server, wait until it serves, then the daemon and the web UI, each in its
+    own session (so each can be stopped whole), into `processes` as each starts: on a failure
+    on the way the caller stops what has started."""
     env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1"}
-    return {
-        name: subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
-        for name, cmd in commands(host=host, port=port).items()
-    }
+    write_workspace(run_dir)
+    cmds = commands(host=host, port=port, run_dir=run_dir)
+
+    def launch(name: str) -> None:
+        processes[name] = subprocess.Popen(cmds[name], cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+
+    launch("code server")
+    wait_until(lambda: serving(run_dir / "code.sock"), timeout=CODE_SERVER_SECONDS, interval=0.2,
+               exited=lambda: died(processes),
+               gave_up=lambda: f"the code server did not serve within {CODE_SERVER_SECONDS:.0f} s")
+    launch("daemon")
+    launch("webserver")
+
+
+def serving(path: Path) -> bool:
+    """Whether a server accepts connections on the Unix socket at `path`."""
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: float = 300.0) -> None:
@@ -118,7 +158,6 @@ def wait_until_ready(url: str, processes: dict[str, subprocess.Popen], timeout: 
                gave_up=lambda: f"the Dagster web UI at {url} was not ready within {timeout:.0f} s: {last_error}")
 
 
-LOCATION = "pipelines.definitions"
 RELOAD_SECONDS = 20.0
 WORKSPACE = """{ workspaceOrError { __typename ... on Workspace { locationEntries {
   name loadStatus locationOrLoadError { __typename ... on PythonError { message } } } } } }"""
@@ -153,7 +192,7 @@ def _graphql(url: str, query: str, variables: dict) -> dict:
 
 
 def died(processes: dict[str, subprocess.Popen]) -> str | None:
-    """A line naming the first child that has exited, or None while both run."""
+    """A line naming the first child that has exited, or None while all run."""
     for name, proc in processes.items():
         if proc.poll() is not None:
             return f"the Dagster {name} exited with code {proc.returncode}"

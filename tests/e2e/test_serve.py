@@ -106,7 +106,7 @@ def test_a_killed_serve_leaves_no_process_and_the_next_night_recovers_its_night(
             time.sleep(1)
             tree = process_tree(serve.pid)
         assert any("scrapers.crawl" in cmd for _, cmd in tree.values()), sorted(c for _, c in tree.values())
-        assert len(tree) >= 8  # daemon, web UI, two code servers, the run worker and its helpers, the crawler
+        assert len(tree) >= 8  # three tethers, the code server, daemon, web UI, the run worker and its helpers, the crawler
         serve.kill()
         assert serve.wait(timeout=10) == -signal.SIGKILL
         deadline = time.monotonic() + 60

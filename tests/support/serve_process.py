@@ -121,7 +121,7 @@ def serving(data: Path, base_url: str, *extra: str) -> Iterator[tuple[Any, Path]
         ready = serve.stdout.readline()
         assert ready.startswith("serve: Dagster UI on"), ready + serve.stderr.read()
         pgids = children(serve.pid)
-        assert len(pgids) == 2  # the daemon and the web UI, each leading its own group
+        assert len(pgids) == 3  # the code server, the daemon and the web UI, each leading its own group
         yield DagsterGraphQLClient("127.0.0.1", port_number=port)
     except BaseException:
         for log in sorted((data / "logs").glob("serve-*.log")):  # shown by pytest on failure
