@@ -6,15 +6,18 @@ The warehouse is filled straight into the raw tables (`benchmarks.scale_data`); 
 stage is the nightly Dagster job itself (`pipelines/defs/schedules.py`'s ``nightly``)
 executed for that stage's assets and their checks, exactly as `bodoge run` executes it,
 against a real DuckDB file and a real Dagster instance under ``DIR``. Each stage runs in
-its own process so its peak memory (``ru_maxrss`` of that process, from ``wait4``) is its
-own, as it would be in a nightly worker; the night's peak is the largest of them.
+its own process so its peak memory (``ru_maxrss`` of that process and of the processes it
+reaped) is its own, as it would be in a nightly worker; the night's peak is the largest of
+them. The stage processes are forked from one server that imported Dagster, the definitions
+and the models once (``PRELOAD``, multiprocessing's forkserver), as a nightly worker imports
+them once for all its stages; a stage's peak still counts what those imports hold.
 
 Progress goes to stderr, one line per stage (plus the job's own ``nightly: done …``
 lines); the last line on stdout is one JSON object: ``games``, ``members``,
 ``collection_rows``, ``stages`` (``seconds``, ``peak_rss_mb`` each), ``discovery_members_per_s``,
 ``content_similarity_seconds``, ``total_seconds`` (the night's stages, not the data
 generation, which is ``setup_seconds``; ``job_seconds`` leaves out each process's
-start and Dagster's loading of the definitions, ~10 s a stage) and the targets with
+fork and Dagster's building of the definitions) and the targets with
 whether each was met. ``yardstick`` is the bare numpy/scipy EASE fit and top-k scoring
 of every member on the same collections (``benchmarks.yardstick``), timed in the same
 run in its own process; each stage's ``yardstick_ratio`` (and ``night_yardstick_ratio``)
@@ -43,8 +46,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
-import subprocess
+import resource
 import sys
 import tempfile
 import time
@@ -160,24 +164,46 @@ def _yardstick(path: Path) -> dict[str, Any]:
     return yardstick(np.asarray(users, dtype=np.int64), np.asarray(games, dtype=np.int64))
 
 
+PRELOAD = ("dagster", "pipelines.definitions", "models.discovery.buckets", "benchmarks.scale_data",
+           "benchmarks.yardstick")
+"""What the stage processes' server imports once (each stage is forked from it): Dagster and the
+night's code, ~3 s of CPU a process otherwise. Modules only: the definitions are built in each
+stage, after its environment is set (the buckets' count shapes them)."""
+
+_FORKS = multiprocessing.get_context("forkserver")
+_FORKS.set_forkserver_preload(list(PRELOAD))
+
+
+def _stage_main(stage: str, work: str, env: dict[str, str]) -> None:
+    """A stage process: the benchmark's environment, stdout onto stderr (stdout carries the
+    JSON line alone), the stage, and its peak memory with that of what it reaped."""
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    out = Path(work) / f"stage-{stage}.json"
+    code = run_stage(stage, Path(work), out)
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    report = json.loads(out.read_text(encoding="utf-8"))
+    out.write_text(json.dumps({**report, "peak_rss_kb": peak}, default=str), encoding="utf-8")
+    sys.exit(code)
+
+
 def _child(stage: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
     """Run one stage in its own process; its seconds, peak RSS and report."""
     out = work / f"stage-{stage}.json"
     out.unlink(missing_ok=True)
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.scale", "--stage", stage, "--work-dir", str(work)],
-        env=env, stdout=sys.stderr,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = _FORKS.Process(target=_stage_main, args=(stage, str(work), env), name=f"scale-{stage}")
+    proc.start()
+    proc.join()
     seconds = time.perf_counter() - started
     report = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-    if proc.returncode != 0:
-        why = report.get("failed_steps") or f"exit {proc.returncode}"
+    if proc.exitcode != 0:
+        why = report.get("failed_steps") or f"exit {proc.exitcode}"
         raise SystemExit(f"scale: stage {stage} failed: {why} (see the Dagster home in {work})")
     return {"seconds": round(seconds, 2), "job_seconds": report.get("job_seconds"),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "report": report}
+            "peak_rss_mb": round(report["peak_rss_kb"] / 1024, 1), "report": report}
 
 
 def benchmark(games: int, members: int, work: Path, *, seed: int = 0, reuse_night: bool = False,
