@@ -71,9 +71,10 @@ def slow_site(site) -> Iterator[SampleSiteServer]:
     """The same site asking for a Crawl-delay: a crawl still running when signalled.
 
     Scrapy's graceful stop lets the requests already queued in the downloader finish (up
-    to CONCURRENT_REQUESTS of them, one per delay), so the delay is short.
+    to CONCURRENT_REQUESTS of them, 32 on a local site, one per delay), so the delay is short:
+    ~3 s of stopping at 0.1 s (10 s at 0.25 s), and the whole crawl still lasts several seconds.
     """
-    with SampleSiteServer(site, transient_faults=False, crawl_delay=0.25) as server:
+    with SampleSiteServer(site, transient_faults=False, crawl_delay=0.1) as server:
         yield server
 
 
@@ -200,7 +201,7 @@ def test_the_crawler_dies_with_its_parent_and_the_next_crawl_sweeps_its_litter(
     _wait_for_pages(slow_site, 2)
     cli.kill()  # SIGKILL: no handler runs in the parent; the kernel tells the child
     cli.communicate(timeout=30)
-    time.sleep(2)  # its graceful stop is under way
+    time.sleep(0.5)  # its graceful stop is under way
     with contextlib.suppress(ProcessLookupError):  # what the kernel does when a threaded parent dies:
         os.kill(crawler, signal.SIGTERM)  # the parent-death signal again, once per exiting thread
     _wait_gone(crawler)
