@@ -14,29 +14,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from pathlib import Path
 
 import duckdb
 
-from samplesite.server import SampleSiteServer
-from tests.support.nightly_process import NightlyProcess
-from tests.support.nightly_process import site  # noqa: F401 - module-scoped fixture
+from tests.support.nightly_process import FirstNight, NightlyProcess
 from warehouse.release.publish import published_path
 
 
-def test_a_truncated_published_night_is_replaced_by_the_next_night(tmp_path: Path, site) -> None:  # noqa: F811
-    data = tmp_path / "data"
-    with SampleSiteServer(site) as server:
-        code, lines = NightlyProcess(data, server.base_url).finish(timeout=400)
-        assert code == 0, "\n".join(lines[-10:])
-        path = published_path(data)
-        with duckdb.connect(str(path), read_only=True) as con:
-            gone = con.execute("SELECT min(user_id) FROM marts.recommendations").fetchone()[0]
-        os.truncate(path, path.stat().st_size // 2)
+def test_a_truncated_published_night_is_replaced_by_the_next_night(first_night: FirstNight) -> None:  # noqa: F811
+    data, server = first_night.data, first_night.server
+    site = server.site
+    path = published_path(data)
+    with duckdb.connect(str(path), read_only=True) as con:
+        gone = con.execute("SELECT min(user_id) FROM marts.recommendations").fetchone()[0]
+    os.truncate(path, path.stat().st_size // 2)
 
-        server.site = dataclasses.replace(site, members=tuple(
-            dataclasses.replace(m, private=True) if m.user_id == gone else m for m in site.members))
-        code, lines = NightlyProcess(data, server.base_url).finish(timeout=400)
+    server.site = dataclasses.replace(site, members=tuple(
+        dataclasses.replace(m, private=True) if m.user_id == gone else m for m in site.members))
+    code, lines = NightlyProcess(data, server.base_url).finish(timeout=400)
     text = "\n".join(lines)
     assert code == 0, text[-3000:]
     assert "Traceback" not in text

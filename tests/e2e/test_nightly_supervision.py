@@ -35,6 +35,7 @@ from tests.support.nightly_process import (  # noqa: F401 - module-scoped fixtur
     site_url,
     slow_site_url,
     wait_until_gone,
+    FirstNight,
 )
 from warehouse.release.export import verify_bundle
 
@@ -84,19 +85,17 @@ def test_a_waiting_run_says_so_and_obeys_sigterm(tmp_path, site_url) -> None:
         holder.wait()
 
 
-def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_holds(tmp_path, site, site_url) -> None:
+def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_holds(first_night: FirstNight) -> None:  # noqa: F811
     """A night whose crawl brings in far less than the last good nights fails before the marts
     and the export; a member who turned private that night still leaves every old bundle."""
-    code, lines = NightlyProcess(tmp_path, site_url).finish(timeout=400)
-    assert code == 0, "\n".join(lines)
-    latest = (tmp_path / "exports" / "LATEST").read_text().strip()
-    bundle = tmp_path / "exports" / latest
+    data, crawled = first_night.data, first_night.server.site  # a data directory after one good night
+    latest = (data / "exports" / "LATEST").read_text().strip()
+    bundle = data / "exports" / latest
     gone_private = json.loads((bundle / "recommendations.jsonl").read_text().splitlines()[0])["user_id"]
-    tonight = dataclasses.replace(
-        site, members=tuple(dataclasses.replace(m, private=True) if m.user_id == gone_private else m for m in site.members)
-    )
+    tonight = dataclasses.replace(crawled, members=tuple(
+        dataclasses.replace(m, private=True) if m.user_id == gone_private else m for m in crawled.members))
     with SampleSiteServer(tonight) as server:
-        with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as con:
+        with duckdb.connect(str(data / "warehouse.duckdb")) as con:
             # Three earlier incremental nights of the same site that accounted for ten times as many pages.
             stats = json.dumps({"bodoge/mode": "incremental", "bodoge/skipped/collections": 10 * 100_000,
                                 "bodoge/written": {"collection_entry": 10 * 100_000}})
@@ -108,20 +107,20 @@ def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_ho
                      f"2026-11-0{day} 04:00:00+00", stats],
                 )
             recs_before = con.execute("SELECT max(generated_at) FROM marts.recommendations").fetchone()[0]
-        code, lines = NightlyProcess(tmp_path, server.base_url).finish(timeout=400)
+        code, lines = NightlyProcess(data, server.base_url).finish(timeout=400)
     assert code != 0
     last = one_error_line(lines)
     assert "blocking check crawl_volume_floor failed" in last and "nothing was published" in last, last
     log_path = Path(last.rsplit("(log: ", 1)[1].rstrip(")"))
-    assert log_path.exists() and log_path.parent == tmp_path / "logs"
-    assert (tmp_path / "exports" / "LATEST").read_text().strip() == latest
-    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as con:
+    assert log_path.exists() and log_path.parent == data / "logs"
+    assert (data / "exports" / "LATEST").read_text().strip() == latest
+    with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         assert con.execute("SELECT max(generated_at) FROM marts.recommendations").fetchone()[0] == recs_before
     verify_bundle(bundle)
     users = {json.loads(ln)["user_id"] for ln in (bundle / "recommendations.jsonl").read_text().splitlines()}
     assert gone_private not in users and len(users) > 10
     assert gone_private not in log_path.read_text()
-    assert not processes_mentioning(str(tmp_path))
+    assert not processes_mentioning(str(data))
 
 
 def test_a_run_killed_at_any_stage_never_blocks_the_next(tmp_path, site_url, slow_site_url) -> None:

@@ -24,8 +24,7 @@ import duckdb
 import pytest
 
 from samplesite.server import SampleSiteServer
-from tests.support.nightly_process import NightlyProcess, processes_mentioning, wait_until_gone, wait_until_unlocked
-from tests.support.nightly_process import site  # noqa: F401 - module-scoped fixture
+from tests.support.nightly_process import FirstNight, NightlyProcess, processes_mentioning, wait_until_gone, wait_until_unlocked
 from tests.support.night_checks import models_naming
 from warehouse.release.publish import published_path
 
@@ -74,25 +73,23 @@ def _kill_after_login_page(run: NightlyProcess, server: SampleSiteServer, user: 
 
 
 def test_a_member_found_private_by_a_killed_crawl_is_gone_from_the_published_night_and_exports(
-    tmp_path: Path, site  # noqa: F811
+    first_night: FirstNight,  # noqa: F811
 ) -> None:
-    data = tmp_path / "data"
-    with SampleSiteServer(site) as server:
-        code, lines = NightlyProcess(data, server.base_url).finish(timeout=400)
-        assert code == 0, "\n".join(lines[-10:])
-        before = _members_in(published_path(data))
-        shown = set.intersection(*(before[k] for k in ("marts.members.user_id", "marts.collections.user_id",
-                                                         "marts.recommendations.user_id")))
-        gone = sorted(shown)[0]
-        assert any(gone in users for users in _bundle_users(data / "exports").values())
+    data, server = first_night.data, first_night.server
+    site = server.site
+    before = _members_in(published_path(data))
+    shown = set.intersection(*(before[k] for k in ("marts.members.user_id", "marts.collections.user_id",
+                                                     "marts.recommendations.user_id")))
+    gone = sorted(shown)[0]
+    assert any(gone in users for users in _bundle_users(data / "exports").values())
 
-        # Tonight the member's collection is private; a slow site keeps the crawl going after it.
-        server.site = dataclasses.replace(site, members=tuple(
-            dataclasses.replace(m, private=True) if m.user_id == gone else m for m in site.members))
-        server.crawl_delay = 0.2
-        server.requests.clear()
-        night = NightlyProcess(data, server.base_url)
-        _kill_after_login_page(night, server, gone)
+    # Tonight the member's collection is private; a slow site keeps the crawl going after it.
+    server.site = dataclasses.replace(site, members=tuple(
+        dataclasses.replace(m, private=True) if m.user_id == gone else m for m in site.members))
+    server.crawl_delay = 0.2
+    server.requests.clear()
+    night = NightlyProcess(data, server.base_url)
+    _kill_after_login_page(night, server, gone)
 
     con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
     try:

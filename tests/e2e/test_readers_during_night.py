@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 
-from tests.support.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module fixtures
+from tests.support.nightly_process import FirstNight, NightlyProcess
 from warehouse.release.publish import publication
 from warehouse.readers import open_published
 
@@ -24,11 +24,8 @@ def _published_run(data: Path) -> str:
         con.close()
 
 
-def test_member_commands_answer_all_through_a_nightly_run(tmp_path: Path, site_url: str) -> None:  # noqa: F811
-    data = tmp_path / "data"
-    first = subprocess.run([*BODOGE, "run", "--base-url", site_url, "--data-dir", str(data)],
-                           capture_output=True, text=True, timeout=400)
-    assert first.returncode == 0, first.stderr[-2000:]
+def test_member_commands_answer_all_through_a_nightly_run(first_night: FirstNight) -> None:  # noqa: F811
+    data, site_url = first_night.data, first_night.url  # a published first night, a `bodoge run` before
     night_1 = _published_run(data)
     con = open_published(data)
     try:

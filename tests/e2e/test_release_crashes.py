@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.support.nightly_process import NightlyProcess, site, site_url  # noqa: F401 - module-scoped fixtures
+from tests.support.nightly_process import FirstNight, NightlyProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,11 +45,9 @@ def _killed_at(data: Path, url: str, line_starts: str, pause: str | None = None)
 
 
 def test_latest_and_the_published_night_move_together_and_a_killed_release_is_repaired(
-    tmp_path: Path, site_url: str  # noqa: F811
+    first_night: FirstNight,  # noqa: F811
 ) -> None:
-    data = tmp_path / "data"
-    code, lines = NightlyProcess(data, site_url).finish(timeout=400)
-    assert code == 0, "\n".join(lines[-10:])
+    data, site_url = first_night.data, first_night.url
     night_1, latest = _released(data)
     assert night_1 == latest and _bundles(data) == {night_1}
 

@@ -7,8 +7,10 @@ process a run left behind (by the data directory in its command line).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -134,10 +136,15 @@ def one_error_line(lines: list[str]) -> str:
     return lines[-1]
 
 
+def crash_site():
+    """The crash tests' site: 80 games, 140 members, no faults (a night ~15 s of CPU)."""
+    return generate_site(n_games=80, n_users=140, seed=11, faults=False)
+
+
 @pytest.fixture(scope="module")
 def site():
     """A small site without planted faults: the nightly tests are about processes, not pages."""
-    return generate_site(n_games=80, n_users=140, seed=11, faults=False)
+    return crash_site()
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +155,64 @@ def site_url(site):
 
 @pytest.fixture(scope="module")
 def slow_site_url(site):
-    """The same site asking for 0.2 s between requests: its crawl lasts well over a minute."""
-    with SampleSiteServer(site, crawl_delay=0.2) as server:
+    """The same site asking for 0.05 s between requests: its crawl lasts ~20 s.
+
+    Short, because a crawl stopped gracefully (SIGTERM, or its parent's death) first lets the
+    requests already in its downloader finish, one per delay: up to CONCURRENT_REQUESTS (32 on
+    a local site), 1.6 s here, 6.4 s at 0.2 s.
+    """
+    with SampleSiteServer(site, crawl_delay=0.05) as server:
         yield server.base_url
+
+
+@dataclasses.dataclass
+class FirstNight:
+    """A copy of one good night's data directory, and the live server it was crawled from.
+
+    The next night must crawl the same base URL (the crawl's signals and its volume floor
+    are kept per `base_url`), so the server is the worker's one, at the same address. A test
+    may change `server.site` or `server.crawl_delay` for its own next night; they are put
+    back after it.
+    """
+
+    data: Path
+    server: SampleSiteServer
+
+    @property
+    def url(self) -> str:
+        return self.server.base_url
+
+
+@pytest.fixture(scope="session")
+def crash_site_server():
+    """The crash site served for the whole run of this xdist worker (one idle thread)."""
+    with SampleSiteServer(crash_site()) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def first_night_template(crash_site_server, tmp_path_factory) -> Path:
+    """One published night of the crash site, run once per worker by a real `bodoge run`.
+
+    Why shared: several crash tests need a good first night only as the ground their second
+    night (killed, damaged, thin) stands on; each used to run its own, ~15 s of CPU apiece.
+    A data directory copied elsewhere stays whole (`pipelines/instance.py`).
+    """
+    data = tmp_path_factory.mktemp("first-night") / "data"
+    code, lines = NightlyProcess(data, crash_site_server.base_url).finish(timeout=400)
+    assert code == 0, "\n".join(lines[-10:])
+    return data
+
+
+@pytest.fixture()
+def first_night(first_night_template, crash_site_server, tmp_path):
+    """`FirstNight`: this test's own copy of the shared first night, at `tmp_path / "data"`."""
+    server = crash_site_server
+    site, delay = server.site, server.crawl_delay
+    server.requests.clear()
+    data = shutil.copytree(first_night_template, tmp_path / "data", symlinks=True)
+    try:
+        yield FirstNight(data=data, server=server)
+    finally:
+        server.site, server.crawl_delay = site, delay
+        server.requests.clear()
