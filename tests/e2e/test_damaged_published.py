@@ -21,8 +21,8 @@ from tests.support.nightly_process import FirstNight, NightlyProcess
 from warehouse.release.publish import published_path
 
 
-def test_a_truncated_published_night_is_replaced_by_the_next_night(first_night: FirstNight) -> None:  # noqa: F811
-    data, server = first_night.data, first_night.server
+def test_a_truncated_published_night_is_replaced_by_the_next_night(crash_night: FirstNight) -> None:
+    data, server = crash_night.data, crash_night.server
     site = server.site
     path = published_path(data)
     with duckdb.connect(str(path), read_only=True) as con:

@@ -85,10 +85,10 @@ def test_a_waiting_run_says_so_and_obeys_sigterm(tmp_path, site_url) -> None:
         holder.wait()
 
 
-def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_holds(first_night: FirstNight) -> None:  # noqa: F811
+def test_a_thin_crawl_stops_the_night_and_publishes_nothing_but_privacy_still_holds(crash_night: FirstNight) -> None:
     """A night whose crawl brings in far less than the last good nights fails before the marts
     and the export; a member who turned private that night still leaves every old bundle."""
-    data, crawled = first_night.data, first_night.server.site  # a data directory after one good night
+    data, crawled = crash_night.data, crash_night.server.site  # a data directory after one good night
     latest = (data / "exports" / "LATEST").read_text().strip()
     bundle = data / "exports" / latest
     gone_private = json.loads((bundle / "recommendations.jsonl").read_text().splitlines()[0])["user_id"]

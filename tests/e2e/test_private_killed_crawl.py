@@ -73,9 +73,9 @@ def _kill_after_login_page(run: NightlyProcess, server: SampleSiteServer, user: 
 
 
 def test_a_member_found_private_by_a_killed_crawl_is_gone_from_the_published_night_and_exports(
-    first_night: FirstNight,  # noqa: F811
+    crash_night: FirstNight,
 ) -> None:
-    data, server = first_night.data, first_night.server
+    data, server = crash_night.data, crash_night.server
     site = server.site
     before = _members_in(published_path(data))
     shown = set.intersection(*(before[k] for k in ("marts.members.user_id", "marts.collections.user_id",

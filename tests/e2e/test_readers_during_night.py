@@ -24,8 +24,8 @@ def _published_run(data: Path) -> str:
         con.close()
 
 
-def test_member_commands_answer_all_through_a_nightly_run(first_night: FirstNight) -> None:  # noqa: F811
-    data, site_url = first_night.data, first_night.url  # a published first night, a `bodoge run` before
+def test_member_commands_answer_all_through_a_nightly_run(crash_night: FirstNight) -> None:
+    data, site_url = crash_night.data, crash_night.url  # a published first night, a `bodoge run` before
     night_1 = _published_run(data)
     con = open_published(data)
     try:

@@ -45,9 +45,9 @@ def _killed_at(data: Path, url: str, line_starts: str, pause: str | None = None)
 
 
 def test_latest_and_the_published_night_move_together_and_a_killed_release_is_repaired(
-    first_night: FirstNight,  # noqa: F811
+    crash_night: FirstNight,
 ) -> None:
-    data, site_url = first_night.data, first_night.url
+    data, site_url = crash_night.data, crash_night.url
     night_1, latest = _released(data)
     assert night_1 == latest and _bundles(data) == {night_1}
 

@@ -191,7 +191,7 @@ def crash_site_server():
 
 
 @pytest.fixture(scope="session")
-def first_night_template(crash_site_server, tmp_path_factory) -> Path:
+def crash_night_template(crash_site_server, tmp_path_factory) -> Path:
     """One published night of the crash site, run once per worker by a real `bodoge run`.
 
     Why shared: several crash tests need a good first night only as the ground their second
@@ -205,12 +205,12 @@ def first_night_template(crash_site_server, tmp_path_factory) -> Path:
 
 
 @pytest.fixture()
-def first_night(first_night_template, crash_site_server, tmp_path):
+def crash_night(crash_night_template, crash_site_server, tmp_path):
     """`FirstNight`: this test's own copy of the shared first night, at `tmp_path / "data"`."""
     server = crash_site_server
     site, delay = server.site, server.crawl_delay
     server.requests.clear()
-    data = shutil.copytree(first_night_template, tmp_path / "data", symlinks=True)
+    data = shutil.copytree(crash_night_template, tmp_path / "data", symlinks=True)
     try:
         yield FirstNight(data=data, server=server)
     finally:
