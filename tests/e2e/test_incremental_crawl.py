@@ -54,13 +54,10 @@ def test_nights_one_to_three_land_every_change_exactly(tmp_path: Path, site: Sit
         assert collections_differ(warehouse, nights[3]) == 0
 
 
-def test_an_unchanged_site_crawled_twice_fetches_almost_nothing_the_second_time(tmp_path: Path, site: Site) -> None:
-    warehouse = tmp_path / "warehouse.duckdb"
-    with SampleSiteServer(site, transient_faults=False) as srv:
-        first = crawl_and_build(srv.base_url, warehouse)
-        srv.requests.clear()
-        second = crawl_and_build(srv.base_url, warehouse)
-        fetched = [target for _, target, _ in srv.requests]
+def test_an_unchanged_site_crawled_twice_fetches_almost_nothing_the_second_time(site: Site, nights_first_crawl) -> None:
+    srv, warehouse, first = nights_first_crawl.server, nights_first_crawl.warehouse, nights_first_crawl.full
+    second = crawl_and_build(srv.base_url, warehouse)
+    fetched = [target for _, target, _ in srv.requests]
     listings = sum(1 for t in fetched if t.startswith(("/games?", "/friends?", "/spaces")))
     others = [t for t in fetched if not t.startswith(("/games?", "/friends?", "/spaces", "/robots.txt"))]
     assert second.stats["bodoge/mode"] == "incremental"
@@ -71,27 +68,25 @@ def test_an_unchanged_site_crawled_twice_fetches_almost_nothing_the_second_time(
 
 
 def test_a_night_cut_short_by_its_budget_leaves_a_frontier_the_next_night_fetches_first(
-        tmp_path: Path, site: Site) -> None:
-    warehouse = tmp_path / "warehouse.duckdb"
-    with SampleSiteServer(site, transient_faults=False) as srv:
-        crawl_and_build(srv.base_url, warehouse)
-        # A cut night leaves a frontier only if some queued page was not fetched before the
-        # stop took effect (the pages in flight still land), which depends on timing: the
-        # next nights are cut the same way until one leaves a frontier.
-        for night in range(2, 6):
-            night2 = site_on_night(site, night)
-            srv.site = night2
-            short = crawl_and_build(srv.base_url, warehouse, max_pages=30)
-            queued = frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
-            assert short.stats["finish_reason"] == "closespider_pagecount"
-            assert short.stats["bodoge/queue_left"] == queued.height
-            if queued.height:
-                break
-        assert queued.height > 0, "four nights cut at 30 pages and none left a frontier"
-        srv.requests.clear()
-        rest = crawl_and_build(srv.base_url, warehouse)
-        order = [target for _, target, _ in srv.requests if target != "/robots.txt"]
-        left = frame(warehouse, "SELECT url FROM raw.crawl_frontier")
+        site: Site, nights_first_crawl) -> None:
+    srv, warehouse = nights_first_crawl.server, nights_first_crawl.warehouse
+    # A cut night leaves a frontier only if some queued page was not fetched before the
+    # stop took effect (the pages in flight still land), which depends on timing: the
+    # next nights are cut the same way until one leaves a frontier.
+    for night in range(2, 6):
+        night2 = site_on_night(site, night)
+        srv.site = night2
+        short = crawl_and_build(srv.base_url, warehouse, max_pages=30)
+        queued = frame(warehouse, "SELECT kind, key, url, fetched_at FROM raw.crawl_frontier")
+        assert short.stats["finish_reason"] == "closespider_pagecount"
+        assert short.stats["bodoge/queue_left"] == queued.height
+        if queued.height:
+            break
+    assert queued.height > 0, "four nights cut at 30 pages and none left a frontier"
+    srv.requests.clear()
+    rest = crawl_and_build(srv.base_url, warehouse)
+    order = [target for _, target, _ in srv.requests if target != "/robots.txt"]
+    left = frame(warehouse, "SELECT url FROM raw.crawl_frontier")
     first = order[: queued.height + 16]  # the old frontier goes first (16 requests at a time)
     assert all(any(t.split("?")[0] == url for t in first) for url in queued["url"]), (queued, first)
     broken = {url for url, _ in permanent_faults(night2)}

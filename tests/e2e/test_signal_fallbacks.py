@@ -12,7 +12,6 @@ private. A signal confirmed earlier and contradicted tonight falls back at once.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import duckdb
@@ -74,28 +73,15 @@ def test_a_marker_confirmed_earlier_and_contradicted_tonight_falls_back_at_once(
     assert_night_is_truth(warehouse, night, 2)
 
 
-@pytest.fixture(scope="module")
-def first_night(tmp_path_factory: pytest.TempPathFactory, site: Site):
-    """Night 1 of the site without faults, crawled once for the two tests below, and its server
-    kept running: each test continues a copy of that warehouse at the same address (the crawl's
-    signals are kept per base URL), with the site moved to night 2."""
-    warehouse = tmp_path_factory.mktemp("first-night") / "warehouse.duckdb"
-    with SampleSiteServer(site, transient_faults=False) as srv:
-        full = crawl_and_build(srv.base_url, warehouse)
-        yield srv, warehouse, full.run_id
-
-
 @pytest.mark.parametrize(("signal", "fallback", "stops"), [
     ("sort_order", "read-whole", False),  # no stop at the first known card: changed collections read whole
     ("listing_totals", "directory-count-else-whole", True),  # the stop is checked against the directory's count
 ])
-def test_a_signal_an_earlier_night_contradicted_gets_its_fallback(tmp_path: Path, site: Site, first_night,
+def test_a_signal_an_earlier_night_contradicted_gets_its_fallback(site: Site, nights_first_crawl,
                                                                   signal: str, fallback: str, stops: bool) -> None:
     """The sample site has no variant without 更新順 or stated totals: night 1's verdict is
     set to contradicted in raw.crawl_signals, as a site showing otherwise would have left it."""
-    srv, first, run_id = first_night
-    warehouse = tmp_path / "warehouse.duckdb"
-    shutil.copyfile(first, warehouse)
+    srv, warehouse, run_id = nights_first_crawl.server, nights_first_crawl.warehouse, nights_first_crawl.full.run_id
     with duckdb.connect(str(warehouse)) as con:
         con.execute("UPDATE raw.crawl_signals SET state = 'contradicted' WHERE run_id = ? AND signal = ?",
                     [run_id, signal])

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from samplesite import SampleSiteServer, generate_site
 from samplesite.model import Collections, Site
 from scrapers.crawl import CrawlResult, run_crawl
 from warehouse.build import build_all
@@ -15,6 +18,48 @@ from warehouse.db import connect
 
 #: The site the multi-night crawl tests share (the conftest's `site` fixture draws it).
 NIGHTS_GAMES, NIGHTS_MEMBERS = 300, 600
+
+
+@dataclasses.dataclass
+class FirstCrawl:
+    """A copy of night 1's warehouse (the nights' site, crawled whole without faults and
+    built), the live server it was crawled from, and that crawl's result."""
+
+    warehouse: Path
+    server: SampleSiteServer
+    full: CrawlResult
+
+
+@pytest.fixture(scope="session")
+def nights_first_crawl_template(tmp_path_factory):
+    """Night 1 of the nights' site without faults, crawled once per xdist worker, its server
+    kept running for the whole session.
+
+    Why: several multi-night tests begin with exactly this crawl (~10 s of CPU each) and only
+    then do what they test. They continue a copy at the same address, because the crawl's
+    signals and its volume floor are kept per base URL.
+    """
+    site = generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)  # the conftest's `site`
+    warehouse = tmp_path_factory.mktemp("nights-first-crawl") / "warehouse.duckdb"
+    with SampleSiteServer(site, transient_faults=False) as server:
+        full = crawl_and_build(server.base_url, warehouse)
+        yield FirstCrawl(warehouse=warehouse, server=server, full=full)
+
+
+@pytest.fixture()
+def nights_first_crawl(nights_first_crawl_template, tmp_path):
+    """`FirstCrawl`: this test's own copy of the shared night 1, at `tmp_path / "warehouse.duckdb"`.
+    The test may move `server.site` on (to night 2, …); it is put back after it."""
+    first = nights_first_crawl_template
+    server, site = first.server, first.server.site
+    warehouse = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(first.warehouse, warehouse)
+    server.requests.clear()
+    try:
+        yield dataclasses.replace(first, warehouse=warehouse)
+    finally:
+        server.site = site
+        server.requests.clear()
 
 
 def crawl_and_build(base_url: str, warehouse: Path, **kwargs) -> CrawlResult:
