@@ -8,11 +8,16 @@ cache. Two test workers, or a night and a test beside it, pay it each. Run once 
 them (the test suite's controller does, tests/conftest.py), it leaves each loading the
 cache instead (~0.7 s).
 
-How: the night's own model path, through its public entry points, on a tiny generated
-site (40 games, 60 members): the content model, the evaluation of every candidate, and
+How: the night's own model path, through its public entry points, on a small generated
+site (80 games, 140 members: the crash tests' nights; at 40 x 60 the ensemble's kept
+statistics were never reached): the content model, the evaluation of every candidate,
 discovery with each candidate as the champion (each kind of champion compiles loops of
-its own: dense, sparse, factors, the ensemble's parts). Same code, same array types,
-so the same compiled loops as a real night's; a few seconds once the cache is warm.
+its own: dense, sparse, factors, the ensemble's parts), and one member folded in by each
+champion's saved model in every mode (the API's and `bodoge refresh`'s path: the separate
+blend, the shelves' few columns). Same code, same array types, so the same compiled loops
+as a real night's and the API's; a few seconds once the cache is warm. Two loops only
+larger sites reach are left to the first process that needs them (`fused_rows_into`,
+`reference_scale_rows`).
 
 Nothing is warmed where numba cannot cache (`cacheable`): each process compiles for
 itself there anyway, and compiling here too would be wasted. Once warm, a stamp beside the
@@ -88,7 +93,7 @@ def _writable(folder: Path) -> bool:
         return False
 
 
-def warm_compile_cache(*, force: bool = False, n_games: int = 40, n_members: int = 60, seed: int = 0) -> Warming:
+def warm_compile_cache(*, force: bool = False, n_games: int = 80, n_members: int = 140, seed: int = 0) -> Warming:
     """Run the night's model path once on a tiny site, unless the cache cannot be written
     (`cacheable`) or was warmed for this very code (`stamp`; `force` warms all the same)."""
     if not cacheable():
@@ -104,11 +109,13 @@ def warm_compile_cache(*, force: bool = False, n_games: int = 40, n_members: int
 
 
 def _run_models(*, n_games: int, n_members: int, seed: int) -> dict[str, float]:
-    """The night's evaluation and discovery (each candidate as champion) on a generated site."""
+    """The night's evaluation and discovery (each candidate as champion) on a generated site,
+    then one member folded in by each champion's saved model, in every mode."""
     import polars as pl
 
     from models.threads import single_threaded_blas
     from models.content import ContentModel
+    from models.discovery.foldin import MODES, FoldIn
     from models.discovery.members import mark_site
     from models.discovery.run import catalog_frame, discover_interactions
     from models.evaluate import evaluate
@@ -133,13 +140,18 @@ def _run_models(*, n_games: int, n_members: int, seed: int) -> dict[str, float]:
 
     site_rows = collections.select(pl.col("user_id").cast(pl.String), pl.col("game_id").cast(pl.String))
     marked = mark_site(rows, site_rows)
+    member = site_rows.get_column("user_id")[0]
+    posted = collections.filter(pl.col("user_id").cast(pl.String) == member)
     for name, result in report.results.items():  # each candidate as the night's champion
         tick = time.perf_counter()
-        with single_threaded_blas():
+        with tempfile.TemporaryDirectory() as saved, single_threaded_blas():
             discover_interactions(
                 interactions=marked, content=content, champion=name, params=dict(result.params),
                 weighting=report.weighting.name, run_id="warm-compile-cache",
-                generated_at=datetime(2026, 1, 1, tzinfo=timezone.utc), seed=seed)
+                generated_at=datetime(2026, 1, 1, tzinfo=timezone.utc), seed=seed, model_dir=Path(saved))
+            folding = FoldIn.load(saved, engine="compiled")
+            for mode in MODES:
+                folding.rank(member, posted, mode)
         seconds[f"discovery_{name}"] = time.perf_counter() - tick
     return seconds
 
