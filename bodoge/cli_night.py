@@ -230,7 +230,7 @@ def register_serve(sub: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from core.config import require_base_url
     from core.settings import Settings
-    from ops.signals import Interrupted, signals_raise
+    from ops.signals import Interrupted, held_off, signals_raise
     from bodoge.serve import died, prepare, start, wait_until_ready
     from ops.children import stop_groups
     from pipelines.alerts import check_alert_url
@@ -252,9 +252,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             wait_until_ready(url, processes)
             print(f"serve: Dagster UI on {url}, daemon running on {paths.data_dir / 'dagster_home'}; "
                   f"nightly_at_3am_jst fires at 03:00 Asia/Tokyo; log: {log_path}; Ctrl-C to stop", flush=True)
-            while not (dead := died(processes)):
+            while True:
+                with held_off():  # a stop signal raises after the polls, never inside one
+                    dead = died(processes)
+                if dead:
+                    raise RuntimeError(f"{dead}; all stopped (log: {log_path})")
                 time.sleep(1.0)
-            raise RuntimeError(f"{dead}; all stopped (log: {log_path})")
     except Interrupted as stop:
         stop_groups(processes, signum=stop.signum)
         print(f"bodoge: serve {stop}; the daemon and the web UI are down", file=sys.stderr)

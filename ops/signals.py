@@ -68,6 +68,27 @@ def signals_raise(signums: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterato
             signal.signal(signum, old)
 
 
+@contextmanager
+def held_off(signums: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterator[None]:
+    """Within the block, `signums` wait (blocked); one that arrived is delivered as the block
+    ends, so a handler that raises (`signals_raise`) raises there and not inside library code.
+
+    Why: `Popen.poll` takes the child's wait lock; an `Interrupted` raised by the handler
+    between that lock's acquire and its `try` leaves the lock held, and every later `wait()`
+    on that child blocks for ever. `bodoge serve`, SIGTERMed while it polled its children,
+    hung so once (in `stop_groups`, reaping the child whose lock it was). Outside the main
+    thread it changes nothing: Python runs signal handlers in the main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signums)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal's handler runs here
+
+
 class Forwarding:
     """The first stop signal a supervisor received, and the child (`proc`) to pass it on to.
 
