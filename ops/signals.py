@@ -24,6 +24,10 @@ from typing import Any
 
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)
 
+# `held_off` blocks open in the main thread (where Python runs signal handlers), and the stop
+# signal one of them is holding back.
+_hold: dict[str, int] = {"depth": 0}
+
 
 class Interrupted(BaseException):
     """A stop signal arrived. A BaseException, like KeyboardInterrupt: `except Exception` lets it pass."""
@@ -58,6 +62,9 @@ def signals_raise(signums: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterato
     def handler(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
         if len(received) == 1:
+            if _hold["depth"]:
+                _hold["pending"] = signum  # raised as the `held_off` block ends
+                return
             raise Interrupted(signum)
 
     previous = {signum: signal.signal(signum, handler) for signum in signums}
@@ -69,24 +76,31 @@ def signals_raise(signums: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterato
 
 
 @contextmanager
-def held_off(signums: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Iterator[None]:
-    """Within the block, `signums` wait (blocked); one that arrived is delivered as the block
-    ends, so a handler that raises (`signals_raise`) raises there and not inside library code.
+def held_off() -> Iterator[None]:
+    """Within the block, a stop signal that `signals_raise` would raise is only noted; it
+    raises `Interrupted` as the block ends, so never inside library code the block calls.
 
     Why: `Popen.poll` takes the child's wait lock; an `Interrupted` raised by the handler
     between that lock's acquire and its `try` leaves the lock held, and every later `wait()`
     on that child blocks for ever. `bodoge serve`, SIGTERMed while it polled its children,
-    hung so once (in `stop_groups`, reaping the child whose lock it was). Outside the main
-    thread it changes nothing: Python runs signal handlers in the main thread only.
+    hung so once (in `stop_groups`, reaping the child whose lock it was). Not a signal mask:
+    a mask is per thread, and another thread of the process (execnet's, a server's) would
+    take the signal and Python would still run the handler in the main thread.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signums)
+    _hold["depth"] += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal's handler runs here
+        _hold["depth"] -= 1
+        pending = _hold.pop("pending", None)
+        if pending is not None:
+            if _hold["depth"]:
+                _hold["pending"] = pending  # an outer block raises it
+            else:
+                raise Interrupted(pending)
 
 
 class Forwarding:
