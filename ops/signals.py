@@ -10,6 +10,9 @@ scratch directory behind. Two ways, by who does the stopping:
 - `forwarded_signals()`: a supervisor whose child stops its own work cleanly (`bodoge
   run`'s night worker) passes the signal on at once and keeps reading the child's output
   until it ends; SIGKILL follows after a grace period.
+
+`held_off()` keeps `signals_raise`'s exception out of a block that calls into library code
+holding a lock (polling children): the signal raises as the block ends.
 """
 
 from __future__ import annotations
