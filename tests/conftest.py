@@ -171,10 +171,9 @@ def _warmed(warming: subprocess.Popen) -> None:
 def site():
     """The 300-game, 600-member sample site the multi-night crawl tests serve and change
     (drawn once per module; a module that defines its own `site` fixture uses that one)."""
-    from samplesite import generate_site
-    from tests.support.crawl_fixtures import NIGHTS_GAMES, NIGHTS_MEMBERS
+    from tests.support.crawl_fixtures import nights_site
 
-    return generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)
+    return nights_site()
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,11 @@ from warehouse.db import connect
 NIGHTS_GAMES, NIGHTS_MEMBERS = 300, 600
 
 
+def nights_site() -> Site:
+    """The 300-game, 600-member sample site the multi-night crawl tests serve and change."""
+    return generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)
+
+
 @dataclasses.dataclass
 class FirstCrawl:
     """A copy of night 1's warehouse (the nights' site, crawled whole without faults and
@@ -39,7 +44,7 @@ def nights_first_crawl_template(tmp_path_factory):
     then do what they test. They continue a copy at the same address, because the crawl's
     signals and its volume floor are kept per base URL.
     """
-    site = generate_site(n_games=NIGHTS_GAMES, n_users=NIGHTS_MEMBERS, seed=0)  # the conftest's `site`
+    site = nights_site()  # the same site as the conftest's `site`
     warehouse = tmp_path_factory.mktemp("nights-first-crawl") / "warehouse.duckdb"
     with SampleSiteServer(site, transient_faults=False) as server:
         full = crawl_and_build(server.base_url, warehouse)
