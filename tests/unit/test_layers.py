@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.source_trees import walked
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "ops", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards")
 #: Every folder of modules whose imports must not go round in a circle.
@@ -25,8 +27,7 @@ def package_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
     graph: dict[str, dict[str, set[str]]] = {name: {} for name in PACKAGES}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
+            for node in walked(path):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -125,7 +126,7 @@ def module_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
     graph: dict[str, dict[str, set[str]]] = {name: {} for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in walked(path):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -165,7 +166,7 @@ def test_assets_checks_and_sensors_read_settings_from_resources_only() -> None:
     for path in sorted((ROOT / "pipelines" / "defs").rglob("*.py")):
         if path.name == "resources.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in walked(path):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
                 readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not readers, f"settings read from the environment outside resources.py: {readers}"
@@ -189,7 +190,7 @@ def test_every_compiled_loop_lives_in_the_kernel_library() -> None:
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.is_relative_to(ROOT / "models" / "fast"):
                 continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in walked(path):
                 if isinstance(node, ast.FunctionDef) and any(
                     (isinstance(d, ast.Name) and d.id in ("compiled", "njit", "jit"))
                     or (isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id in ("njit", "jit"))

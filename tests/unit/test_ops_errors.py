@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ops.errors import error_line, error_of, one_line
+from tests.support.source_trees import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("core", "ops", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards",
@@ -29,13 +30,13 @@ def handwritten_error_lines(root: Path = ROOT) -> list[str]:
         for path in sorted((root / folder).rglob("*.py")):
             if path.relative_to(root) == HOME:
                 continue
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+            tree = walked(path)
+            docstrings = {id(node.body[0].value) for node in tree
                           if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                           and node.body and isinstance(node.body[0], ast.Expr)}
-            parts_of_fstrings = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+            parts_of_fstrings = {id(part) for node in tree if isinstance(node, ast.JoinedStr)
                                  for part in node.values}
-            for node in ast.walk(tree):
+            for node in tree:
                 if id(node) in docstrings or id(node) in parts_of_fstrings:
                     continue
                 if isinstance(node, ast.Constant) and isinstance(node.value, str):

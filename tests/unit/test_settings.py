@@ -17,6 +17,7 @@ import pytest
 
 from bodoge.cli import build_parser, main
 from core.settings import Settings, SettingError, default, env_names, spec
+from tests.support.source_trees import parsed
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = env_names()
@@ -200,8 +201,7 @@ def second_definitions(root: Path = ROOT) -> list[str]:
         for path in sorted((root / package).rglob("*.py")):
             if path.relative_to(root) in SKIP:
                 continue
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for line, names, constants in _pairs(tree):
+            for line, names, constants in _pairs(parsed(path)):
                 for name, value in defaults.items():
                     value = str(value) if isinstance(value, Path) else value
                     mentioned = any(word in n for word in words[name] for n in names)
