@@ -1,7 +1,7 @@
 """A night in member buckets publishes what the night in one bucket publishes, bit for bit,
 and a night killed in a bucket completes by re-running that bucket alone.
 
-Real nights (`bodoge demo` on a 200-game, 400-member site: crawl over HTTP, build, every
+Real nights (`bodoge demo` on a 100-game, 200-member site: crawl over HTTP, build, every
 model, export, release). Two
 nights of the same site are not equal to the last bit (the same collections and champion
 choice, but the content model's features round differently from one process to the next, so
@@ -55,7 +55,7 @@ def _demo(data_dir: Path, **env: str) -> subprocess.Popen:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("BODOGE_")}
     # a small site: the test is about the buckets' steps, not the night's size
     return subprocess.Popen([sys.executable, "-m", "bodoge.cli", "demo", "--data-dir", str(data_dir),
-                             "--games", "200", "--users", "400"], cwd=ROOT,
+                             "--games", "100", "--users", "200"], cwd=ROOT,
                             env={**clean, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
