@@ -67,7 +67,7 @@ def _one_error(run: subprocess.CompletedProcess) -> str:
 def test_a_corrupt_warehouse_is_restored_and_night_three_is_exact(tmp_path: Path) -> None:
     data = tmp_path / "data"
     warehouse = data / "warehouse.duckdb"
-    site = generate_site(n_games=200, n_users=400, seed=5)
+    site = generate_site(n_games=100, n_users=200, seed=5)
     with SampleSiteServer(site) as srv:
         crawl_and_build(srv.base_url, warehouse)
         srv.site = site_on_night(site, 2)
