@@ -11,6 +11,7 @@ the night's warehouse); and no default is written a second time anywhere in the 
 from __future__ import annotations
 
 import ast
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -174,39 +175,43 @@ def _constants_in(node: ast.AST) -> list[object]:
 
 def _pairs(tree: ast.AST):
     """(the names, the constants) of each place a default could be written: an assignment, a
-    call's keyword or argument list, a function's parameter with its default, an `or` chain."""
+    call's keyword or argument list, a function's parameter with its default, an `or` chain.
+    The names come as a call (`functools.partial`): most places hold no default's value, and
+    their names are never needed."""
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.keyword, ast.BoolOp)):
-            yield node.lineno if hasattr(node, "lineno") else 0, _names_in(node), _constants_in(node)
+            yield node.lineno if hasattr(node, "lineno") else 0, partial(_names_in, node), _constants_in(node)
         elif isinstance(node, ast.Call):
             given = [*node.args, *(k.value for k in node.keywords)]
-            yield node.lineno, _names_in(node), [c for a in given for c in _constants_in(a)]
+            yield node.lineno, partial(_names_in, node), [c for a in given for c in _constants_in(a)]
         elif isinstance(node, ast.arguments):
             params = [*node.posonlyargs, *node.args]
             for arg, value in zip(params[len(params) - len(node.defaults):], node.defaults, strict=True):
-                yield value.lineno, {arg.arg.lower()}, _constants_in(value)
+                yield value.lineno, partial(set, [arg.arg.lower()]), _constants_in(value)
             for arg, value in zip(node.kwonlyargs, node.kw_defaults, strict=True):
                 if value is not None:
-                    yield value.lineno, {arg.arg.lower()}, _constants_in(value)
+                    yield value.lineno, partial(set, [arg.arg.lower()]), _constants_in(value)
 
 
 def second_definitions(root: Path = ROOT) -> list[str]:
     """Each place outside core/settings.py that writes a setting's default beside its name."""
     words = {name: {name, ENV[name].lower(), *(spec(name).flag or "").lower().split(), *ALIASES.get(name, ())}
              for name in ENV}
-    defaults = {name: default(name) for name in ENV if default(name) not in (None, False)}
+    defaults = {name: str(value) if isinstance(value, Path) else value
+                for name in ENV if (value := default(name)) not in (None, False)}
     found = []
     for package in ("core", "scrapers", "warehouse", "models", "samplesite", "pipelines", "bodoge", "dashboards",
                     "benchmarks"):
         for path in sorted((root / package).rglob("*.py")):
             if path.relative_to(root) in SKIP:
                 continue
-            for line, names, constants in _pairs(parsed(path)):
-                for name, value in defaults.items():
-                    value = str(value) if isinstance(value, Path) else value
-                    mentioned = any(word in n for word in words[name] for n in names)
-                    if mentioned and any(type(c) is not bool and c == value for c in constants):
-                        found.append(f"{path.relative_to(root)}:{line}: the default of {name} ({value!r})")
+            for line, names_of, constants in _pairs(parsed(path)):
+                given = [c for c in constants if type(c) is not bool]
+                written = [name for name, value in defaults.items() if any(c == value for c in given)]
+                names = names_of() if written else set()
+                for name in written:
+                    if any(word in n for word in words[name] for n in names):
+                        found.append(f"{path.relative_to(root)}:{line}: the default of {name} ({defaults[name]!r})")
     return sorted(set(found))
 
 
