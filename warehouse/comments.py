@@ -207,16 +207,24 @@ def column_descriptions(schema: str, name: str, columns: list[str]) -> dict[str,
 
 def live_columns(con: duckdb.DuckDBPyConnection, database: str | None = None) -> dict[str, list[str]]:
     """Every table's and view's columns in `database` (the connection's own by default), in order."""
+    return _live_columns(con, database)[0]
+
+
+def _live_columns(con: duckdb.DuckDBPyConnection,
+                  database: str | None) -> tuple[dict[str, list[str]], dict[tuple[str, str], str | None]]:
+    """`live_columns`, and each column's comment: one read of `duckdb_columns()`, which lists
+    the whole catalogue whatever it is asked (~4 ms on a night's warehouse, and a night
+    ensures a table a hundred times)."""
     rows = con.execute(
-        "SELECT schema_name || '.' || table_name, column_name FROM duckdb_columns() "
+        "SELECT schema_name || '.' || table_name, column_name, comment FROM duckdb_columns() "
         "WHERE database_name = coalesce(?, current_database()) AND NOT internal "
         "ORDER BY schema_name, table_name, column_index",
         [database],
     ).fetchall()
     found: dict[str, list[str]] = {}
-    for table, column in rows:
+    for table, column, _ in rows:
         found.setdefault(table, []).append(column)
-    return found
+    return found, {(table, column): comment for table, column, comment in rows}
 
 
 def validate(con: duckdb.DuckDBPyConnection, docs: dict[str, TableDoc] | None = None,
@@ -274,10 +282,8 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
             "UNION ALL SELECT schema_name || '.' || view_name, comment FROM duckdb_views() "
             "WHERE database_name = ? AND NOT internal", [db, db]).fetchall()
     }
-    columns = live_columns(con, db)
-    current |= {(r[0], r[1]): r[2] for r in con.execute(
-        "SELECT schema_name || '.' || table_name, column_name, comment FROM duckdb_columns() "
-        "WHERE database_name = ? AND NOT internal", [db]).fetchall()}
+    columns, comments = _live_columns(con, db)
+    current |= comments
     changed = 0
     for table in tables or list(docs):
         doc = docs.get(table)
