@@ -211,7 +211,7 @@ def live_columns(con: duckdb.DuckDBPyConnection, database: str | None = None) ->
 
 
 def _live_columns(con: duckdb.DuckDBPyConnection,
-                  database: str | None) -> tuple[dict[str, list[str]], dict[tuple[str, str], str | None]]:
+                  database: str | None) -> tuple[dict[str, list[str]], dict[tuple[str, str | None], str | None]]:
     """`live_columns`, and each column's comment: one read of `duckdb_columns()`, which lists
     the whole catalogue whatever it is asked (~4 ms on a night's warehouse, and a night
     ensures a table a hundred times)."""
