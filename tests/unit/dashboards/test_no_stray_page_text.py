@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import dashboards
+from tests.support.source_trees import parsed
 
 PAGES = sorted((Path(dashboards.__file__).parent / "views").glob("*.py")) + [
     Path(dashboards.__file__).parent / "app.py"]
@@ -15,8 +16,7 @@ PAGES = sorted((Path(dashboards.__file__).parent / "views").glob("*.py")) + [
 def test_no_page_has_a_bare_string_but_its_docstring() -> None:
     stray = []
     for path in PAGES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body[1:]:  # the first may be the module's docstring (magic skips it)
+        for node in parsed(path).body[1:]:  # the first may be the module's docstring (magic skips it)
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                 stray.append(f"{path.name}:{node.lineno}")
     assert len(PAGES) > 3 and stray == []
