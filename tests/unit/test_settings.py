@@ -206,8 +206,7 @@ def second_definitions(root: Path = ROOT) -> list[str]:
             if path.relative_to(root) in SKIP:
                 continue
             for line, names_of, constants in _pairs(parsed(path)):
-                given = [c for c in constants if type(c) is not bool]
-                written = [name for name, value in defaults.items() if any(c == value for c in given)]
+                written = [name for name, value in defaults.items() if any(c == value for c in constants)]
                 names = names_of() if written else set()
                 for name in written:
                     if any(word in n for word in words[name] for n in names):
