@@ -210,16 +210,17 @@ def live_columns(con: duckdb.DuckDBPyConnection, database: str | None = None) ->
     return _live_columns(con, database)[0]
 
 
-def _live_columns(con: duckdb.DuckDBPyConnection,
-                  database: str | None) -> tuple[dict[str, list[str]], dict[tuple[str, str | None], str | None]]:
-    """`live_columns`, and each column's comment: one read of `duckdb_columns()`, which lists
-    the whole catalogue whatever it is asked (~4 ms on a night's warehouse, and a night
-    ensures a table a hundred times)."""
+def _live_columns(con: duckdb.DuckDBPyConnection, database: str | None, tables: list[str] | None = None,
+                  ) -> tuple[dict[str, list[str]], dict[tuple[str, str | None], str | None]]:
+    """`live_columns` (of `tables` only, when named), and each column's comment: one read of
+    `duckdb_columns()`, which lists the whole catalogue whatever it is asked (~4 ms on a
+    night's warehouse, and a night ensures a table a hundred times)."""
     rows = con.execute(
-        "SELECT schema_name || '.' || table_name, column_name, comment FROM duckdb_columns() "
+        "SELECT schema_name || '.' || table_name AS t, column_name, comment FROM duckdb_columns() "
         "WHERE database_name = coalesce(?, current_database()) AND NOT internal "
+        "AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], t)) "
         "ORDER BY schema_name, table_name, column_index",
-        [database],
+        [database, tables, tables],
     ).fetchall()
     found: dict[str, list[str]] = {}
     for table, column, _ in rows:
@@ -274,15 +275,35 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
     made by hand or by an older version may lack one; `validate` and the tests fail on a
     description the SQL's own table does not have).
     """
+    return _apply(con, database, tables)[0]
+
+
+def describe_if_present(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """`apply_comments` for one `schema.table` of the connection's own database; False
+    (and nothing written) when it has no such table or view.
+
+    Why: `warehouse.db.ensure_table` runs ~100 times a night on tables that exist; the
+    catalogue read that checks their comments answers whether they exist too, so their
+    `CREATE … IF NOT EXISTS` (a write transaction, ~5 ms) is only sent for a missing one.
+    """
+    return table in _apply(con, None, [table])[1]
+
+
+def _apply(con: duckdb.DuckDBPyConnection, database: str | None,
+           tables: list[str] | None) -> tuple[int, set[str]]:
+    """`apply_comments`, and which of the asked tables exist (all of them when none is asked)."""
     docs = table_docs()
-    db = database or con.execute("SELECT current_database()").fetchall()[0][0]
+    wanted = [] if tables is None else tables  # a filter: the catalogue is listed whole anyway
+    rows = con.execute(
+        "SELECT current_database(), schema_name || '.' || table_name AS t, comment FROM duckdb_tables() "
+        "WHERE database_name = coalesce(?, current_database()) "
+        "UNION ALL SELECT current_database(), schema_name || '.' || view_name AS t, comment FROM duckdb_views() "
+        "WHERE database_name = coalesce(?, current_database()) AND NOT internal",
+        [database, database]).fetchall()
+    db = database or (rows[0][0] if rows else "")
     current: dict[tuple[str, str | None], str | None] = {
-        (r[0], None): r[1] for r in con.execute(
-            "SELECT schema_name || '.' || table_name, comment FROM duckdb_tables() WHERE database_name = ? "
-            "UNION ALL SELECT schema_name || '.' || view_name, comment FROM duckdb_views() "
-            "WHERE database_name = ? AND NOT internal", [db, db]).fetchall()
-    }
-    columns, comments = _live_columns(con, db)
+        (t, None): comment for _, t, comment in rows if tables is None or t in wanted}
+    columns, comments = _live_columns(con, database, wanted if tables is not None else None)
     current |= comments
     changed = 0
     for table in tables or list(docs):
@@ -301,7 +322,7 @@ def apply_comments(con: duckdb.DuckDBPyConnection, database: str | None = None,
         stale = [c for c in doc.columns if c not in columns[table]]
         if stale:
             log.debug("%s describes columns %s has not: %s", doc.path.name, table, ", ".join(stale))
-    return changed
+    return changed, set(columns)
 
 
 def undescribed(con: duckdb.DuckDBPyConnection, schemas: tuple[str, ...] = ("raw", "staging", "marts"),

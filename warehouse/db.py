@@ -79,8 +79,10 @@ def ensure_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     Its descriptions are (re)applied too: a table made by an older version, or re-made
     by an upgrade, gets them here, and a comment already right costs one catalogue read.
     """
-    from warehouse.comments import apply_comments  # comments sits above db (it reads warehouse.ddl)
+    from warehouse.comments import apply_comments, describe_if_present  # comments sits above db
 
+    if describe_if_present(con, f"marts.{name}"):
+        return  # it exists: its descriptions are right now, and `IF NOT EXISTS` would do nothing
     con.execute("CREATE SCHEMA IF NOT EXISTS marts")
     run_sql_file(con, SQL_DIR / "marts" / f"{name}.sql")
     apply_comments(con, tables=[f"marts.{name}"])
