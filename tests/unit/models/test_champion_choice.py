@@ -48,12 +48,12 @@ def test_evaluate_keeps_last_nights_champion_unless_clearly_beaten(
     train, test = small_split
     fresh = evaluate(train, test, models=FEW)
     assert fresh.champion == "bm25"
-    kept = evaluate(train, test, models=FEW, incumbent="ease")
+    kept = evaluate(train, test, models=FEW, incumbent="ease", reuse=fresh)  # fresh's tuning: the choice alone differs
     assert kept.champion == "ease"
     assert "unless last night's champion (ease) is within one standard error of it" in kept.selection
     assert "last night" not in fresh.selection
     assert "ease stays champion (last night's): bm25 was 0.0065 higher" in (kept.results["ease"].notes or "")
-    beaten = evaluate(train, test, models=FEW, incumbent="popularity")
+    beaten = evaluate(train, test, models=FEW, incumbent="popularity", reuse=fresh)
     assert beaten.champion == "bm25" and beaten.results["bm25"].notes is None
     # the scores do not depend on the incumbent, only the name does
     assert {n: r.selection_ndcg for n, r in kept.results.items()} == {n: r.selection_ndcg for n, r in fresh.results.items()}
