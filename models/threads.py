@@ -7,13 +7,14 @@ needs these three, and none of them is about what a model is (``models.base``)."
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 T = TypeVar("T")
 
@@ -30,8 +31,26 @@ def single_threaded_blas() -> Iterator[None]:
     # The variable only reaches processes started from here on (the loaded OpenBLAS
     # reads it once at start); threadpoolctl limits this process.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_libraries().limit(limits=1, user_api="blas"):
         yield
+
+
+_LIBRARIES: tuple[int, ThreadpoolController] | None = None
+
+
+def _blas_libraries() -> ThreadpoolController:
+    """threadpoolctl's view of the thread pools this process has loaded (what
+    `threadpool_limits` builds at every call), looked up again only after an import.
+
+    Why: the look-up lists every shared object of the process (~5 ms here), and a night
+    enters `single_threaded_blas` about a hundred times (an evaluation ~15 times, ~10% of
+    its CPU on the small split). A BLAS is loaded by importing the extension that links it
+    (numpy, scipy, implicit), so while `sys.modules` has not grown the view is current."""
+    global _LIBRARIES
+    modules = len(sys.modules)
+    if _LIBRARIES is None or _LIBRARIES[0] != modules:
+        _LIBRARIES = (modules, ThreadpoolController())
+    return _LIBRARIES[1]
 
 
 BLOCK_THREADS = min(2, os.cpu_count() or 1)
