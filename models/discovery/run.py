@@ -178,8 +178,10 @@ def discover(
 
     The night does neither here: its assets clean the rows once (``recsys/interactions``) and
     fit the content model once (``recsys/content_model``) for evaluation and discovery, then
-    call ``discover_interactions`` with both.
+    call ``discover_interactions`` with both. A bad champion or weighting name fails first,
+    before the content fit (and scikit-learn's import) it would otherwise wait for.
     """
+    ChampionFit(**{name: options[name] for name in ("champion", "weighting") if name in options})
     return discover_interactions(
         interactions=normalise_interactions(collections, source="collections"),
         content=ContentModel.fit(catalog_frame(games), posts),

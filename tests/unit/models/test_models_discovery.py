@@ -276,6 +276,9 @@ def test_bad_arguments(data: dict[str, object]) -> None:
             collections=data["collections"], games=data["games"], posts=None, champion="ease",  # type: ignore[arg-type]
             params={}, weighting="nonsense", run_id="r", generated_at=GENERATED_AT,
         )
+    with pytest.raises(ValueError, match="champion"):  # before the content fit: no catalogue is read
+        discover(collections=data["collections"], games=None, posts=None, champion="nonsense",  # type: ignore[arg-type]
+                 params={}, weighting="graded", run_id="r", generated_at=GENERATED_AT)
 
 
 def test_champion_fit_checks_its_names_when_made() -> None:
