@@ -41,6 +41,11 @@ CODE_SERVER_SECONDS = 300.0
 """How long the code server may take to load the definitions before serve gives up."""
 
 
+def code_socket(run_dir: Path) -> Path:
+    """The Unix socket the one code server listens on, in serve's run folder."""
+    return run_dir / "code.sock"
+
+
 def commands(*, host: str, port: int, run_dir: Path) -> dict[str, list[str]]:
     """The three processes: the code server (on a socket in `run_dir`), the daemon (schedules,
     sensors, run queue) and the web UI, both on `run_dir`'s workspace; each tethered to this
@@ -48,7 +53,7 @@ def commands(*, host: str, port: int, run_dir: Path) -> dict[str, list[str]]:
     tether = [sys.executable, "-m", "ops.tether", "--parent-pid", str(os.getpid()), "--"]
     workspace = ["-w", str(run_dir / "workspace.yaml")]
     return {
-        "code server": [*tether, sys.executable, "-m", "dagster", "api", "grpc", "--socket", str(run_dir / "code.sock"),
+        "code server": [*tether, sys.executable, "-m", "dagster", "api", "grpc", "--socket", str(code_socket(run_dir)),
                         "-m", LOCATION, "-d", str(REPO_ROOT), "--location-name", LOCATION, "--lazy-load-user-code"],
         "daemon": [*tether, sys.executable, "-m", "dagster._daemon", "run", *workspace],
         "webserver": [*tether, sys.executable, "-m", "dagster_webserver", *workspace, "-h", host, "-p", str(port)],
@@ -58,7 +63,7 @@ def commands(*, host: str, port: int, run_dir: Path) -> dict[str, list[str]]:
 def write_workspace(run_dir: Path) -> Path:
     """The workspace the daemon and the web UI share: the one code server on its socket."""
     path = run_dir / "workspace.yaml"
-    path.write_text(json.dumps({"load_from": [{"grpc_server": {"socket": str(run_dir / "code.sock"),
+    path.write_text(json.dumps({"load_from": [{"grpc_server": {"socket": str(code_socket(run_dir)),
                                                                "location_name": LOCATION}}]}), encoding="utf-8")
     return path  # JSON is YAML: no yaml writer needed
 
@@ -112,7 +117,7 @@ def start(paths: Paths, *, host: str, port: int, log: IO[bytes], settings: dict[
                                            stdin=subprocess.DEVNULL, start_new_session=True)
 
     launch("code server")
-    wait_until(lambda: serving(run_dir / "code.sock"), timeout=CODE_SERVER_SECONDS, interval=0.2,
+    wait_until(lambda: serving(code_socket(run_dir)), timeout=CODE_SERVER_SECONDS, interval=0.2,
                exited=lambda: died(processes),
                gave_up=lambda: f"the code server did not serve within {CODE_SERVER_SECONDS:.0f} s")
     launch("daemon")
