@@ -293,7 +293,6 @@ def _apply(con: duckdb.DuckDBPyConnection, database: str | None,
            tables: list[str] | None) -> tuple[int, set[str]]:
     """`apply_comments`, and which of the asked tables exist (all of them when none is asked)."""
     docs = table_docs()
-    wanted = [] if tables is None else tables  # a filter: the catalogue is listed whole anyway
     rows = con.execute(
         "SELECT current_database(), schema_name || '.' || table_name AS t, comment FROM duckdb_tables() "
         "WHERE database_name = coalesce(?, current_database()) "
@@ -302,8 +301,8 @@ def _apply(con: duckdb.DuckDBPyConnection, database: str | None,
         [database, database]).fetchall()
     db = database or (rows[0][0] if rows else "")
     current: dict[tuple[str, str | None], str | None] = {
-        (t, None): comment for _, t, comment in rows if tables is None or t in wanted}
-    columns, comments = _live_columns(con, database, wanted if tables is not None else None)
+        (t, None): comment for _, t, comment in rows if tables is None or t in tables}
+    columns, comments = _live_columns(con, database, tables)
     current |= comments
     changed = 0
     for table in tables or list(docs):

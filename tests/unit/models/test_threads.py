@@ -3,8 +3,8 @@ with threadpoolctl's view of the loaded libraries kept between calls."""
 
 from __future__ import annotations
 
-import importlib
 import sys
+import types
 
 import numpy as np
 from threadpoolctl import threadpool_info
@@ -33,7 +33,7 @@ def test_the_libraries_are_looked_up_again_after_an_import() -> None:
     assert threads._blas_libraries() is first  # nothing imported: the same view
     name = "tests.unit.models._threads_probe"
     sys.modules.pop(name, None)
-    sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
+    sys.modules[name] = types.ModuleType(name)
     try:
         assert threads._blas_libraries() is not first  # a module more: a library may have come with it
     finally:
